@@ -1,0 +1,25 @@
+/**
+ * Segmentation of an RDMA WRITE into MTU-sized packets (IBTA; PHYSICS §5.1): one packet is
+ * WRITE ONLY; more are FIRST, MIDDLE…, LAST. The first (or only) packet carries the RETH.
+ */
+import { Opcode } from '@rocelab/wire';
+
+/** Packets of a message of `sizeBytes` at `mtu` (a zero-byte WRITE is one empty packet). */
+export function packetCount(sizeBytes: number, mtu: number): number {
+  return sizeBytes === 0 ? 1 : Math.ceil(sizeBytes / mtu);
+}
+
+export function writeOpcode(index: number, count: number): number {
+  if (count === 1) return Opcode.writeOnly;
+  if (index === 0) return Opcode.writeFirst;
+  return index === count - 1 ? Opcode.writeLast : Opcode.writeMiddle;
+}
+
+/** Payload of packet `index`: full MTUs, the remainder last. */
+export function payloadOf(index: number, sizeBytes: number, mtu: number): number {
+  return Math.min(mtu, sizeBytes - index * mtu);
+}
+
+/** PSNs are 24-bit and wrap (PHYSICS §5.2). */
+export const PSN_MASK = 0xffffff;
+export const nextPsn = (psn: number): number => (psn + 1) & PSN_MASK;

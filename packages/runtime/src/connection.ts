@@ -1,0 +1,220 @@
+/**
+ * One authenticated WebSocket carrying protobuf envelopes: the shape of every link and of
+ * every member's control channel. Bad input from a peer never crashes the node: a wrong
+ * version, a bad proof or an unknown peer is refused in the handshake, and a malformed or
+ * truncated message later closes this connection with a clear reason; the rest keeps running.
+ *
+ * Handshake: the server speaks first (Hello with its nonce), the client answers (Hello with its
+ * identity, its nonce and a proof over both), the server answers with its own proof.
+ */
+import { decodeEnvelope, encodeEnvelope, PROTOCOL_VERSION, WireError, type Envelope, type Hello } from '@rocelab/wire';
+import type { Logger } from '@rocelab/telemetry';
+import WebSocket from 'ws';
+import { checkProof, makeProof, newNonce } from './auth.js';
+
+/** Application close codes (4000–4999), documented in docs/errors.md. */
+export const CloseCode = {
+  normal: 1000,
+  shutdown: 4000,
+  version: 4001,
+  auth: 4002,
+  unknownPeer: 4003,
+  malformed: 4004,
+  protocol: 4005,
+  timeout: 4006,
+} as const;
+
+/** Every rocelab socket: no compression, bounded messages (the decoder's limit). */
+export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
+export const WS_OPTIONS = { perMessageDeflate: false, maxPayload: MAX_PAYLOAD_BYTES } as const;
+
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+export class HandshakeError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+  ) {
+    super(reason);
+    this.name = 'HandshakeError';
+  }
+}
+
+/** The server's verdict on a client's Hello: null = welcome, else refuse with this. */
+export type HelloCheck = (hello: Hello) => { code: number; reason: string } | null;
+
+/** What a side says about itself in its Hello. */
+export type Identity = Omit<Hello, 'protocolVersion' | 'nonce' | 'proof'>;
+
+const EMPTY = new Uint8Array(0);
+
+/** The string both proofs cover: the client's claimed node and link. */
+export const identityOf = (hello: Pick<Hello, 'node' | 'link'>): string => `${hello.node}|${hello.link}`;
+
+type Phase = 'handshake' | 'open' | 'closed';
+
+export class Connection {
+  private phase: Phase = 'handshake';
+  private hellosLeft: number;
+  private readonly hellos: Array<Hello | HandshakeError> = [];
+  private helloWaiter: ((item: Hello | HandshakeError) => void) | null = null;
+  private handler: ((envelope: Envelope) => void) | null = null;
+  private readonly early: Envelope[] = [];
+  private closeHandler: (code: number, reason: string) => void = () => undefined;
+  private readonly timer: NodeJS.Timeout;
+  /** The peer's Hello once the handshake is done. */
+  peer: Hello | null = null;
+
+  private constructor(
+    private readonly ws: WebSocket,
+    expectedHellos: number,
+    private readonly log: Logger,
+  ) {
+    this.hellosLeft = expectedHellos;
+    ws.on('message', (data: Buffer, isBinary: boolean) => this.receive(data, isBinary));
+    ws.on('close', (code: number, reason: Buffer) => this.finish(code, reason.toString() || `closed (${code})`));
+    ws.on('error', (err: Error) => log.warn({ err: err.message, peer: this.peer?.node }, 'connection error'));
+    this.timer = setTimeout(() => this.pushHello(new HandshakeError(CloseCode.timeout, `no handshake within ${HANDSHAKE_TIMEOUT_MS} ms`)), HANDSHAKE_TIMEOUT_MS);
+  }
+
+  /** Server side of the handshake on a freshly accepted socket. */
+  static async accept(ws: WebSocket, key: Buffer, self: Identity, check: HelloCheck, log: Logger): Promise<Connection> {
+    const conn = new Connection(ws, 1, log);
+    const serverNonce = newNonce();
+    ws.send(encodeEnvelope({ type: 'hello', hello: { ...self, protocolVersion: PROTOCOL_VERSION, nonce: serverNonce, proof: EMPTY } }));
+    try {
+      const hello = await conn.nextHello();
+      if (hello.protocolVersion !== PROTOCOL_VERSION) {
+        throw new HandshakeError(CloseCode.version, `protocol version ${hello.protocolVersion} is not supported; this node speaks ${PROTOCOL_VERSION}`);
+      }
+      if (!checkProof(makeProof(key, 'client', identityOf(hello), serverNonce, hello.nonce), hello.proof)) {
+        throw new HandshakeError(CloseCode.auth, `bad proof from ${hello.node || '(unnamed)'}: the pod token differs`);
+      }
+      const refusal = check(hello);
+      if (refusal !== null) throw new HandshakeError(refusal.code, refusal.reason);
+      const proof = makeProof(key, 'server', identityOf(hello), hello.nonce, serverNonce);
+      ws.send(encodeEnvelope({ type: 'hello', hello: { ...self, protocolVersion: PROTOCOL_VERSION, nonce: serverNonce, proof } }));
+      conn.peer = hello;
+      return conn;
+    } catch (err) {
+      throw conn.refuse(err);
+    }
+  }
+
+  /** Client side: connect, answer the server's nonce with ours and a proof, check the server's proof. */
+  static async connect(url: string, key: Buffer, self: Identity, log: Logger): Promise<Connection> {
+    const ws = new WebSocket(url, WS_OPTIONS);
+    const conn = new Connection(ws, 2, log); // listening before 'open': the server speaks first
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    try {
+      const server = await conn.nextHello();
+      if (server.protocolVersion !== PROTOCOL_VERSION) {
+        throw new HandshakeError(CloseCode.version, `server speaks protocol version ${server.protocolVersion}; this node speaks ${PROTOCOL_VERSION}`);
+      }
+      const clientNonce = newNonce();
+      const proof = makeProof(key, 'client', identityOf(self), server.nonce, clientNonce);
+      ws.send(encodeEnvelope({ type: 'hello', hello: { ...self, protocolVersion: PROTOCOL_VERSION, nonce: clientNonce, proof } }));
+      const answer = await conn.nextHello();
+      if (!checkProof(makeProof(key, 'server', identityOf(self), clientNonce, server.nonce), answer.proof)) {
+        throw new HandshakeError(CloseCode.auth, `bad proof from server ${server.node}: the pod token differs`);
+      }
+      conn.peer = server;
+      return conn;
+    } catch (err) {
+      throw conn.refuse(err);
+    }
+  }
+
+  get isOpen(): boolean {
+    return this.phase === 'open';
+  }
+
+  /** Start delivering messages (those that arrived since the handshake come first). */
+  listen(onMessage: (envelope: Envelope) => void, onClose: (code: number, reason: string) => void): void {
+    this.handler = onMessage;
+    this.closeHandler = onClose;
+    for (const envelope of this.early.splice(0)) if (this.phase === 'open') onMessage(envelope);
+  }
+
+  send(envelope: Envelope): void {
+    if (this.phase === 'open') this.ws.send(encodeEnvelope(envelope));
+  }
+
+  /** Send raw bytes (tests use it to play a misbehaving peer). */
+  sendRaw(bytes: Uint8Array | string): void {
+    this.ws.send(bytes);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.phase === 'closed') return;
+    this.ws.close(code, closeReason(reason));
+    this.finish(code, reason);
+  }
+
+  private receive(data: Buffer, isBinary: boolean): void {
+    if (this.phase === 'closed') return;
+    let envelope: Envelope;
+    try {
+      if (!isBinary) throw new WireError('malformed', 'Envelope', 'a binary protobuf message', 'a text message');
+      envelope = decodeEnvelope(data);
+    } catch (err) {
+      const reason = err instanceof WireError ? `${err.code}: ${err.message}` : String(err);
+      this.log.warn({ peer: this.peer?.node, link: this.peer?.link || undefined, reason }, 'malformed message: closing the connection');
+      if (this.phase === 'handshake') this.pushHello(new HandshakeError(CloseCode.malformed, `handshake: ${reason}`));
+      else this.close(CloseCode.malformed, `malformed message: ${reason}`);
+      return;
+    }
+    if (this.phase === 'handshake') {
+      if (envelope.type !== 'hello') return this.pushHello(new HandshakeError(CloseCode.protocol, `handshake: expected Hello, got ${envelope.type}`));
+      if (--this.hellosLeft === 0) {
+        this.phase = 'open';
+        clearTimeout(this.timer);
+      }
+      return this.pushHello(envelope.hello);
+    }
+    if (this.handler === null) this.early.push(envelope);
+    else this.handler(envelope);
+  }
+
+  private pushHello(item: Hello | HandshakeError): void {
+    const waiter = this.helloWaiter;
+    this.helloWaiter = null;
+    if (waiter === null) this.hellos.push(item);
+    else waiter(item);
+  }
+
+  private nextHello(): Promise<Hello> {
+    return new Promise((resolve, reject) => {
+      const settle = (item: Hello | HandshakeError) => (item instanceof HandshakeError ? reject(item) : resolve(item));
+      const ready = this.hellos.shift();
+      if (ready === undefined) this.helloWaiter = settle;
+      else settle(ready);
+    });
+  }
+
+  private refuse(err: unknown): HandshakeError {
+    const e = err instanceof HandshakeError ? err : new HandshakeError(CloseCode.malformed, err instanceof Error ? err.message : String(err));
+    this.log.warn({ code: e.code, reason: e.reason }, 'handshake refused');
+    this.close(e.code, e.reason);
+    return e;
+  }
+
+  private finish(code: number, reason: string): void {
+    if (this.phase === 'closed') return;
+    const wasHandshake = this.phase === 'handshake';
+    this.phase = 'closed';
+    clearTimeout(this.timer);
+    if (wasHandshake) this.pushHello(new HandshakeError(code, `closed during handshake: ${reason}`));
+    else this.closeHandler(code, reason);
+  }
+}
+
+/** A WebSocket close reason is at most 123 bytes of UTF-8. */
+export function closeReason(reason: string): string {
+  let text = reason;
+  while (Buffer.byteLength(text) > 123) text = `${text.slice(0, -2)}…`;
+  return text;
+}

@@ -1,0 +1,18 @@
+/**
+ * @rocelab/runtime — where the pure models meet processes and sockets: which model runs for
+ * which node, the in-process runner, authenticated WebSocket connections, the member process
+ * (links + window protocol) and the run's result. Services are thin wrappers around it.
+ */
+export * from './auth.js';
+export * from './connection.js';
+export * from './debug.js';
+export * from './fault-wire.js';
+export * from './faults.js';
+export * from './inproc.js';
+export * from './member.js';
+export * from './models.js';
+export * from './names.js';
+export * from './node-metrics.js';
+export * from './result.js';
+export * from './version.js';
+export * from './member-main.js';

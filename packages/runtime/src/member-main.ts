@@ -1,0 +1,86 @@
+/**
+ * The process entry of a member (switch and host services, `rocelab member`): everything
+ * comes from the environment, so the same entry serves local processes and containers.
+ *
+ *   ROCELAB_TOPOLOGY        topology file (required)
+ *   ROCELAB_NODES           comma-separated node names to host (or ROCELAB_NODE for one)
+ *   ROCELAB_MEMBER          member id (default: the node name when hosting one node)
+ *   ROCELAB_CONTROLLER      controller WebSocket URL, e.g. ws://controller:7000/control
+ *   ROCELAB_POD_TOKEN       pod secret; without it the development token is used, with a warning
+ *   ROCELAB_LISTEN_HOST     link server address (default 127.0.0.1; 0.0.0.0 in containers)
+ *   ROCELAB_ADVERTISE_HOST  how other members reach this one (default: the listen host)
+ *   ROCELAB_METRICS_HOST    /metrics address (default 127.0.0.1); "off" disables metrics
+ */
+import { createLogger, type Logger } from '@rocelab/telemetry';
+import { loadTopologyFile, TopologyError, type Role } from '@rocelab/topology';
+import { DEV_POD_TOKEN } from './auth.js';
+import { MemberProcess } from './member.js';
+
+export type ExpectedRole = 'switch' | 'host' | 'any';
+
+const SWITCH_ROLES: readonly Role[] = ['tor', 'leaf', 'spine', 'switch'];
+
+export function podToken(log: Logger): string {
+  const token = process.env.ROCELAB_POD_TOKEN;
+  if (token !== undefined && token !== '') return token;
+  log.warn('ROCELAB_POD_TOKEN is not set: using the development token; anyone who knows it can join this pod');
+  return DEV_POD_TOKEN;
+}
+
+export async function runMemberMain(expect: ExpectedRole): Promise<never> {
+  const env = process.env;
+  const nodes = (env.ROCELAB_NODES ?? env.ROCELAB_NODE ?? '').split(',').filter(Boolean);
+  const id = env.ROCELAB_MEMBER ?? (nodes.length === 1 ? nodes[0]! : '');
+  const log = createLogger(`rocelab-${expect === 'any' ? 'member' : expect}`, { member: id });
+  const fail = (message: string, code = 2): never => {
+    log.error(message);
+    process.exit(code);
+  };
+  if (env.ROCELAB_TOPOLOGY === undefined) fail('ROCELAB_TOPOLOGY is not set: expected the path of the topology file');
+  if (nodes.length === 0) fail('ROCELAB_NODES (or ROCELAB_NODE) is not set: expected the node names this process hosts');
+  if (id === '') fail('ROCELAB_MEMBER is not set: expected a member id when hosting several nodes');
+  if (env.ROCELAB_CONTROLLER === undefined) fail('ROCELAB_CONTROLLER is not set: expected the controller URL, e.g. ws://127.0.0.1:7000/control');
+  let pod;
+  try {
+    pod = loadTopologyFile(env.ROCELAB_TOPOLOGY!);
+  } catch (err) {
+    return fail(err instanceof TopologyError ? err.message : String(err));
+  }
+  for (const name of nodes) {
+    const node = pod.nodes.find((n) => n.name === name);
+    if (node === undefined) fail(`${env.ROCELAB_TOPOLOGY}: node ${name} is not in the topology`);
+    const ok = expect === 'any' || (expect === 'host' ? node!.role === 'host' : SWITCH_ROLES.includes(node!.role));
+    if (!ok) fail(`node ${name} has role ${node!.role}; this service runs ${expect === 'host' ? 'hosts' : 'switches (tor, leaf, spine, switch)'}`);
+  }
+  const metricsHost = env.ROCELAB_METRICS_HOST ?? '127.0.0.1';
+  const listenHost = env.ROCELAB_LISTEN_HOST ?? '127.0.0.1';
+  const advertiseHost = env.ROCELAB_ADVERTISE_HOST ?? (listenHost === '0.0.0.0' ? '127.0.0.1' : listenHost);
+  const member = new MemberProcess({
+    pod,
+    id,
+    nodes,
+    controllerUrl: env.ROCELAB_CONTROLLER!,
+    token: podToken(log),
+    listenHost,
+    advertiseHost,
+    metrics: metricsHost === 'off' ? null : { host: metricsHost, advertiseHost },
+    log,
+    debugUncountedLoss: env.ROCELAB_DEBUG_UNCOUNTED_LOSS ?? null,
+  });
+  const stop = (signal: string) => {
+    log.info({ signal }, 'stopping');
+    void member.stop().finally(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  try {
+    await member.start();
+    await member.done;
+    await member.stop();
+    process.exit(0);
+  } catch (err) {
+    log.error({ err: err instanceof Error ? err.message : String(err) }, 'member ended with an error');
+    await member.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Each hosted node's /metrics: one registry and one HTTP endpoint per node (DESIGN §6), read
+ * from the engine at scrape time. The endpoints start before the engine exists (their URLs go
+ * to the controller in Hello); until then they answer 503.
+ */
+import type { Engine } from '@rocelab/sim';
+import { createNodeRegistry, serveMetrics, type MetricsEndpoint, type NodeMetricsSource } from '@rocelab/telemetry';
+import type { PodSpec } from '@rocelab/topology';
+import type { Registry } from 'prom-client';
+import { VERSION } from './version.js';
+
+export class NodeMetrics {
+  private readonly registries = new Map<number, Registry>();
+  private endpoints: MetricsEndpoint[] = [];
+
+  constructor(
+    private readonly pod: PodSpec,
+    private readonly hosted: readonly number[],
+    private readonly engine: () => Engine | null,
+    private readonly windows: () => number,
+  ) {}
+
+  /** The registry of a hosted node, built on first use once the engine exists. */
+  registry(index: number): Registry | null {
+    const engine = this.engine();
+    if (engine === null) return null;
+    let registry = this.registries.get(index);
+    if (registry === undefined) {
+      registry = createNodeRegistry({ node: this.pod.nodes[index]!.name, role: this.pod.nodes[index]!.role, version: VERSION }, sourceOf(engine, index, this.windows));
+      this.registries.set(index, registry);
+    }
+    return registry;
+  }
+
+  async serve(host: string, advertiseHost?: string): Promise<string[]> {
+    this.endpoints = await Promise.all(
+      this.hosted.map((index) => serveMetrics(() => this.registry(index), { host, ...(advertiseHost === undefined ? {} : { advertiseHost }) })),
+    );
+    return this.endpoints.map((e) => e.url);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.endpoints.map((e) => e.close()));
+  }
+}
+
+function sourceOf(engine: Engine, index: number, windows: () => number): NodeMetricsSource {
+  const ctx = engine.context(index);
+  const model = engine.model(index) as { queueBytes?: (port: number) => number } | null;
+  const queueBytes = model?.queueBytes?.bind(model);
+  return {
+    stats: ctx.stats,
+    portNames: ctx.ports.map((p) => p.name),
+    virtualSeconds: () => engine.horizonPs / 1e12,
+    pausedSeconds: (port, p) => ctx.transmitters[port]!.pausedPs(p, engine.horizonPs) / 1e12,
+    paused: (port, p) => (ctx.transmitters[port]!.pausedMask(engine.horizonPs) & (1 << p)) !== 0,
+    events: () => engine.eventsProcessed(index),
+    windows,
+    ...(queueBytes === undefined ? {} : { queueDepthBytes: queueBytes }),
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * The closed list of reasons a frame leaves the fabric without being delivered (DESIGN §6).
+ * It is the metrics `reason` label and the conservation audit's vocabulary: a loss with no
+ * reason here is a bug, never a silent discard.
+ */
+export const DROP_REASONS = [
+  'buffer',
+  'headroom_full',
+  'link_down',
+  'loss',
+  'corrupt',
+  'ttl',
+  'no_route',
+  'flood_blocked',
+  'misdelivered',
+  'watchdog',
+  'out_of_sequence',
+  'causality',
+] as const;
+
+export type DropReason = (typeof DROP_REASONS)[number];
+
+const INDEX = new Map<DropReason, number>(DROP_REASONS.map((reason, i) => [reason, i]));
+
+export function dropReasonIndex(reason: DropReason): number {
+  return INDEX.get(reason)!;
+}
+
+export function isDropReason(text: string): text is DropReason {
+  return INDEX.has(text as DropReason);
+}

@@ -1,0 +1,354 @@
+/**
+ * The engine of one process: it hosts one or more nodes of a pod and runs their events in
+ * the order of DESIGN §3. Links between hosted nodes are in-memory (an arrival event goes
+ * straight into the queue); links to nodes hosted elsewhere collect their frames in an
+ * outbox that the runtime ships once per window and feeds back with `deliverRemote`.
+ *
+ * The engine knows nothing of windows: `runUntil(end)` runs every event before `end`.
+ * Each node folds every event it processes into its own trace hash, so a node's hash is
+ * the same whichever process hosts it and however time was cut into windows.
+ */
+import { FrameKind, frameBytes, type Frame } from '@rocelab/wire';
+import { EventClass, type SimEvent } from './event.js';
+import { EventQueue } from './event-queue.js';
+import { countPerPriority, Transmitter, type WireModel } from './link.js';
+import { NodeContext, type ContextHost, type NodeModel, type PortInfo } from './node.js';
+import { NodeStats } from './stats.js';
+import { TraceHash } from './trace-hash.js';
+
+export interface EngineNode {
+  index: number;
+  name: string;
+  ports: readonly PortInfo[];
+}
+
+export interface EngineOptions {
+  seed: number;
+  /** Every node of the pod, indexed by node index (hosted or not: peers are looked up here). */
+  nodes: readonly EngineNode[];
+  /** Indices of the nodes this engine hosts. */
+  hosted: readonly number[];
+  wire: WireModel;
+  /** Events allowed at one instant before the engine declares a livelock (a model bug). */
+  maxEventsPerInstant?: number;
+}
+
+/** Frames emitted on a link to another process during the current window. */
+export interface Outbox {
+  frames: Frame[];
+  arrivalPs: number[];
+  originSeq: number[];
+  fcsBad: boolean[];
+}
+
+interface HostedPort {
+  remote: boolean;
+  /** Receive direction down: frames still arriving are lost (`link_down`). */
+  rxDown: boolean;
+  outbox: Outbox;
+}
+
+interface Hosted {
+  ctx: NodeContext;
+  model: NodeModel | null;
+  hash: TraceHash;
+  seq: number;
+  ports: HostedPort[];
+}
+
+export class EngineError extends Error {
+  constructor(
+    readonly code: 'livelock' | 'config' | 'remote',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+/** Fault origin: faults come from the controller, numbered after the last node. */
+const NO_PORT = -1;
+
+export class Engine implements ContextHost {
+  nowPs = 0;
+  /** Every event before this time has been processed. */
+  horizonPs = 0;
+  readonly seed: number;
+  private readonly queue = new EventQueue();
+  private readonly hosted: (Hosted | undefined)[];
+  private readonly nodes: readonly EngineNode[];
+  private readonly maxEventsPerInstant: number;
+  private readonly wire: WireModel;
+  private ready = false;
+
+  constructor(options: EngineOptions) {
+    this.seed = options.seed;
+    this.nodes = options.nodes;
+    this.maxEventsPerInstant = options.maxEventsPerInstant ?? 10_000_000;
+    this.wire = options.wire;
+    options.nodes.forEach((node, i) => {
+      if (node.index !== i) throw new EngineError('config', `node ${node.name} has index ${node.index}, expected ${i}`);
+    });
+    const hostedSet = new Set(options.hosted);
+    this.hosted = options.nodes.map((node) => (hostedSet.has(node.index) ? this.host(node, hostedSet, options.wire) : undefined));
+  }
+
+  /** The context a hosted node's model is built with. */
+  context(index: number): NodeContext {
+    return this.mustHost(index).ctx;
+  }
+
+  attach(index: number, model: NodeModel): void {
+    this.mustHost(index).model = model;
+  }
+
+  get hostedIndices(): number[] {
+    return this.hosted.flatMap((h, i) => (h === undefined ? [] : [i]));
+  }
+
+  /** Process every event with time < `endPs`. */
+  runUntil(endPs: number): void {
+    if (!this.ready) this.checkReady();
+    const queue = this.queue;
+    let instantPs = -1;
+    let atInstant = 0;
+    for (;;) {
+      const event = queue.peek();
+      if (event === undefined || event.timePs >= endPs) break;
+      queue.pop();
+      if (event.timePs !== instantPs) {
+        instantPs = event.timePs;
+        atInstant = 0;
+      } else if (++atInstant > this.maxEventsPerInstant) {
+        throw new EngineError('livelock', `more than ${this.maxEventsPerInstant} events at ${instantPs} ps: a model is livelocked`);
+      }
+      this.nowPs = event.timePs;
+      this.dispatch(event);
+    }
+    if (endPs > this.horizonPs && Number.isFinite(endPs)) {
+      this.horizonPs = endPs;
+      this.nowPs = endPs;
+    }
+  }
+
+  /** Time of the earliest pending event, or null when the queue is empty. */
+  nextEventPs(): number | null {
+    return this.queue.peek()?.timePs ?? null;
+  }
+
+  /** Frames emitted on a remote port since the last call. */
+  takeOutbox(node: number, port: number): Outbox {
+    const p = this.mustHost(node).ports[port]!;
+    const out = p.outbox;
+    p.outbox = emptyOutbox();
+    return out;
+  }
+
+  /**
+   * Frames that arrived from another process on `node`'s `port`. A frame due before the
+   * horizon belongs to a window already executed: a protocol bug, counted and dropped as
+   * `causality`, never processed late.
+   */
+  deliverRemote(node: number, port: number, batch: Outbox): void {
+    const h = this.mustHost(node);
+    const info = h.ctx.ports[port];
+    if (info === undefined || !h.ports[port]!.remote) throw new EngineError('remote', `${h.ctx.name} has no remote port ${port}`);
+    for (let i = 0; i < batch.frames.length; i++) {
+      const frame = batch.frames[i]!;
+      const arrivalPs = batch.arrivalPs[i]!;
+      if (arrivalPs < this.horizonPs) {
+        h.ctx.stats.causalityViolations++;
+        h.ctx.drop(frame, 'causality', port);
+        continue;
+      }
+      this.queue.push(arrivalEvent(arrivalPs, info.peerNode, batch.originSeq[i]!, node, port, frame, batch.fcsBad[i]!));
+    }
+  }
+
+  /** A link state change at a hosted endpoint, issued by the controller (origin = node count). */
+  scheduleLinkState(atPs: number, faultSeq: number, node: number, port: number, up: boolean): void {
+    this.mustHost(node);
+    this.queue.push(makeEvent(atPs, EventClass.linkState, this.nodes.length, faultSeq, node, up ? 1 : 0, port, 0, null, null));
+  }
+
+  /** A fault or configuration change addressed to a hosted node's model. */
+  scheduleFault(atPs: number, faultSeq: number, node: number, kind: number, data: unknown): void {
+    this.mustHost(node);
+    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, kind, NO_PORT, 0, null, data));
+  }
+
+  /** A remote link broke: the node stops expecting it; what it sends there is lost (`link_down`). */
+  setRemoteBroken(node: number, port: number): void {
+    const h = this.mustHost(node);
+    h.ctx.transmitters[port]!.setDown(this.nowPs, true);
+    h.ports[port]!.rxDown = true;
+  }
+
+  digest(node: number): Uint8Array {
+    return this.mustHost(node).hash.digest();
+  }
+
+  eventsProcessed(node: number): number {
+    return this.mustHost(node).hash.count;
+  }
+
+  /**
+   * Frames currently held at or travelling to `node`: the model's queues, PFC frames waiting
+   * for the serializer, arrivals still pending in the queue, and unshipped outboxes.
+   * Enumerated, not derived, so the conservation audit can fail.
+   */
+  heldFrames(node: number): number {
+    const h = this.mustHost(node);
+    let held = h.model?.heldFrames() ?? 0;
+    for (const tx of h.ctx.transmitters) held += tx.controlBacklog;
+    for (const port of h.ports) held += port.outbox.frames.length;
+    for (const event of this.queue) {
+      if (event.target === node && event.frame !== null) held++;
+    }
+    return held;
+  }
+
+  model(node: number): NodeModel | null {
+    return this.mustHost(node).model;
+  }
+
+  // ContextHost
+  scheduleTimer(node: number, timer: number, atPs: number, generation: number): void {
+    const h = this.hosted[node]!;
+    this.queue.push(makeEvent(atPs, EventClass.timer, node, h.seq++, node, timer, NO_PORT, generation, null, null));
+  }
+
+  private dispatch(event: SimEvent): void {
+    const h = this.hosted[event.target]!;
+    const model = h.model!;
+    switch (event.cls) {
+      case EventClass.timer:
+        if (!h.ctx.fireTimer(event.kind, event.arg)) return;
+        h.hash.fold(event);
+        model.onTimer(event.timePs, event.kind);
+        return;
+      case EventClass.transmitter:
+        h.hash.fold(event);
+        h.ctx.transmitters[event.port]!.onEvent(event.timePs, event.kind);
+        return;
+      case EventClass.pfcArrival:
+      case EventClass.frameArrival:
+        h.hash.fold(event);
+        this.arrive(h, event);
+        return;
+      case EventClass.linkState: {
+        h.hash.fold(event);
+        const up = event.kind === 1;
+        h.ports[event.port]!.rxDown = !up;
+        h.ctx.transmitters[event.port]!.setDown(event.timePs, !up);
+        model.onLinkState?.(event.timePs, event.port, up);
+        return;
+      }
+      case EventClass.fault:
+        h.hash.fold(event);
+        model.onFault?.(event.timePs, event.data);
+        return;
+    }
+  }
+
+  private arrive(h: Hosted, event: SimEvent): void {
+    const frame = event.frame!;
+    const port = event.port;
+    const ctx = h.ctx;
+    if (h.ports[port]!.rxDown) {
+      ctx.drop(frame, 'link_down', port);
+      return;
+    }
+    if (event.arg === 1) {
+      ctx.drop(frame, 'corrupt', port);
+      return;
+    }
+    const stats = ctx.stats.ports[port]!;
+    stats.rxFrames++;
+    stats.rxBytes += frameBytes(frame, this.wire.accounting);
+    if (frame.kind === FrameKind.pfc) {
+      countPerPriority(stats.pfcRx, frame.pfcEnable);
+      ctx.deliver(frame);
+      ctx.transmitters[port]!.applyPause(event.timePs, frame);
+      h.model!.onPfc?.(event.timePs, port, frame);
+      return;
+    }
+    h.model!.onFrame(event.timePs, port, frame);
+  }
+
+  private host(node: EngineNode, hostedSet: ReadonlySet<number>, wire: WireModel): Hosted {
+    const ctx = new NodeContext(this, node.index, node.name, node.ports, new NodeStats(node.ports.length));
+    const hosted: Hosted = {
+      ctx,
+      model: null,
+      hash: new TraceHash(),
+      seq: 0,
+      ports: node.ports.map((p) => ({ remote: !hostedSet.has(p.peerNode), rxDown: false, outbox: emptyOutbox() })),
+    };
+    for (const port of node.ports) {
+      const hp = hosted.ports[port.index]!;
+      const portStats = ctx.stats.ports[port.index]!;
+      const peer = port.peerNode;
+      const peerPort = port.peerPort;
+      const tx: Transmitter = new Transmitter(port.out, wire, {
+        schedule: (timePs, kind) =>
+          this.queue.push(makeEvent(timePs, EventClass.transmitter, node.index, hosted.seq++, node.index, kind, port.index, 0, null, null)),
+        source: { nextFrame: (nowPs, pausedMask) => hosted.model!.nextFrame(port.index, nowPs, pausedMask) },
+        emit: (frame, arrivalPs, fcsBad) => {
+          const seq = hosted.seq++;
+          if (hp.remote) {
+            const out = hp.outbox;
+            out.frames.push(frame);
+            out.arrivalPs.push(arrivalPs);
+            out.originSeq.push(seq);
+            out.fcsBad.push(fcsBad);
+          } else {
+            this.queue.push(arrivalEvent(arrivalPs, node.index, seq, peer, peerPort, frame, fcsBad));
+          }
+        },
+        drop: (frame, reason) => ctx.drop(frame, reason, port.index),
+        stats: portStats,
+        rng: ctx.rng(`link:${port.name}`),
+      });
+      ctx.transmitters[port.index] = tx;
+    }
+    return hosted;
+  }
+
+  private checkReady(): void {
+    for (const h of this.hosted) {
+      if (h !== undefined && h.model === null) throw new EngineError('config', `node ${h.ctx.name} has no model attached`);
+    }
+    this.ready = true;
+  }
+
+  private mustHost(index: number): Hosted {
+    const h = this.hosted[index];
+    if (h === undefined) throw new EngineError('config', `node index ${index} is not hosted by this engine`);
+    return h;
+  }
+}
+
+function emptyOutbox(): Outbox {
+  return { frames: [], arrivalPs: [], originSeq: [], fcsBad: [] };
+}
+
+function arrivalEvent(timePs: number, origin: number, seq: number, target: number, port: number, frame: Frame, fcsBad: boolean): SimEvent {
+  const cls = frame.kind === FrameKind.pfc ? EventClass.pfcArrival : EventClass.frameArrival;
+  return makeEvent(timePs, cls, origin, seq, target, 0, port, fcsBad ? 1 : 0, frame, null);
+}
+
+function makeEvent(
+  timePs: number,
+  cls: EventClass,
+  origin: number,
+  seq: number,
+  target: number,
+  kind: number,
+  port: number,
+  arg: number,
+  frame: Frame | null,
+  data: unknown,
+): SimEvent {
+  return { timePs, cls, origin, seq, target, kind, port, arg, frame, data };
+}

@@ -1,0 +1,64 @@
+/**
+ * A binary min-heap of events ordered by `compareEvents`. Keys are unique (origin, seq), so
+ * the order is total and the heap's own tie behaviour never matters.
+ */
+import type { SimEvent } from './event.js';
+
+export class EventQueue {
+  private heap: SimEvent[] = [];
+
+  get size(): number {
+    return this.heap.length;
+  }
+
+  peek(): SimEvent | undefined {
+    return this.heap[0];
+  }
+
+  push(event: SimEvent): void {
+    const heap = this.heap;
+    let i = heap.length;
+    heap.push(event);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = heap[parent]!;
+      if (before(p, event)) break;
+      heap[i] = p;
+      i = parent;
+    }
+    heap[i] = event;
+  }
+
+  pop(): SimEvent | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (top === undefined || last === undefined || heap.length === 0) return top;
+    const n = heap.length;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      const child = right < n && before(heap[right]!, heap[left]!) ? right : left;
+      if (before(last, heap[child]!)) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+    return top;
+  }
+
+  /** Every queued event, in no particular order (for audits, not for scheduling). */
+  *[Symbol.iterator](): IterableIterator<SimEvent> {
+    yield* this.heap;
+  }
+}
+
+/** Inlined `compareEvents(a, b) < 0`: this is the engine's hottest comparison. */
+function before(a: SimEvent, b: SimEvent): boolean {
+  if (a.timePs !== b.timePs) return a.timePs < b.timePs;
+  if (a.cls !== b.cls) return a.cls < b.cls;
+  if (a.origin !== b.origin) return a.origin < b.origin;
+  return a.seq < b.seq;
+}

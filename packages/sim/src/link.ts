@@ -1,0 +1,240 @@
+/**
+ * The transmit side of one link direction (DESIGN §5).
+ *
+ * One frame serializes at a time: started at t, done at t + bytes·8/rate, arrives `latency`
+ * later. The transmitter pulls its next frame from the port's scheduler
+ * (`nextFrame(nowPs, pausedMask)`), so priority queues, DWRR and per-QP pacing live above it.
+ * PFC (802.1Qbb) received on this port gates priorities: a paused priority cannot *start* a
+ * frame until the pause (quanta × 512 bit times at this rate) expires or a zero-quanta resume
+ * arrives; a frame already on the wire finishes. PFC frames are MAC control: they go out as
+ * soon as the frame in progress finishes, ahead of queued data, and are never paused.
+ */
+import {
+  FrameKind,
+  PFC_PRIORITIES,
+  PFC_QUANTUM_BITS,
+  frameBytes,
+  minSerializedBytes,
+  serializedBytes,
+  type ByteAccounting,
+  type Frame,
+} from '@rocelab/wire';
+import type { DropReason } from './drop-reason.js';
+import { TxEvent } from './event.js';
+import { Fate, Impairment, type ImpairmentConfig } from './impairments.js';
+import type { Rng } from './rng.js';
+import type { PortStats } from './stats.js';
+import { serializationPs } from './time.js';
+
+export interface LinkDirectionConfig {
+  rateBps: number;
+  latencyPs: number;
+  mtu: number;
+  impairments: ImpairmentConfig;
+}
+
+/** How the pod counts bytes and time on the wire (the `hpcc-ns3` profile differs). */
+export interface WireModel {
+  accounting: ByteAccounting;
+  /** Truncate each serialization time to whole nanoseconds (hpcc-ns3 parity). */
+  truncateToNs: boolean;
+  /** A pause lasts until an explicit resume, whatever its quanta (hpcc-ns3 parity). */
+  pauseUntilResume: boolean;
+}
+
+export const DEFAULT_WIRE_MODEL: Readonly<WireModel> = { accounting: 'rocelab', truncateToNs: false, pauseUntilResume: false };
+
+/** The port's scheduler, seen from the link. `pausedMask` bit p set = priority p may not start. */
+export interface FrameSource {
+  nextFrame(nowPs: number, pausedMask: number): Frame | null;
+}
+
+export interface TransmitterDeps {
+  /** Schedule a transmitter event (`TxEvent`) for this port at `timePs`. */
+  schedule(timePs: number, kind: number): void;
+  source: FrameSource;
+  /** The frame is on the wire: it reaches the peer at `arrivalPs` (bad FCS if `fcsBad`). */
+  emit(frame: Frame, arrivalPs: number, fcsBad: boolean): void;
+  drop(frame: Frame, reason: DropReason): void;
+  stats: PortStats;
+  rng: Rng;
+}
+
+export type TransmitterState = 'idle' | 'busy';
+
+export class Transmitter {
+  private state: TransmitterState = 'idle';
+  private readonly impairment: Impairment;
+  private readonly control: Frame[] = [];
+  private readonly pausedUntilPs = new Float64Array(PFC_PRIORITIES);
+  private readonly pausedSincePs = new Float64Array(PFC_PRIORITIES);
+  private readonly pausedTotalPs = new Float64Array(PFC_PRIORITIES);
+  /** Time of the pending pause-expiry wake-up, -1 if none. */
+  private wakeAtPs = -1;
+  private readonly quantumPs: number;
+
+  constructor(
+    readonly config: LinkDirectionConfig,
+    private readonly wire: WireModel,
+    private readonly deps: TransmitterDeps,
+  ) {
+    if (!(Number.isSafeInteger(config.rateBps) && config.rateBps > 0)) throw new RangeError(`link rate must be a positive integer bit/s, got ${config.rateBps}`);
+    if (!(Number.isSafeInteger(config.latencyPs) && config.latencyPs >= 0)) throw new RangeError(`link latency must be a non-negative integer ps, got ${config.latencyPs}`);
+    this.impairment = new Impairment(config.impairments, deps.rng);
+    this.quantumPs = serializationPs(PFC_QUANTUM_BITS / 8, config.rateBps);
+  }
+
+  get busy(): boolean {
+    return this.state === 'busy';
+  }
+
+  get down(): boolean {
+    return this.impairment.down;
+  }
+
+  /** PFC frames waiting for the serializer. */
+  get controlBacklog(): number {
+    return this.control.length;
+  }
+
+  /** Serialization time of a frame on this link, in ps. */
+  serializationPs(frame: Frame): number {
+    return wireTimePs(serializedBytes(frame, this.wire.accounting), this.config.rateBps, this.wire);
+  }
+
+  /** Bit mask of the priorities that may not start a frame at `nowPs`. */
+  pausedMask(nowPs: number): number {
+    let mask = 0;
+    for (let p = 0; p < PFC_PRIORITIES; p++) if (this.pausedUntilPs[p]! > nowPs) mask |= 1 << p;
+    return mask;
+  }
+
+  /** Virtual time priority `p` has been held by received pauses, up to `nowPs`. */
+  pausedPs(priority: number, nowPs: number): number {
+    const open = Math.min(nowPs, this.pausedUntilPs[priority]!) - this.pausedSincePs[priority]!;
+    return this.pausedTotalPs[priority]! + Math.max(0, open);
+  }
+
+  /** The scheduler has something new: start it if the wire is free. */
+  kick(nowPs: number): void {
+    if (this.state === 'idle') this.startNext(nowPs);
+  }
+
+  /** Queue a PFC frame ahead of all data. */
+  sendControl(nowPs: number, frame: Frame): void {
+    this.control.push(frame);
+    this.kick(nowPs);
+  }
+
+  onEvent(nowPs: number, kind: number): void {
+    if (kind === TxEvent.done) {
+      if (this.state !== 'busy') throw new Error('transmitter: serialization finished while idle');
+      this.state = 'idle';
+      this.startNext(nowPs);
+    } else if (nowPs === this.wakeAtPs) {
+      this.wakeAtPs = -1;
+      this.kick(nowPs);
+    }
+  }
+
+  /** Apply a received PFC frame: reload each enabled priority's pause timer. */
+  applyPause(nowPs: number, frame: Frame): void {
+    for (let p = 0; p < PFC_PRIORITIES; p++) {
+      if ((frame.pfcEnable & (1 << p)) === 0) continue;
+      const quanta = frame.pfcQuanta[p] ?? 0;
+      const until = this.pausedUntilPs[p]!;
+      if (quanta === 0) {
+        if (until > nowPs) this.pausedUntilPs[p] = nowPs;
+        continue;
+      }
+      if (until <= nowPs) {
+        this.pausedTotalPs[p] = this.pausedTotalPs[p]! + Math.max(0, until - this.pausedSincePs[p]!);
+        this.pausedSincePs[p] = nowPs;
+      }
+      this.pausedUntilPs[p] = this.wire.pauseUntilResume ? Infinity : nowPs + quanta * this.quantumPs;
+    }
+    this.kick(nowPs);
+  }
+
+  /** Link down: the direction carries nothing and forgets received pauses; up: it carries again. */
+  setDown(nowPs: number, down: boolean): void {
+    this.impairment.setDown(down);
+    if (down) for (let p = 0; p < PFC_PRIORITIES; p++) if (this.pausedUntilPs[p]! > nowPs) this.pausedUntilPs[p] = nowPs;
+    this.kick(nowPs);
+  }
+
+  setImpairments(config: ImpairmentConfig): void {
+    this.impairment.set(config);
+  }
+
+  private startNext(nowPs: number): void {
+    let frame = this.control.shift() ?? null;
+    if (frame === null) {
+      const mask = this.pausedMask(nowPs);
+      frame = this.deps.source.nextFrame(nowPs, mask);
+      if (frame === null) {
+        if (mask !== 0) this.wakeAtEarliestExpiry(nowPs);
+        return;
+      }
+    }
+    this.transmit(nowPs, frame);
+  }
+
+  private transmit(nowPs: number, frame: Frame): void {
+    if (frame.kind === FrameKind.data && frame.payloadBytes > this.config.mtu) {
+      throw new Error(`transmitter: ${frame.payloadBytes} B payload exceeds the link MTU of ${this.config.mtu} B`);
+    }
+    const donePs = nowPs + this.serializationPs(frame);
+    this.state = 'busy';
+    this.deps.schedule(donePs, TxEvent.done);
+    const stats = this.deps.stats;
+    stats.txFrames++;
+    stats.txBytes += frameBytes(frame, this.wire.accounting);
+    if (frame.kind === FrameKind.pfc) countPerPriority(stats.pfcTx, frame.pfcEnable);
+    switch (this.impairment.fate(frame)) {
+      case Fate.deliver:
+        this.deps.emit(frame, donePs + this.config.latencyPs, false);
+        break;
+      case Fate.corrupt:
+        this.deps.emit(frame, donePs + this.config.latencyPs, true);
+        break;
+      case Fate.linkDown:
+        this.deps.drop(frame, 'link_down');
+        break;
+      case Fate.loss:
+        this.deps.drop(frame, 'loss');
+        break;
+    }
+  }
+
+  private wakeAtEarliestExpiry(nowPs: number): void {
+    let earliest = Infinity;
+    for (let p = 0; p < PFC_PRIORITIES; p++) {
+      const until = this.pausedUntilPs[p]!;
+      if (until > nowPs && until < earliest) earliest = until;
+    }
+    if (earliest === Infinity) return;
+    if (this.wakeAtPs !== -1 && this.wakeAtPs <= earliest) return;
+    this.wakeAtPs = earliest;
+    this.deps.schedule(earliest, TxEvent.pauseExpired);
+  }
+}
+
+/** Time the wire takes for `bytes` at `rateBps` under the pod's wire model. */
+export function wireTimePs(bytes: number, rateBps: number, wire: WireModel): number {
+  const ps = serializationPs(bytes, rateBps);
+  return wire.truncateToNs ? Math.max(1, Math.floor(ps / 1000)) * 1000 : ps;
+}
+
+/**
+ * The smallest time between a frame starting on this direction and arriving at the peer:
+ * latency plus the shortest frame's serialization (DESIGN §3, the window's lookahead).
+ */
+export function lookaheadPs(direction: LinkDirectionConfig, wire: WireModel): number {
+  return direction.latencyPs + wireTimePs(minSerializedBytes(wire.accounting), direction.rateBps, wire);
+}
+
+/** PFC counters count a frame once for each priority whose enable bit it sets (SAI PFC_n_*_PKTS). */
+export function countPerPriority(counters: number[], enable: number): void {
+  for (let p = 0; p < PFC_PRIORITIES; p++) if ((enable & (1 << p)) !== 0) counters[p]!++;
+}

@@ -1,0 +1,129 @@
+/**
+ * What a node model sees of the engine: the clock, its ports, named timers, seeded streams
+ * and the accounting calls every frame must go through (sent, delivered, dropped).
+ *
+ * Timers are a small named table of deadlines (quinn-proto's shape, STYLE §2): setting a
+ * timer replaces its previous deadline; superseded events are discarded unseen.
+ */
+import type { Frame } from '@rocelab/wire';
+import type { DropReason } from './drop-reason.js';
+import type { LinkDirectionConfig, Transmitter } from './link.js';
+import { Rng } from './rng.js';
+import type { NodeStats } from './stats.js';
+
+/** The engine-side behaviour of a node: switch dataplane, NIC, or a test double. */
+export interface NodeModel {
+  /** The scheduler behind `port`'s transmitter: the next frame whose priority is not in `pausedMask`. */
+  nextFrame(port: number, nowPs: number, pausedMask: number): Frame | null;
+  /** A frame arrived on `port` (the link already dropped corrupted frames and handled PFC). */
+  onFrame(nowPs: number, port: number, frame: Frame): void;
+  onTimer(nowPs: number, timer: number): void;
+  /** A PFC frame arrived on `port`; the transmitter has already applied it. */
+  onPfc?(nowPs: number, port: number, frame: Frame): void;
+  onLinkState?(nowPs: number, port: number, up: boolean): void;
+  /** A fault or configuration change addressed to this node. */
+  onFault?(nowPs: number, fault: unknown): void;
+  /** Frames the model holds in its own queues, for the conservation audit. */
+  heldFrames(): number;
+  /** Role-specific results for the run's output (flows, …). */
+  results?(nowPs: number): unknown;
+}
+
+export interface PortInfo {
+  index: number;
+  name: string;
+  peerNode: number;
+  peerPort: number;
+  out: LinkDirectionConfig;
+}
+
+/** Engine services a context needs; implemented by the Engine. */
+export interface ContextHost {
+  readonly nowPs: number;
+  readonly seed: number;
+  scheduleTimer(node: number, timer: number, atPs: number, generation: number): void;
+}
+
+export class NodeContext {
+  private readonly timerGeneration: number[] = [];
+  private readonly timerDeadline: number[] = [];
+  private readonly streams = new Map<string, Rng>();
+  /** Filled by the engine once the ports' transmitters exist. */
+  readonly transmitters: Transmitter[] = [];
+
+  constructor(
+    private readonly host: ContextHost,
+    readonly index: number,
+    readonly name: string,
+    readonly ports: readonly PortInfo[],
+    readonly stats: NodeStats,
+  ) {}
+
+  get nowPs(): number {
+    return this.host.nowPs;
+  }
+
+  /** The seeded stream for `purpose` at this node (the same object on every call). */
+  rng(purpose: string): Rng {
+    let stream = this.streams.get(purpose);
+    if (stream === undefined) {
+      stream = new Rng(this.host.seed, this.name, purpose);
+      this.streams.set(purpose, stream);
+    }
+    return stream;
+  }
+
+  /** Arm `timer` (a small integer naming one of the model's timers) for `atPs`, replacing any earlier deadline. */
+  setTimer(timer: number, atPs: number): void {
+    if (!(Number.isSafeInteger(atPs) && atPs >= this.host.nowPs)) {
+      throw new RangeError(`${this.name}: timer ${timer} set for ${atPs} ps, before now (${this.host.nowPs} ps) or not an integer`);
+    }
+    const generation = (this.timerGeneration[timer] ?? 0) + 1;
+    this.timerGeneration[timer] = generation;
+    this.timerDeadline[timer] = atPs;
+    this.host.scheduleTimer(this.index, timer, atPs, generation);
+  }
+
+  cancelTimer(timer: number): void {
+    this.timerGeneration[timer] = (this.timerGeneration[timer] ?? 0) + 1;
+    this.timerDeadline[timer] = -1;
+  }
+
+  /** The pending deadline of `timer`, or null. */
+  timerDeadlinePs(timer: number): number | null {
+    const deadline = this.timerDeadline[timer] ?? -1;
+    return deadline < 0 ? null : deadline;
+  }
+
+  /** Engine side: is this timer event the current arming? Consumes the deadline if so. */
+  fireTimer(timer: number, generation: number): boolean {
+    if (this.timerGeneration[timer] !== generation) return false;
+    this.timerDeadline[timer] = -1;
+    return true;
+  }
+
+  /** The model has a new frame for `port`: start it if the wire is free. */
+  kick(port: number): void {
+    this.transmitters[port]!.kick(this.host.nowPs);
+  }
+
+  /** Send a PFC frame on `port`, ahead of all data. */
+  sendControl(port: number, frame: Frame): void {
+    this.stats.sent++;
+    this.transmitters[port]!.sendControl(this.host.nowPs, frame);
+  }
+
+  /** A frame this node puts into the fabric (new packet, or a flood copy). */
+  originate(_frame: Frame): void {
+    this.stats.sent++;
+  }
+
+  /** A frame consumed here as its destination. */
+  deliver(_frame: Frame): void {
+    this.stats.delivered++;
+  }
+
+  drop(_frame: Frame, reason: DropReason, port: number): void {
+    this.stats.countDrop(reason, port);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Virtual time is an integer number of picoseconds (DESIGN §3). A JS number holds it exactly
+ * up to 2^53 ps ≈ 2.5 hours of virtual time. Names carry the unit (`timePs`, `latencyPs`).
+ */
+
+export const PS_PER_NS = 1_000;
+export const PS_PER_US = 1_000_000;
+export const PS_PER_MS = 1_000_000_000;
+export const PS_PER_S = 1_000_000_000_000;
+
+/** The largest virtual time rocelab represents exactly. */
+export const MAX_TIME_PS = Number.MAX_SAFE_INTEGER;
+
+export function assertTimePs(timePs: number, what = 'time'): void {
+  if (!Number.isSafeInteger(timePs) || timePs < 0) {
+    throw new RangeError(`${what} must be a non-negative integer number of picoseconds, got ${timePs}`);
+  }
+}
+
+export const psToSeconds = (timePs: number): number => timePs / PS_PER_S;
+export const psToNs = (timePs: number): number => timePs / PS_PER_NS;
+
+/**
+ * Serialization time of `bytes` at `rateBps`, in ps. Exact when 8e12 / rate is an integer
+ * (every rate from 1 Gb/s to 1.6 Tb/s that is a power-of-ten multiple of 25 or 40…); otherwise
+ * rounded up, deterministically, so a frame never finishes before its last bit.
+ */
+export function serializationPs(bytes: number, rateBps: number): number {
+  const perByte = 8e12 / rateBps;
+  return Number.isInteger(perByte) ? bytes * perByte : Math.ceil((bytes * 8e12) / rateBps);
+}

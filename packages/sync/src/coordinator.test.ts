@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Coordinator, type Step } from './coordinator.js';
+import type { Grant, Report, TimedFault } from './types.js';
+
+const W = 1_000;
+
+function grantOf(step: Step<TimedFault>): Grant<TimedFault> {
+  assert.equal(step.type, 'grant', `expected a grant, got ${JSON.stringify(step)}`);
+  return (step as { grant: Grant<TimedFault> }).grant;
+}
+
+const report = (member: string, lease: number, nextEventPs: number | null, extra: Partial<Report> = {}): Report => ({
+  member,
+  lease,
+  nextEventPs,
+  linksFailed: [],
+  linkCounts: [],
+  ...extra,
+});
+
+/** Report for every member with the same next event; returns the coordinator's step. */
+function all(c: Coordinator, lease: number, next: number | null, members = ['m1', 'm2']): Step<TimedFault> {
+  let step: Step<TimedFault> = { type: 'wait' };
+  for (const m of members) step = c.onReport(report(m, lease, next));
+  return step;
+}
+
+test('leases start with one window and double up to the cap while events keep coming', () => {
+  const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: null, maxWindowsPerLease: 8 });
+  let g = grantOf(c.start());
+  const sizes = [g.windows];
+  for (let i = 0; i < 5; i++) {
+    assert.deepEqual(c.onReport(report('m1', g.lease, g.endPs)), { type: 'wait' });
+    g = grantOf(c.onReport(report('m2', g.lease, g.endPs + 1)));
+    sizes.push(g.windows);
+  }
+  assert.deepEqual(sizes, [1, 2, 4, 8, 8, 8]);
+  assert.equal(g.startPs, (1 + 2 + 4 + 8 + 8) * W);
+});
+
+test('a global next event at least 3 windows away is jumped to, restarting at one window', () => {
+  const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: null });
+  const g1 = grantOf(c.start());
+  const g2 = grantOf(all(c, g1.lease, g1.endPs + 2 * W)); // 2 windows away: no jump
+  assert.equal(g2.startPs, g1.endPs);
+  assert.equal(g2.windows, 2);
+  const g3 = grantOf(all(c, g2.lease, 50_000_123));
+  assert.deepEqual([g3.startPs, g3.windows, g3.endPs], [50_000_123, 1, 50_000_123 + W]);
+});
+
+test('the run ends exactly at its duration: the last lease is cut and final', () => {
+  const c = new Coordinator({ members: ['m1'], windowPs: W, endPs: 2_500 });
+  let g = grantOf(c.start());
+  g = grantOf(all(c, g.lease, 1_000, ['m1'])); // [1000, 2500): 2 windows, second cut at 2500
+  assert.deepEqual([g.startPs, g.windows, g.endPs, g.final], [1_000, 2, 2_500, true]);
+  assert.deepEqual(all(c, g.lease, 2_600, ['m1']), { type: 'finished', endPs: 2_500 });
+});
+
+test('an idle pod jumps to its end and closes with a zero-window final lease', () => {
+  const c = new Coordinator({ members: ['m1'], windowPs: W, endPs: 1e9 });
+  const g1 = grantOf(c.start());
+  const g2 = grantOf(all(c, g1.lease, null, ['m1']));
+  assert.deepEqual([g2.startPs, g2.windows, g2.final], [1e9, 0, true]);
+  assert.equal(all(c, g2.lease, null, ['m1']).type, 'finished');
+  assert.equal(c.windowsGranted, 1);
+});
+
+test('faults ride with the lease containing them, and no jump passes a fault', () => {
+  const faults = [
+    { id: 1, atPs: 1_500 },
+    { id: 2, atPs: 7_000_000 },
+  ];
+  const c = new Coordinator({ members: ['m1'], windowPs: W, endPs: null, faults });
+  const g1 = grantOf(c.start()); // [0, 1000)
+  assert.deepEqual(g1.faults, []);
+  const g2 = grantOf(all(c, 1, 1_200, ['m1'])); // [1000, 3000)
+  assert.deepEqual(g2.faults.map((f) => f.id), [1]);
+  const g3 = grantOf(all(c, 2, 90_000_000, ['m1'])); // next event far away, fault 2 first
+  assert.equal(g3.startPs, 7_000_000);
+  assert.deepEqual(g3.faults.map((f) => f.id), [2]);
+});
+
+test('a live fault is stamped with the start of the first lease not yet granted', () => {
+  const c = new Coordinator<TimedFault & { kind: string }>({ members: ['m1'], windowPs: W, endPs: null });
+  const g1 = grantOf(c.start());
+  const fault = c.injectNow({ id: 9, kind: 'linkDown' });
+  assert.equal(fault.atPs, g1.endPs);
+  const g2 = grantOf(all(c, 1, 1e12, ['m1']));
+  assert.equal(g2.startPs, g1.endPs, 'the pending fault stops the jump');
+  assert.deepEqual(g2.faults, [fault]);
+  assert.throws(() => c.schedule({ id: 10, kind: 'x', atPs: 0 }), /in the past/);
+});
+
+test('a failed link is declared down at the next lease; in-transit frames become the sender’s loss', () => {
+  const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: null });
+  const g1 = grantOf(c.start());
+  c.onReport(report('m1', 1, 5_000, { linksFailed: ['a:p0>b:p0'], linkCounts: [{ link: 'a:p0>b:p0', side: 'sender', frames: 10 }] }));
+  const g2 = grantOf(c.onReport(report('m2', 1, 5_000)));
+  assert.deepEqual(g2.linksDown, ['a:p0>b:p0']);
+  assert.deepEqual(g2.losses, [], 'the receiver has not reported its count yet');
+  c.onReport(report('m1', 2, 5_000));
+  const g3 = grantOf(c.onReport(report('m2', 2, 5_000, { linksFailed: ['a:p0>b:p0'], linkCounts: [{ link: 'a:p0>b:p0', side: 'receiver', frames: 7 }] })));
+  assert.deepEqual(g3.linksDown, [], 'declared once');
+  assert.deepEqual(g3.losses, [{ link: 'a:p0>b:p0', frames: 3 }]);
+  assert.equal(g1.lease, 1);
+});
+
+test('a lost member stops being waited for and its links go down', () => {
+  const links = new Map([['m2', ['x:p0>y:p0']]]);
+  const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: null, linksOfMember: links });
+  c.start();
+  c.onReport(report('m1', 1, 3_000));
+  const g2 = grantOf(c.onMemberLost('m2'));
+  assert.deepEqual(g2.linksDown, ['x:p0>y:p0']);
+  assert.deepEqual(c.members, ['m1']);
+  assert.throws(() => c.onReport(report('m2', 2, 3_000)), /unknown or lost/);
+});
+
+test('reports are checked: wrong lease and duplicates are protocol errors', () => {
+  const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: null });
+  c.start();
+  assert.throws(() => c.onReport(report('m1', 2, 0)), /current is 1/);
+  c.onReport(report('m1', 1, 0));
+  assert.throws(() => c.onReport(report('m1', 1, 0)), /twice/);
+});
+
+test('a pacing cap limits the lease span but never the grant sequence’s outcome', () => {
+  const c = new Coordinator({ members: ['m1'], windowPs: W, endPs: null, maxLeasePs: 3 * W });
+  let g = grantOf(c.start());
+  const sizes = [g.windows];
+  for (let i = 0; i < 4; i++) {
+    g = grantOf(all(c, g.lease, g.endPs, ['m1']));
+    sizes.push(g.windows);
+  }
+  assert.deepEqual(sizes, [1, 2, 3, 3, 3]);
+});
+
+test('stop ends the run with a zero-window final lease at the current lease end', () => {
+  const c = new Coordinator({ members: ['m1'], windowPs: W, endPs: null });
+  const g1 = grantOf(c.start());
+  c.requestStop();
+  const g2 = grantOf(all(c, 1, 10, ['m1']));
+  assert.deepEqual([g2.startPs, g2.windows, g2.final], [g1.endPs, 0, true]);
+  assert.equal(all(c, 2, null, ['m1']).type, 'finished');
+});

@@ -1,0 +1,136 @@
+/**
+ * The member side of the conservative window protocol (DESIGN §3), as a pure state machine.
+ * A member is a process hosting one or more nodes; its remote links are the links to nodes
+ * hosted elsewhere.
+ *
+ * Inside a lease the member runs in neighbour lockstep: run window k, ship exactly one batch
+ * per live remote link, wait for every live neighbour's batch of window k, go on. A neighbour
+ * can be at most one window ahead (it needs our batch of k to run k + 1), so a batch for any
+ * window other than the current or the next one means the link misbehaves: it is closed, and
+ * the member stops waiting for it. At the lease end the member reports and waits for a grant.
+ */
+import { windowEndPs, type Grant, type TimedFault } from './types.js';
+
+export type MemberState = 'awaitingGrant' | 'running' | 'awaitingBatches' | 'finished';
+
+export type MemberAction =
+  /** Run the engine until `untilPs`, then ship one batch per live remote link and call `windowShipped`. */
+  | { type: 'run'; lease: number; window: number; untilPs: number }
+  /** Report the lease to the controller (with final stats when `final`). */
+  | { type: 'report'; lease: number; final: boolean }
+  /** Close a misbehaving link with this reason. */
+  | { type: 'close'; link: string; reason: string };
+
+export class MemberSync {
+  private state: MemberState = 'awaitingGrant';
+  private grant: Grant<TimedFault> | null = null;
+  private window = 0;
+  private readonly live: Set<string>;
+  /** Links whose batch for a window arrived, keyed `lease/window`; at most two keys are live. */
+  private readonly arrived = new Map<string, Set<string>>();
+  private lastLease = 0;
+
+  constructor(remoteLinks: readonly string[]) {
+    this.live = new Set(remoteLinks);
+  }
+
+  get phase(): MemberState {
+    return this.state;
+  }
+
+  get liveLinks(): string[] {
+    return [...this.live].sort();
+  }
+
+  /** Live links whose batch for the awaited window has not arrived (empty unless awaiting batches). */
+  missing(): string[] {
+    if (this.state !== 'awaitingBatches') return [];
+    const arrived = this.arrived.get(`${this.grant!.lease}/${this.window}`);
+    return this.liveLinks.filter((link) => !arrived?.has(link));
+  }
+
+  /** The window being run or awaited: `{lease, window}`, window 0 between leases. */
+  get position(): { lease: number; window: number } {
+    return { lease: this.grant?.lease ?? 0, window: this.window };
+  }
+
+  onGrant(grant: Grant<TimedFault>): MemberAction[] {
+    if (this.state !== 'awaitingGrant') throw new Error(`member: grant ${grant.lease} in state ${this.state}`);
+    if (grant.lease !== this.lastLease + 1) throw new Error(`member: grant ${grant.lease} after lease ${this.lastLease}`);
+    this.grant = grant;
+    this.lastLease = grant.lease;
+    if (grant.windows === 0) return this.endLease();
+    this.window = 1;
+    this.state = 'running';
+    return [this.runAction()];
+  }
+
+  /** The engine ran the current window and its batches are on their way. */
+  windowShipped(): MemberAction[] {
+    if (this.state !== 'running') throw new Error(`member: windowShipped in state ${this.state}`);
+    this.state = 'awaitingBatches';
+    return this.advanceIfComplete();
+  }
+
+  /** A neighbour's batch for (`lease`, `window`) arrived on `link`. */
+  onBatch(link: string, lease: number, window: number): MemberAction[] {
+    if (!this.live.has(link)) return [];
+    const key = `${lease}/${window}`;
+    const [current, next] = this.acceptable();
+    if (key !== current && key !== next) {
+      return this.fail(link, `out-of-order batch for lease ${lease} window ${window}; expected ${[current, next].filter(Boolean).join(' or ')}`);
+    }
+    const set = this.arrived.get(key) ?? new Set<string>();
+    if (set.has(link)) return this.fail(link, `second batch for lease ${lease} window ${window}`);
+    set.add(link);
+    this.arrived.set(key, set);
+    return this.state === 'awaitingBatches' ? this.advanceIfComplete() : [];
+  }
+
+  /** A remote link failed or was closed: stop waiting for it from now on. */
+  onLinkFailed(link: string): MemberAction[] {
+    if (!this.live.delete(link)) return [];
+    return this.state === 'awaitingBatches' ? this.advanceIfComplete() : [];
+  }
+
+  private fail(link: string, reason: string): MemberAction[] {
+    const actions: MemberAction[] = [{ type: 'close', link, reason }];
+    return actions.concat(this.onLinkFailed(link));
+  }
+
+  /** Keys of the windows a neighbour may legitimately send now: the current and, once ours is shipped, the next. */
+  private acceptable(): [string, string | null] {
+    const grant = this.grant;
+    if (this.state === 'awaitingGrant' || grant === null) return [`${this.lastLease + 1}/1`, null];
+    const current = `${grant.lease}/${this.window}`;
+    if (this.state === 'running') return [current, null];
+    const next = this.window < grant.windows ? `${grant.lease}/${this.window + 1}` : `${grant.lease + 1}/1`;
+    return [current, next];
+  }
+
+  private advanceIfComplete(): MemberAction[] {
+    const grant = this.grant!;
+    const key = `${grant.lease}/${this.window}`;
+    const arrived = this.arrived.get(key);
+    for (const link of this.live) if (!arrived?.has(link)) return [];
+    this.arrived.delete(key);
+    if (this.window < grant.windows) {
+      this.window++;
+      this.state = 'running';
+      return [this.runAction()];
+    }
+    return this.endLease();
+  }
+
+  private endLease(): MemberAction[] {
+    const grant = this.grant!;
+    this.window = 0;
+    this.state = grant.final ? 'finished' : 'awaitingGrant';
+    return [{ type: 'report', lease: grant.lease, final: grant.final }];
+  }
+
+  private runAction(): MemberAction {
+    const grant = this.grant!;
+    return { type: 'run', lease: grant.lease, window: this.window, untilPs: windowEndPs(grant, this.window) };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * How other packages add keys to the topology file without editing it (DESIGN §2: "each
+ * mechanism package contributes its sub-schema"). A package exports its sub-schemas (and, for
+ * a workload kind, two small hooks); the composition root passes them to `parseTopology`.
+ *
+ * Workload hooks receive the unit parsers as an argument (`UNITS`) instead of importing them:
+ * `@rocelab/workload` cannot depend on this package, and the parsers must have one home.
+ */
+import { flowHostRefs, flowSchema, resolveFlow, type HostRef, type UnitParsers } from '@rocelab/workload';
+import type { FlowWorkload } from '@rocelab/workload';
+import type { PodSpec } from './pod.js';
+import { UNITS } from './units.js';
+
+/** A JSON Schema object (draft-07). A `description` doubles as the expectation in error messages. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export interface WorkloadKind {
+  /** Schema of one whole item, including `kind: {const: <kind>}` and `additionalProperties: false`. */
+  schema: JsonSchema;
+  /** The fields naming hosts, checked by the loader against the pod's nodes. */
+  hostRefs(raw: Record<string, unknown>): HostRef[];
+  /** Value checks and unit conversion; throws WorkloadError. The loader only checks it succeeds. */
+  resolve(raw: Record<string, unknown>, index: number, units: UnitParsers): unknown;
+}
+
+export interface SchemaExtensions {
+  /** Extra keys of `defaults` (e.g. `switch`, `nic`). */
+  defaults?: Readonly<Record<string, JsonSchema>>;
+  /** Extra keys of each `nodes[]` item (e.g. `switch`, `nic`). */
+  node?: Readonly<Record<string, JsonSchema>>;
+  /** Workload kinds by their `kind` value. */
+  workloads?: Readonly<Record<string, WorkloadKind>>;
+}
+
+export const FLOW_KIND: WorkloadKind = { schema: flowSchema, hostRefs: flowHostRefs, resolve: resolveFlow };
+
+/** What every pod understands today; later packages are merged in with `mergeExtensions`. */
+export const BUILTIN_EXTENSIONS: SchemaExtensions = Object.freeze({ workloads: { flow: FLOW_KIND } });
+
+function mergeSection<T>(section: string, parts: Array<Readonly<Record<string, T>> | undefined>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const part of parts) {
+    for (const [key, value] of Object.entries(part ?? {})) {
+      if (key in out) throw new Error(`schema extension conflict: ${section}.${key} is contributed twice`);
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/** Combines contributions; two packages claiming the same key is a programming error. */
+export function mergeExtensions(...parts: SchemaExtensions[]): SchemaExtensions {
+  return {
+    defaults: mergeSection('defaults', parts.map((p) => p.defaults)),
+    node: mergeSection('node', parts.map((p) => p.node)),
+    workloads: mergeSection('workloads', parts.map((p) => p.workloads)),
+  };
+}
+
+/** The pod's `flow` workloads with units converted (the pod keeps workload items as written). */
+export function flowWorkloads(pod: PodSpec): FlowWorkload[] {
+  return pod.workloads.filter((w) => w.kind === 'flow').map((w) => resolveFlow(w.raw, w.index, UNITS));
+}

@@ -1,0 +1,22 @@
+/**
+ * @rocelab/topology — the topology file (DESIGN §8): YAML with a JSON Schema that other
+ * packages extend, validation that names file, path and expectation for every problem, and
+ * resolution into a `PodSpec` (numbered nodes and ports, base units, defaults applied), plus
+ * static ECMP routes over it.
+ *
+ * ```ts
+ * const pod = loadTopologyFile('test/fixtures/tree.yaml');
+ * const routes = routeTables(pod)[pod.nodes.find((n) => n.name === 'sw1')!.index];
+ * ```
+ */
+export type * from './pod.js';
+export { ROOT, TopologyError, childPath, describeValue, formatProblem, type Problem, type ProblemCode } from './errors.js';
+export { BUILTIN_EXTENSIONS, FLOW_KIND, flowWorkloads, mergeExtensions, type JsonSchema, type SchemaExtensions, type WorkloadKind } from './extensions.js';
+export { formatIpv4, inSubnet, parseIpv4, parseSubnet, prefixMask } from './ipv4.js';
+export { loadTopologyFile, parseTopology } from './load.js';
+export { MAC_BASE } from './nodes.js';
+export { NO_IMPAIRMENTS } from './links.js';
+export { routeTable, routeTables, type Route } from './routes.js';
+export { DEFAULT_SEED, FAULT_KINDS, LINK_DEFAULTS, PROFILES, ROLES, TIMINGS, createTopologySchema, type RawTopology } from './schema.js';
+export { EXPECT, UNITS, UnitError, formatDuration, parseBytes, parseDuration, parseProbability, parseRate } from './units.js';
+export { validateSchema } from './validate.js';

@@ -1,0 +1,107 @@
+/**
+ * A resolved pod: the topology file after validation, with every default applied, every
+ * unit converted to base units (ps, bit/s, bytes) and every node and port numbered.
+ *
+ * Numbering is part of determinism (DESIGN §3): the node index is the position of the node's
+ * name in the sorted list of names; a node's ports are sorted by port name.
+ */
+
+export type Role = 'host' | 'tor' | 'leaf' | 'spine' | 'switch';
+export type Profile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
+export type Timing = 'default' | 'drill';
+
+export interface Impairments {
+  /** The direction carries nothing: frames are dropped with reason `link_down`. */
+  down: boolean;
+  /** Bernoulli loss probability per frame that carries an IP header (0..1), reason `loss`. */
+  loss: number;
+  /** Drop every IP frame whose IP ID's low byte equals this value (Guo et al. 2016), reason `loss`; null = off. */
+  dropIpIdLowByte: number | null;
+  /** Probability (0..1) that a frame arrives with a bad FCS; the receiver drops it, reason `corrupt`. */
+  corrupt: number;
+}
+
+/** One direction of a link: what the transmitter at `from` sends towards `to`. */
+export interface LinkDirection {
+  rateBps: number;
+  latencyPs: number;
+  mtu: number;
+  impairments: Impairments;
+}
+
+export interface Endpoint {
+  node: string;
+  port: string;
+}
+
+export interface LinkSpec {
+  index: number;
+  a: Endpoint;
+  b: Endpoint;
+  aToB: LinkDirection;
+  bToA: LinkDirection;
+}
+
+export interface PortSpec {
+  /** Position of the port in the node's ports sorted by name. */
+  index: number;
+  name: string;
+  link: number;
+  peerNode: number;
+  peerPort: number;
+  /** This port's transmit direction (this node → peer). */
+  out: LinkDirection;
+  /** The peer's transmit direction (peer → this node). */
+  in: LinkDirection;
+}
+
+export interface Subnet {
+  /** Network address as an unsigned 32-bit integer. */
+  base: number;
+  prefixLength: number;
+}
+
+export interface NodeSpec {
+  index: number;
+  name: string;
+  role: Role;
+  /** Hosts: IPv4 address as an unsigned 32-bit integer; 0 for switches. */
+  ip: number;
+  /** ToRs may declare the subnet of their hosts. */
+  subnet: Subnet | null;
+  /** Derived deterministically from the node index (locally administered unicast). */
+  mac: number;
+  ports: PortSpec[];
+}
+
+/** A workload entry as validated by its kind's schema, with units still as written. */
+export interface WorkloadSpec {
+  index: number;
+  kind: string;
+  /** Path inside the file, for error messages from the workload package (e.g. `workloads[2]`). */
+  path: string;
+  raw: Record<string, unknown>;
+}
+
+export type FaultKind = 'linkDown' | 'linkUp';
+
+export interface FaultSpec {
+  index: number;
+  atPs: number;
+  kind: FaultKind;
+  /** `node:port`: the link attached there (both directions). */
+  target: string;
+}
+
+export interface PodSpec {
+  name: string;
+  /** The file it came from (for error messages), or `<inline>`. */
+  file: string;
+  seed: number;
+  profile: Profile;
+  timing: Timing;
+  nodes: NodeSpec[];
+  links: LinkSpec[];
+  workloads: WorkloadSpec[];
+  faults: FaultSpec[];
+}

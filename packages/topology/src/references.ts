@@ -1,0 +1,42 @@
+/**
+ * Names that point elsewhere in the file: workloads name hosts, faults name link endpoints.
+ * Workload items are checked through their kind's hooks (extensions.ts) and kept as written.
+ */
+import { WorkloadError } from '@rocelab/workload';
+import { describeValue, type Problems } from './errors.js';
+import type { SchemaExtensions } from './extensions.js';
+import type { NodeTable } from './nodes.js';
+import type { FaultSpec, LinkSpec, WorkloadSpec } from './pod.js';
+import type { RawTopology } from './schema.js';
+import { UNITS, parseDuration } from './units.js';
+
+export function resolveWorkloads(raw: RawTopology, table: NodeTable, ext: SchemaExtensions, problems: Problems): WorkloadSpec[] {
+  return (raw.workloads ?? []).map((item, index) => {
+    const path = `workloads[${index}]`;
+    const kind = ext.workloads![item.kind]!; // the schema admits registered kinds only
+    for (const ref of kind.hostRefs(item)) {
+      const node = table.byName.get(ref.name);
+      if (node?.role === 'host') continue;
+      const why = node ? `a ${node.role}` : 'no such node';
+      problems.add('reference', `${path}.${ref.field}`, 'the name of a host', `${JSON.stringify(ref.name)} (${why})`);
+    }
+    try {
+      kind.resolve(item, index, UNITS);
+    } catch (err) {
+      if (!(err instanceof WorkloadError)) throw err;
+      for (const p of err.problems) problems.add('value', `${path}.${p.field}`, p.expected, describeValue(p.actual));
+    }
+    return { index, kind: item.kind, path, raw: item };
+  });
+}
+
+/** Faults in the order they apply: by time, then by position in the file. */
+export function resolveFaults(raw: RawTopology, links: readonly LinkSpec[], problems: Problems): FaultSpec[] {
+  const endpoints = new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`]));
+  const faults = (raw.faults ?? []).map((fault, index): FaultSpec => {
+    const path = `faults[${index}]`;
+    if (!endpoints.has(fault.link)) problems.add('reference', `${path}.link`, 'the endpoint node:port of a declared link', JSON.stringify(fault.link));
+    return { index, atPs: problems.parse(`${path}.at`, 0, () => parseDuration(fault.at)), kind: fault.kind, target: fault.link };
+  });
+  return faults.sort((x, y) => x.atPs - y.atPs || x.index - y.index);
+}

@@ -1,0 +1,151 @@
+/**
+ * The JSON Schema (draft-07) of the topology file (DESIGN §8), assembled from the built-in keys
+ * and the contributions of other packages (`SchemaExtensions`).
+ *
+ * The schema checks shape: types, known keys (`additionalProperties: false` everywhere so a
+ * typo is named), enums and integer ranges. Unit strings are only typed here; their form is
+ * checked by units.ts, the single definition of what `1.5us` or `40G` means. Each fragment's
+ * `description` is the phrase error messages use after "expected".
+ */
+import type { JsonSchema, SchemaExtensions } from './extensions.js';
+import type { Profile, Role, Timing } from './pod.js';
+import { EXPECT } from './units.js';
+
+export const ROLES = ['host', 'tor', 'leaf', 'spine', 'switch'] as const satisfies readonly Role[];
+export const PROFILES = ['vendor', 'paper', 'hpcc-ns3', 'sonic'] as const satisfies readonly Profile[];
+export const TIMINGS = ['default', 'drill'] as const satisfies readonly Timing[];
+export const FAULT_KINDS = ['linkDown', 'linkUp'] as const;
+
+/** Link defaults when the file gives none (DESIGN §5, §8): 40 Gb/s, 1 µs, 1024 B payload. */
+export const LINK_DEFAULTS = { rate: '40G', latency: '1us', mtu: 1024 } as const;
+export const DEFAULT_SEED = 1;
+
+/** The shape a schema-valid file has (extension keys stay `unknown` until their package reads them). */
+export interface RawImpair {
+  down?: boolean;
+  loss?: string | number;
+  dropIpIdLowByte?: number;
+  corrupt?: string | number;
+}
+export interface RawLinkParams {
+  rate?: string | number;
+  latency?: string;
+  mtu?: number;
+}
+export interface RawNode {
+  name: string;
+  role: Role;
+  ip?: string;
+  subnet?: string;
+  [extension: string]: unknown;
+}
+export interface RawLink extends RawLinkParams {
+  a: string;
+  b: string;
+  impairments?: { a_to_b?: RawImpair; b_to_a?: RawImpair };
+}
+export interface RawFault {
+  at: string;
+  kind: (typeof FAULT_KINDS)[number];
+  link: string;
+}
+export interface RawTopology {
+  name: string;
+  seed?: number;
+  profile?: Profile;
+  timing?: Timing;
+  defaults?: { link?: RawLinkParams & { impairments?: RawImpair }; [extension: string]: unknown };
+  nodes: RawNode[];
+  links?: RawLink[];
+  workloads?: Array<Record<string, unknown> & { kind: string }>;
+  faults?: RawFault[];
+}
+
+function object(description: string, properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
+  return { type: 'object', description, additionalProperties: false, properties, ...(required.length ? { required } : {}) };
+}
+
+const duration = { type: 'string', description: EXPECT.duration };
+const rate = { type: ['integer', 'string'], description: EXPECT.rate };
+const probability = { type: ['number', 'string'], description: EXPECT.probability };
+const mtu = { type: 'integer', minimum: 256, maximum: 9000, description: 'an MTU (largest RDMA payload of one packet) in bytes, an integer 256..9000' };
+const nodeName = {
+  type: 'string',
+  pattern: '^[a-z][a-z0-9-]*$',
+  maxLength: 63,
+  description: "a node name: lowercase letters, digits and '-', starting with a letter, at most 63 characters",
+};
+const endpoint = {
+  type: 'string',
+  pattern: '^[a-z][a-z0-9-]*:[A-Za-z0-9][A-Za-z0-9_./-]*$',
+  description: 'an endpoint node:port like tor1:p1',
+};
+const impair = object('impairments {down, loss, dropIpIdLowByte, corrupt}', {
+  down: { type: 'boolean', description: 'true or false' },
+  loss: probability,
+  dropIpIdLowByte: { type: 'integer', minimum: 0, maximum: 255, description: 'an IP ID low byte, an integer 0..255' },
+  corrupt: probability,
+});
+const linkParams = { rate, latency: duration, mtu };
+
+function extensionKeys(section: string, builtin: Record<string, JsonSchema>, extra: Readonly<Record<string, JsonSchema>> | undefined): Record<string, JsonSchema> {
+  for (const key of Object.keys(extra ?? {})) {
+    if (key in builtin) throw new Error(`schema extension ${section}.${key} redefines a built-in key`);
+  }
+  return { ...builtin, ...extra };
+}
+
+function workloadItem(ext: SchemaExtensions): JsonSchema {
+  const kinds = Object.keys(ext.workloads ?? {}).sort();
+  const kind = kinds.length > 0 ? { enum: kinds, description: 'a workload kind' } : { not: {}, description: 'a workload kind (none are registered)' };
+  return {
+    type: 'object',
+    description: 'a workload {kind: ..., ...}',
+    required: ['kind'],
+    properties: { kind },
+    // Dispatch on `kind`: only the matching kind's schema applies, so its errors are the ones reported.
+    allOf: kinds.map((k) => ({
+      if: { type: 'object', required: ['kind'], properties: { kind: { const: k } } },
+      then: ext.workloads![k]!.schema,
+    })),
+  };
+}
+
+/** The whole file's schema with the given contributions merged in. */
+export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
+  const defaults = object(
+    'defaults {link, ...}',
+    extensionKeys('defaults', { link: object('link defaults {rate, latency, mtu, impairments}', { ...linkParams, impairments: impair }) }, ext.defaults),
+  );
+  const node = object(
+    'a node {name, role, ip?, subnet?}',
+    extensionKeys('node', { name: nodeName, role: { enum: [...ROLES], description: 'a node role' }, ip: { type: 'string', description: EXPECT.ipv4 }, subnet: { type: 'string', description: EXPECT.subnet } }, ext.node),
+    ['name', 'role'],
+  );
+  const link = object(
+    'a link {a, b, rate?, latency?, mtu?, impairments?}',
+    { a: endpoint, b: endpoint, ...linkParams, impairments: object('impairments {a_to_b?, b_to_a?}', { a_to_b: impair, b_to_a: impair }) },
+    ['a', 'b'],
+  );
+  const fault = object('a fault {at, kind, link}', { at: duration, kind: { enum: [...FAULT_KINDS], description: 'a fault kind' }, link: endpoint }, ['at', 'kind', 'link']);
+  const list = (description: string, items: JsonSchema, minItems = 0): JsonSchema => ({ type: 'array', description, items, ...(minItems ? { minItems } : {}) });
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: 'rocelab topology',
+    ...object(
+      'a topology: a mapping with name, nodes and links',
+      {
+        name: { type: 'string', minLength: 1, description: 'a pod name (a non-empty string)' },
+        seed: { type: 'integer', minimum: 0, maximum: 0xffffffff, default: DEFAULT_SEED, description: 'a seed, an integer 0..4294967295' },
+        profile: { enum: [...PROFILES], default: 'vendor', description: 'a profile' },
+        timing: { enum: [...TIMINGS], default: 'default', description: 'a timing' },
+        defaults,
+        nodes: list('a list of nodes (at least one)', node, 1),
+        links: list('a list of links', link),
+        workloads: list('a list of workloads', workloadItem(ext)),
+        faults: list('a list of faults', fault),
+      },
+      ['name', 'nodes'],
+    ),
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Helpers for this package's tests (not exported from the package): fixture paths and a
+ * matcher for TopologyError problems.
+ */
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { TopologyError, formatProblem, type Problem } from './errors.js';
+
+/** Compiled tests live in packages/topology/dist/, three levels below the repo root. */
+export function fixture(name: string): string {
+  return fileURLToPath(new URL(`../../../test/fixtures/${name}`, import.meta.url));
+}
+
+/**
+ * Asserts `run` throws a TopologyError for `file` with a problem at `path` whose expectation
+ * contains `expected` (and, when given, whose actual value contains `actual`), and that the
+ * message carries that problem's line `FILE: PATH: expected ...`. Returns the problem.
+ */
+export function assertProblem(run: () => unknown, want: { file: string; code: Problem['code']; path: string; expected: string; actual?: string }): Problem {
+  let error: unknown;
+  try {
+    run();
+  } catch (err) {
+    error = err;
+  }
+  assert.ok(error instanceof TopologyError, `expected a TopologyError, got ${String(error)}`);
+  assert.equal(error.file, want.file);
+  const found = error.problems.find((p) => p.path === want.path && p.expected.includes(want.expected) && (want.actual === undefined || p.actual.includes(want.actual)));
+  assert.ok(found, `no problem at ${want.path} expecting "${want.expected}" in:\n${error.message}`);
+  assert.equal(found.code, want.code);
+  const line = formatProblem(want.file, found);
+  assert.ok(found.code === 'yaml' ? line.startsWith(`${want.file}:${found.line}:${found.col}: `) : line.startsWith(`${want.file}: ${want.path}: expected `), line);
+  assert.ok(error.message.split('\n').includes(line), `message lacks "${line}":\n${error.message}`);
+  return found;
+}

@@ -1,0 +1,110 @@
+/**
+ * Schema validation with ajv, and the translation of ajv's errors into problems a person can
+ * act on: `links[0].raet: expected one of the keys a, b, rate, ..., got unknown key "raet"`.
+ *
+ * ajv runs with `allErrors` (report everything in one pass) and without coercion or defaults
+ * (a file that says `mtu: "1024"` is wrong, and defaults are applied once, in resolution).
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { ROOT, childPath, describeValue, type Problem } from './errors.js';
+import type { JsonSchema, SchemaExtensions } from './extensions.js';
+import { createTopologySchema } from './schema.js';
+
+const compiled = new WeakMap<SchemaExtensions, ValidateFunction>();
+
+function validatorFor(ext: SchemaExtensions): ValidateFunction {
+  let validate = compiled.get(ext);
+  if (!validate) {
+    // verbose: errors carry their parentSchema, whose `description` becomes the expectation.
+    const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strictTypes: false, strictTuples: false });
+    validate = ajv.compile(createTopologySchema(ext));
+    compiled.set(ext, validate);
+  }
+  return validate;
+}
+
+/** `/links/3/b` → `links[3].b`, using the data to tell list indices from keys. */
+function readablePath(pointer: string, data: unknown): string {
+  let path = ROOT;
+  let node = data;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) {
+      path = childPath(path, Number(key));
+      node = node[Number(key)];
+    } else {
+      path = childPath(path, key);
+      node = (node as Record<string, unknown> | undefined)?.[key];
+    }
+  }
+  return path;
+}
+
+const TYPE_NAMES: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', null: 'null' };
+
+function expectation(e: ErrorObject): string {
+  const parent = (e.parentSchema ?? {}) as JsonSchema;
+  const description = typeof parent['description'] === 'string' ? parent['description'] : undefined;
+  switch (e.keyword) {
+    case 'enum':
+      return `one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return JSON.stringify((e.params as { allowedValue: unknown }).allowedValue);
+    case 'type':
+      return description ?? String((e.params as { type: string }).type).split(',').map((t) => TYPE_NAMES[t] ?? t).join(' or ');
+    default:
+      return description ?? `a value that ${e.message ?? 'matches the schema'}`;
+  }
+}
+
+function toProblem(e: ErrorObject, data: unknown): Problem {
+  const path = readablePath(e.instancePath, data);
+  const properties = ((e.parentSchema ?? {}) as { properties?: Record<string, JsonSchema> }).properties ?? {};
+  if (e.keyword === 'additionalProperties') {
+    const key = (e.params as { additionalProperty: string }).additionalProperty;
+    return { code: 'schema', path: childPath(path, key), expected: `one of the keys ${Object.keys(properties).join(', ')}`, actual: `unknown key ${JSON.stringify(key)}` };
+  }
+  if (e.keyword === 'required') {
+    const key = (e.params as { missingProperty: string }).missingProperty;
+    const description = properties[key]?.['description'];
+    return { code: 'schema', path: childPath(path, key), expected: `${typeof description === 'string' ? description : 'a value'} (required)`, actual: 'nothing' };
+  }
+  return { code: 'schema', path, expected: expectation(e), actual: describeValue(e.data) };
+}
+
+/**
+ * An `anyOf`/`oneOf` failure brings every branch's errors. When the value's type matches exactly
+ * one branch, that branch's errors are the helpful ones; otherwise the combinator's own
+ * description says it best. Innermost combinators are settled first.
+ */
+function settleCombinators(errors: ErrorObject[]): ErrorObject[] {
+  let remaining = errors.filter((e) => e.keyword !== 'if'); // `if` failures only explain a `then`
+  const combinators = remaining.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  combinators.sort((x, y) => y.schemaPath.length - x.schemaPath.length);
+  for (const c of combinators) {
+    const prefix = `${c.schemaPath}/`;
+    const inside = remaining.filter((e) => e.schemaPath.startsWith(prefix));
+    const branches = ((c.parentSchema as Record<string, unknown>)[c.keyword] as unknown[]).map((_, i) => inside.filter((e) => e.schemaPath.startsWith(`${prefix}${i}/`)));
+    const typed = branches.filter((b) => !b.some((e) => e.keyword === 'type' && e.instancePath === c.instancePath));
+    const keep = typed.length === 1 && typed[0]!.length > 0 ? typed[0]! : [c];
+    remaining = remaining.filter((e) => !(e === c || inside.includes(e)) || keep.includes(e));
+  }
+  return remaining;
+}
+
+/** Problems with the file's shape, or none. */
+export function validateSchema(data: unknown, ext: SchemaExtensions): Problem[] {
+  const validate = validatorFor(ext);
+  if (validate(data)) return [];
+  const seen = new Set<string>();
+  const problems: Problem[] = [];
+  for (const e of settleCombinators(validate.errors ?? [])) {
+    const p = toProblem(e, data);
+    const key = `${p.path}\n${p.expected}\n${p.actual}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      problems.push(p);
+    }
+  }
+  return problems;
+}

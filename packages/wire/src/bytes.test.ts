@@ -1,0 +1,53 @@
+// Frame sizes of DESIGN §5, worked out by hand from the header sizes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { frameBytes, minSerializedBytes, serializedBytes } from './bytes.js';
+import { FrameKind, Opcode, newFrame, pfcFrame } from './frame.js';
+
+const data = (opcode: number, payloadBytes: number) => newFrame(FrameKind.data, { opcode, payloadBytes });
+
+test('first packet of a WRITE: 1024 payload + 62 headers + 16 RETH', () => {
+  const frame = data(Opcode.writeFirst, 1024);
+  assert.equal(frameBytes(frame), 1024 + 62 + 16);
+  assert.equal(frameBytes(frame), 1102);
+  assert.equal(serializedBytes(frame), 1122);
+  assert.equal(frameBytes(data(Opcode.writeOnly, 1024)), 1102);
+});
+
+test('middle and last packets carry no RETH: 1024 + 62', () => {
+  for (const opcode of [Opcode.writeMiddle, Opcode.writeLast, Opcode.sendMiddle, Opcode.sendFirst]) {
+    assert.equal(frameBytes(data(opcode, 1024)), 1086);
+    assert.equal(serializedBytes(data(opcode, 1024)), 1106);
+  }
+});
+
+test('ACK is 62 + 4 AETH, CNP 62 + 16, PFC 64', () => {
+  const ack = newFrame(FrameKind.ack, { opcode: Opcode.acknowledge });
+  assert.deepEqual([frameBytes(ack), serializedBytes(ack)], [66, 86]);
+  const cnp = newFrame(FrameKind.cnp, { opcode: Opcode.cnp, becn: true });
+  assert.deepEqual([frameBytes(cnp), serializedBytes(cnp)], [78, 98]);
+  const pfc = pfcFrame(0x08, [0, 0, 0, 0xffff, 0, 0, 0, 0]);
+  assert.deepEqual([frameBytes(pfc), serializedBytes(pfc)], [64, 84]);
+});
+
+test('a data packet without payload is padded to the 64-byte Ethernet minimum', () => {
+  assert.equal(frameBytes(data(Opcode.sendOnly, 0)), 64);
+  assert.equal(serializedBytes(data(Opcode.sendOnly, 0)), 84);
+  assert.equal(frameBytes(data(Opcode.writeOnly, 0)), 78); // 62 + 16 RETH is already above 64
+  assert.equal(frameBytes(data(Opcode.sendOnly, 2)), 64);
+  assert.equal(frameBytes(data(Opcode.sendOnly, 3)), 65);
+});
+
+test('hpcc-ns3 counts payload + 48 and no preamble or gap', () => {
+  assert.equal(frameBytes(data(Opcode.writeFirst, 1024), 'hpcc-ns3'), 1072);
+  assert.equal(serializedBytes(data(Opcode.writeFirst, 1024), 'hpcc-ns3'), 1072);
+  assert.equal(serializedBytes(data(Opcode.writeMiddle, 1000), 'hpcc-ns3'), 1048);
+  assert.equal(serializedBytes(newFrame(FrameKind.ack), 'hpcc-ns3'), 48);
+  assert.equal(serializedBytes(pfcFrame(1, [1, 0, 0, 0, 0, 0, 0, 0]), 'hpcc-ns3'), 64);
+});
+
+test('the smallest frame on the wire: 64 + 20 = 84 bytes (hpcc-ns3: 48)', () => {
+  assert.equal(minSerializedBytes(), 84);
+  assert.equal(minSerializedBytes('rocelab'), 84);
+  assert.equal(minSerializedBytes('hpcc-ns3'), 48);
+});

@@ -1,0 +1,56 @@
+/**
+ * How many bytes a frame occupies on the wire (DESIGN §5).
+ *
+ * `rocelab` (the default accounting, every profile but `hpcc-ns3`): a RoCEv2 data packet is
+ * payload + 62 B of headers (Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4), + 16 B RETH
+ * on the first packet of a WRITE; ACK/NAK 62 + 4 (AETH); CNP 62 + 16 reserved; PFC 64.
+ * Frames shorter than Ethernet's 64 B minimum are padded. Serialization adds 20 B of
+ * preamble, SFD and inter-frame gap per frame.
+ *
+ * `hpcc-ns3`: payload + 48 B and no gap, as that simulator counts (PHYSICS §7).
+ */
+import { FrameKind, carriesReth, type Frame } from './frame.js';
+
+export type ByteAccounting = 'rocelab' | 'hpcc-ns3';
+
+export const ROCE_HEADER_BYTES = 62;
+export const RETH_BYTES = 16;
+export const AETH_BYTES = 4;
+export const CNP_RESERVED_BYTES = 16;
+export const PFC_FRAME_BYTES = 64;
+export const MIN_FRAME_BYTES = 64;
+export const PREAMBLE_AND_GAP_BYTES = 20;
+export const HPCC_HEADER_BYTES = 48;
+
+/** Bytes of the frame itself (destination MAC through FCS), as counters and buffers count them. */
+export function frameBytes(frame: Frame, accounting: ByteAccounting = 'rocelab'): number {
+  if (accounting === 'hpcc-ns3') {
+    return frame.kind === FrameKind.pfc ? PFC_FRAME_BYTES : frame.payloadBytes + HPCC_HEADER_BYTES;
+  }
+  let bytes: number;
+  switch (frame.kind) {
+    case FrameKind.data:
+      bytes = frame.payloadBytes + ROCE_HEADER_BYTES + (carriesReth(frame.opcode) ? RETH_BYTES : 0);
+      break;
+    case FrameKind.ack:
+      bytes = ROCE_HEADER_BYTES + AETH_BYTES;
+      break;
+    case FrameKind.cnp:
+      bytes = ROCE_HEADER_BYTES + CNP_RESERVED_BYTES;
+      break;
+    case FrameKind.pfc:
+      bytes = PFC_FRAME_BYTES;
+      break;
+  }
+  return bytes < MIN_FRAME_BYTES ? MIN_FRAME_BYTES : bytes;
+}
+
+/** Bytes the transmitter spends on the frame: the frame plus preamble and gap (none in hpcc-ns3). */
+export function serializedBytes(frame: Frame, accounting: ByteAccounting = 'rocelab'): number {
+  return frameBytes(frame, accounting) + (accounting === 'hpcc-ns3' ? 0 : PREAMBLE_AND_GAP_BYTES);
+}
+
+/** The smallest number of bytes any frame occupies on the wire: the lookahead's serialization term. */
+export function minSerializedBytes(accounting: ByteAccounting = 'rocelab'): number {
+  return accounting === 'hpcc-ns3' ? HPCC_HEADER_BYTES : MIN_FRAME_BYTES + PREAMBLE_AND_GAP_BYTES;
+}

@@ -1,0 +1,165 @@
+/**
+ * The messages of proto/rocelab.proto as plain TypeScript, the only shapes the rest of rocelab
+ * sees (the generated protobufjs classes stay inside this package). Every field is present:
+ * a decoded message has proto3 defaults filled in (0, '', false, empty arrays). 64-bit fields
+ * are numbers, exact below 2^53 (virtual picoseconds ≈ 2.5 h); the decoder rejects larger ones.
+ */
+import type { Frame } from './frame.js';
+
+/** First message in each direction of every connection; see the proto for the handshake. */
+export interface Hello {
+  protocolVersion: number;
+  /** Link: node name; control: member id. */
+  node: string;
+  /** host | tor | leaf | spine | switch | controller | member */
+  role: string;
+  nonce: Uint8Array;
+  /** HMAC-SHA256 over the transcript; empty in the first server Hello. */
+  proof: Uint8Array;
+  /** Link connections: the link's name, "a-node:port--b-node:port" as in the topology. */
+  link: string;
+  /** Control: the nodes this member hosts. */
+  nodes: string[];
+  /** Control: where this member accepts link connections. */
+  linkUrl: string;
+  /** Control: each hosted node's /metrics URL, parallel to `nodes`. */
+  metricsUrls: string[];
+}
+
+/**
+ * One message per link per window (DESIGN §3): the frames emitted during `window` of `lease`.
+ * `arrivalPs[i]`, `originSeq[i]` and `fcsBad[i]` belong to `frames[i]`; all four have one length.
+ * (Proto message `Batch`.)
+ */
+export interface LinkBatch {
+  lease: number;
+  window: number;
+  frames: Frame[];
+  /** Arrival time at the receiver, virtual ps. */
+  arrivalPs: number[];
+  /** The sender's event sequence number: the last key of the event order. */
+  originSeq: number[];
+  /** Corrupted in flight: the receiver drops the frame with reason `corrupt`. */
+  fcsBad: boolean[];
+}
+
+/** A fault or configuration change at a virtual time (DESIGN §7). */
+export interface Fault {
+  id: number;
+  atPs: number;
+  /** e.g. linkDown, linkUp, impair */
+  kind: string;
+  /** node or node:port */
+  target: string;
+  /** Kind-specific parameters as JSON. */
+  spec: string;
+}
+
+/** Controller → members once every member said Hello: who hosts what, and the run. */
+export interface Directory {
+  members: Member[];
+  windowPs: number;
+  seed: number;
+  runId: string;
+}
+
+export interface Member {
+  id: string;
+  nodes: string[];
+  linkUrl: string;
+}
+
+/** A lease of `windows` windows of `windowPs` from `startPs`, the last ending at `endPs`. */
+export interface Grant {
+  lease: number;
+  startPs: number;
+  windowPs: number;
+  windows: number;
+  endPs: number;
+  /** The run ends with this lease: report final stats. */
+  final: boolean;
+  /** Faults with startPs ≤ atPs < endPs. */
+  faults: Fault[];
+  /** Links declared down at startPs (link names). */
+  linksDown: string[];
+  /** Frames lost in transit on links that broke. */
+  losses: LinkLoss[];
+}
+
+export interface LinkLoss {
+  /** "node:port>node:port", the direction that lost frames. */
+  link: string;
+  frames: number;
+}
+
+/** Member → controller at the end of each lease. */
+export interface Report {
+  lease: number;
+  hasNextEvent: boolean;
+  nextEventPs: number;
+  nodes: NodeReport[];
+  /** Counts of the remote link directions that failed in this lease. */
+  links: LinkCount[];
+  /** Remote links this member saw fail in this lease. */
+  linksFailed: string[];
+}
+
+/** One end's count of a failed link direction; sent − accepted was lost in transit. */
+export interface LinkCount {
+  /** Direction "from:port>to:port". */
+  link: string;
+  /** True: frames this member emitted on it; false: frames it accepted from it. */
+  sender: boolean;
+  frames: number;
+}
+
+export interface NodeReport {
+  node: string;
+  /** Running SHA-256 of the node's model events so far. */
+  hash: Uint8Array;
+  events: number;
+  /** Only in the final report (proto message-field presence), null otherwise. */
+  stats: NodeStats | null;
+}
+
+export interface NodeStats {
+  sent: number;
+  delivered: number;
+  queued: number;
+  /** Frames dropped, by drop reason. */
+  dropped: Record<string, number>;
+  causalityViolations: number;
+  rssBytes: number;
+  /** Role-specific results (flows), JSON. */
+  resultsJson: string;
+}
+
+export interface Status {
+  virtualPs: number;
+  dilation: number;
+  windowsPerSecond: number;
+  nodesUp: number;
+  nodesTotal: number;
+  lagSeconds: number;
+  /** starting | running | finished | failed */
+  state: string;
+  windows: number;
+}
+
+/** Orderly end of a connection, with the reason. */
+export interface Goodbye {
+  reason: string;
+}
+
+/** Everything that travels on a connection: exactly one body, tagged by `type`. */
+export type Envelope =
+  | { type: 'hello'; hello: Hello }
+  | { type: 'batch'; batch: LinkBatch }
+  | { type: 'directory'; directory: Directory }
+  | { type: 'grant'; grant: Grant }
+  | { type: 'report'; report: Report }
+  | { type: 'fault'; fault: Fault }
+  | { type: 'status'; status: Status }
+  | { type: 'goodbye'; goodbye: Goodbye };
+
+export type EnvelopeType = Envelope['type'];

@@ -1,0 +1,75 @@
+/**
+ * Invariants of a link batch and its frames (DESIGN §4): every header field fits its width on
+ * a real wire, PFC frames carry exactly eight quanta and others none, and the parallel arrays
+ * match the frames. This runs on every received batch, so it is straight-line code: no
+ * closures, and a field path string is built only when a check fails.
+ */
+import { bitsExpected, checkCount, checkU64, invalid, isUint } from './check.js';
+import { FrameKind, PFC_PRIORITIES, type Frame } from './frame.js';
+import type { DecodeLimits } from './limits.js';
+import type { LinkBatch } from './messages.js';
+
+const MAX8 = 0xff;
+const MAX16 = 0xffff;
+const MAX24 = 0xff_ffff;
+const MAX32 = 0xffff_ffff;
+const MAX48 = 2 ** 48 - 1;
+
+function bad(i: number, name: string, bits: number, value: number): never {
+  invalid(`Batch.frames[${i}].${name}`, bitsExpected(bits), value);
+}
+
+export function checkFrame(f: Frame, i: number): void {
+  if (!isUint(f.kind, FrameKind.pfc) || f.kind < FrameKind.data) {
+    invalid(`Batch.frames[${i}].kind`, 'a frame kind: 1 (data), 2 (ack), 3 (cnp) or 4 (pfc)', f.kind);
+  }
+  if (!isUint(f.srcMac, MAX48)) bad(i, 'srcMac', 48, f.srcMac);
+  if (!isUint(f.dstMac, MAX48)) bad(i, 'dstMac', 48, f.dstMac);
+  if (!isUint(f.srcIp, MAX32)) bad(i, 'srcIp', 32, f.srcIp);
+  if (!isUint(f.dstIp, MAX32)) bad(i, 'dstIp', 32, f.dstIp);
+  if (!isUint(f.dscp, 63)) bad(i, 'dscp', 6, f.dscp);
+  if (!isUint(f.ecn, 3)) bad(i, 'ecn', 2, f.ecn);
+  if (!isUint(f.ipId, MAX16)) bad(i, 'ipId', 16, f.ipId);
+  if (!isUint(f.ttl, MAX8)) bad(i, 'ttl', 8, f.ttl);
+  if (!isUint(f.udpSrcPort, MAX16)) bad(i, 'udpSrcPort', 16, f.udpSrcPort);
+  if (!isUint(f.opcode, MAX8)) bad(i, 'opcode', 8, f.opcode);
+  if (!isUint(f.destQp, MAX24)) bad(i, 'destQp', 24, f.destQp);
+  if (!isUint(f.psn, MAX24)) bad(i, 'psn', 24, f.psn);
+  if (!isUint(f.syndrome, MAX8)) bad(i, 'syndrome', 8, f.syndrome);
+  if (!isUint(f.msn, MAX24)) bad(i, 'msn', 24, f.msn);
+  if (!isUint(f.dmaLength, MAX32)) bad(i, 'dmaLength', 32, f.dmaLength);
+  if (!isUint(f.payloadBytes, MAX32)) bad(i, 'payloadBytes', 32, f.payloadBytes);
+  if (!isUint(f.pfcEnable, MAX8)) bad(i, 'pfcEnable', 8, f.pfcEnable);
+  const quanta = f.pfcQuanta;
+  if (f.kind === FrameKind.pfc) {
+    if (quanta.length !== PFC_PRIORITIES) {
+      invalid(`Batch.frames[${i}].pfcQuanta`, `exactly ${PFC_PRIORITIES} quanta on a PFC frame`, quanta.length);
+    }
+    for (let p = 0; p < PFC_PRIORITIES; p++) {
+      if (!isUint(quanta[p]!, MAX16)) bad(i, `pfcQuanta[${p}]`, 16, quanta[p]!);
+    }
+  } else if (quanta.length !== 0) {
+    invalid(`Batch.frames[${i}].pfcQuanta`, `no quanta on a non-PFC frame (kind ${f.kind})`, quanta.length);
+  }
+}
+
+function checkParallel(length: number, frames: number, name: string): void {
+  if (length !== frames) invalid(`Batch.${name}`, `${frames} entries (one per frame)`, length);
+}
+
+export function checkBatch(b: LinkBatch, limits: DecodeLimits): void {
+  if (!isUint(b.lease, MAX32)) invalid('Batch.lease', bitsExpected(32), b.lease);
+  if (!isUint(b.window, MAX32)) invalid('Batch.window', bitsExpected(32), b.window);
+  const n = b.frames.length;
+  checkCount(n, limits.maxFramesPerBatch, 'Batch.frames');
+  checkParallel(b.arrivalPs.length, n, 'arrivalPs');
+  checkParallel(b.originSeq.length, n, 'originSeq');
+  checkParallel(b.fcsBad.length, n, 'fcsBad');
+  for (let i = 0; i < n; i++) {
+    checkFrame(b.frames[i]!, i);
+    const arrival = b.arrivalPs[i]!;
+    if (!Number.isSafeInteger(arrival) || arrival < 0) checkU64(arrival, `Batch.arrivalPs[${i}]`);
+    const seq = b.originSeq[i]!;
+    if (!Number.isSafeInteger(seq) || seq < 0) checkU64(seq, `Batch.originSeq[${i}]`);
+  }
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+/**
+ * The `rocelab` command (DESIGN §8). Every error names what is wrong and where, and exits
+ * non-zero: 2 for bad input (file, flags), 1 for a run whose audit fails.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { runMemberMain } from '@rocelab/runtime';
+import { parseDuration, TopologyError, UnitError } from '@rocelab/topology';
+import { runCommand } from './run.js';
+import { validateCommand } from './topology.js';
+import { upCommand } from './up.js';
+
+const duration = (text: string): number => {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new InvalidArgumentError(err instanceof UnitError ? `expected ${err.expected}` : String(err));
+  }
+};
+const integer = (what: string, min: number) => (text: string): number => {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected ${what} (an integer ≥ ${min})`);
+  return n;
+};
+const nonNegative = (text: string): number => {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a non-negative number (wall seconds per virtual second; 0 = as fast as possible)');
+  return n;
+};
+
+const program = new Command('rocelab')
+  .description('An emulation testbed for RDMA (RoCEv2) datacenter networks on deterministic virtual time')
+  .showHelpAfterError()
+  .exitOverride();
+
+program
+  .command('run')
+  .description('run a topology for a virtual duration and print its result')
+  .argument('<file>', 'topology file (YAML)')
+  .requiredOption('--duration <d>', 'virtual duration, e.g. 2ms', duration)
+  .option('--seed <n>', "seed (default: the topology's seed, else 1)", integer('a seed', 0))
+  .option('--mode <mode>', 'inproc (one process) or procs (one process per node)', 'inproc')
+  .option('--workers <k>', 'run the nodes in K worker processes', integer('a worker count', 1))
+  .option('--dilation <d>', 'wall seconds per virtual second (pacing; never changes results)', nonNegative, 0)
+  .option('--json', 'print exactly one JSON line on stdout')
+  .addOption(new Option('--debug-uncounted-loss <node>', 'self-test of the conservation audit').hideHelp())
+  .action(async (file: string, o: { duration: number; seed?: number; mode: string; workers?: number; dilation: number; json?: boolean; debugUncountedLoss?: string }) => {
+    if (o.mode !== 'inproc' && o.mode !== 'procs') throw new InvalidArgumentError(`--mode: expected inproc or procs, got ${o.mode}`);
+    process.exitCode = await runCommand(file, {
+      seed: o.seed ?? null,
+      durationPs: o.duration,
+      mode: o.mode,
+      workers: o.workers ?? null,
+      dilation: o.dilation,
+      json: o.json === true,
+      debugUncountedLoss: o.debugUncountedLoss ?? null,
+    });
+  });
+
+program
+  .command('up')
+  .description('run a pod as local processes with live /metrics until Ctrl-C')
+  .argument('[file]', 'topology file', 'test/fixtures/tree.yaml')
+  .option('--dilation <d>', 'wall seconds per virtual second', nonNegative, 1000)
+  .option('--duration <d>', 'stop after this much virtual time', duration)
+  .option('--seed <n>', 'seed', integer('a seed', 0))
+  .option('--workers <k>', 'K worker processes instead of one per node', integer('a worker count', 1))
+  .action(async (file: string, o: { dilation: number; duration?: number; seed?: number; workers?: number }) => {
+    if (o.dilation === 0 && o.duration === undefined) throw new InvalidArgumentError('--dilation 0 runs as fast as possible: give a --duration');
+    process.exitCode = await upCommand(file, { dilation: o.dilation, durationPs: o.duration ?? null, seed: o.seed ?? null, workers: o.workers ?? null });
+  });
+
+const topology = program.command('topology').description('work with topology files');
+topology
+  .command('validate')
+  .description('check a topology against the schema and the wiring rules')
+  .argument('<file>', 'topology file')
+  .action((file: string) => {
+    process.exitCode = validateCommand(file);
+  });
+
+program
+  .command('member', { hidden: true })
+  .description('run a member process from ROCELAB_* environment variables (used by --workers)')
+  .action(async () => {
+    await runMemberMain('any');
+  });
+
+try {
+  await program.parseAsync();
+} catch (err) {
+  if (err instanceof TopologyError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exitCode = 2;
+  } else if (err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('commander.')) {
+    const exitCode = (err as { exitCode?: number }).exitCode ?? 2;
+    process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : exitCode === 1 ? 2 : exitCode;
+  } else {
+    process.stderr.write(`rocelab: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 2;
+  }
+}

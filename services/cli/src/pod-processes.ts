@@ -1,0 +1,102 @@
+/**
+ * Local processes of a pod: one member per node (`procs`: the switch and host services
+ * themselves) or K workers sharing the nodes (`rocelab member`). Every child is killed when
+ * this process exits, so Ctrl-C or a failed run never leaves strays behind.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { PodSpec } from '@rocelab/topology';
+
+export interface MemberPlan {
+  id: string;
+  nodes: string[];
+  /** The service entry to run: switch, host, or a generic worker. */
+  entry: 'switch' | 'host' | 'worker';
+}
+
+/** `procs`: every node its own process; `workers`: K contiguous slices of the sorted nodes. */
+export function planMembers(pod: PodSpec, workers: number | null): MemberPlan[] {
+  if (workers === null) {
+    return pod.nodes.map((n) => ({ id: n.name, nodes: [n.name], entry: n.role === 'host' ? 'host' : 'switch' }));
+  }
+  const k = Math.min(workers, pod.nodes.length);
+  const plans: MemberPlan[] = [];
+  for (let w = 0; w < k; w++) {
+    const from = Math.floor((w * pod.nodes.length) / k);
+    const to = Math.floor(((w + 1) * pod.nodes.length) / k);
+    plans.push({ id: `w${w + 1}`, nodes: pod.nodes.slice(from, to).map((n) => n.name), entry: 'worker' });
+  }
+  return plans;
+}
+
+const ENTRIES = {
+  switch: () => fileURLToPath(import.meta.resolve('@rocelab/switch-service')),
+  host: () => fileURLToPath(import.meta.resolve('@rocelab/host-service')),
+  worker: () => fileURLToPath(new URL('./main.js', import.meta.url)),
+} as const;
+
+export interface SpawnOptions {
+  topologyFile: string;
+  controllerUrl: string;
+  token: string;
+  metricsHost: string;
+  logLevel: string;
+  debugUncountedLoss?: string | null;
+}
+
+export class PodProcesses {
+  private readonly children: ChildProcess[] = [];
+  /** Rejects when a child exits with an error before the pod is done. */
+  readonly failure: Promise<never>;
+  private rejectFailure!: (err: Error) => void;
+  private ending = false;
+
+  constructor() {
+    this.failure = new Promise<never>((_, reject) => (this.rejectFailure = reject));
+    this.failure.catch(() => undefined);
+    process.once('exit', () => this.killAll('SIGKILL'));
+  }
+
+  start(plans: readonly MemberPlan[], options: SpawnOptions): void {
+    for (const plan of plans) {
+      const args = plan.entry === 'worker' ? [ENTRIES.worker(), 'member'] : [ENTRIES[plan.entry]()];
+      const child = spawn(process.execPath, args, {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: {
+          ...process.env,
+          ROCELAB_TOPOLOGY: options.topologyFile,
+          ROCELAB_NODES: plan.nodes.join(','),
+          ROCELAB_MEMBER: plan.id,
+          ROCELAB_CONTROLLER: options.controllerUrl,
+          ROCELAB_POD_TOKEN: options.token,
+          ROCELAB_METRICS_HOST: options.metricsHost,
+          ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? options.logLevel,
+          ...(options.debugUncountedLoss ? { ROCELAB_DEBUG_UNCOUNTED_LOSS: options.debugUncountedLoss } : {}),
+        },
+      });
+      child.once('exit', (code, signal) => {
+        if (!this.ending && code !== 0) this.rejectFailure(new Error(`member ${plan.id} exited with ${signal ?? `code ${code}`}`));
+      });
+      this.children.push(child);
+    }
+  }
+
+  /** Wait for every child to exit on its own (after the controller's Goodbye), then kill stragglers. */
+  async finish(timeoutMs = 10_000): Promise<void> {
+    this.ending = true;
+    const exits = this.children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once('exit', () => r()))));
+    const timer = new Promise<void>((r) => setTimeout(r, timeoutMs).unref());
+    await Promise.race([Promise.all(exits), timer]);
+    this.killAll('SIGKILL');
+  }
+
+  /** Ask every child to stop (SIGTERM), e.g. on Ctrl-C. */
+  terminate(): void {
+    this.ending = true;
+    this.killAll('SIGTERM');
+  }
+
+  private killAll(signal: NodeJS.Signals): void {
+    for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill(signal);
+  }
+}

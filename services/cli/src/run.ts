@@ -1,0 +1,67 @@
+/**
+ * `rocelab run FILE --duration D [--seed N] [--mode inproc|procs] [--workers K] [--dilation D] [--json]`:
+ * run a topology for `[0, duration)` of virtual time and print its result (DESIGN §8).
+ * The same inputs give the same trace hash in every mode.
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { Controller } from '@rocelab/controller';
+import { exitCodeOf, runInproc, type Mode, type RunResult } from '@rocelab/runtime';
+import { createLogger } from '@rocelab/telemetry';
+import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
+import { planMembers, PodProcesses } from './pod-processes.js';
+
+export interface RunCommandOptions {
+  seed: number | null;
+  durationPs: number;
+  mode: 'inproc' | 'procs';
+  workers: number | null;
+  dilation: number;
+  json: boolean;
+  debugUncountedLoss: string | null;
+}
+
+export async function runCommand(file: string, options: RunCommandOptions): Promise<number> {
+  const pod = loadTopologyFile(file);
+  const seed = options.seed ?? pod.seed;
+  const result =
+    options.mode === 'inproc' && options.workers === null
+      ? runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss })
+      : await runLocalProcesses(pod, resolve(file), seed, options);
+  process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : summary(result));
+  return exitCodeOf(result);
+}
+
+async function runLocalProcesses(pod: PodSpec, file: string, seed: number, options: RunCommandOptions): Promise<RunResult> {
+  const log = createLogger('rocelab-run', {}, process.env.ROCELAB_LOG_LEVEL ?? 'warn');
+  const plans = planMembers(pod, options.workers);
+  const mode: Mode = options.workers === null ? 'procs' : 'workers';
+  const token = randomBytes(24).toString('hex');
+  const controller = new Controller({ pod, seed, durationPs: options.durationPs, dilation: options.dilation, token, expected: plans, mode, workers: plans.length, log });
+  const { url } = await controller.listen();
+  const children = new PodProcesses();
+  try {
+    children.start(plans, { topologyFile: file, controllerUrl: url, token, metricsHost: 'off', logLevel: 'warn', debugUncountedLoss: options.debugUncountedLoss });
+    const result = await Promise.race([controller.result, children.failure]);
+    await children.finish();
+    return result;
+  } finally {
+    children.terminate();
+    await controller.close();
+  }
+}
+
+function summary(r: RunResult): string {
+  const drops = Object.entries(r.droppedByReason)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(', ');
+  return [
+    `${r.mode}${r.mode === 'workers' ? ` ×${r.workers}` : ''}: ${r.virtualNs / 1e6} ms virtual in ${r.wallMs} ms wall, ${r.events} events, ${r.windows} windows`,
+    `profile ${r.profile}, timing ${r.timing}, seed ${r.seed}`,
+    `packets: sent ${r.packets.sent}, delivered ${r.packets.delivered}, dropped ${r.packets.dropped}${drops ? ` (${drops})` : ''}, queued ${r.packets.queued}`,
+    `conservation ${r.conservation ? 'holds' : 'FAILS'}, causality violations ${r.causalityViolations}`,
+    `trace hash ${r.traceHash}`,
+    '',
+  ].join('\n');
+}

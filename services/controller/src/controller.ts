@@ -1,0 +1,332 @@
+/**
+ * The time coordinator (DESIGN §3): members say Hello, the controller hands out the directory
+ * (who hosts which node, the window width), then runs the `@rocelab/sync` coordinator —
+ * grants out, reports in — holding each grant until its wall time when a dilation is set.
+ * At the end it assembles the run's result from the members' final reports.
+ *
+ * Pacing is the only wall-clock decision here, and it decides *when* a grant goes out, never
+ * what it says: results are the same for every dilation.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { lookaheadPs } from '@rocelab/sim';
+import { Coordinator, maxLeasePsForDilation, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
+import type { Logger } from '@rocelab/telemetry';
+import type { PodSpec } from '@rocelab/topology';
+import { CloseCode, Connection, WS_OPTIONS, assembleResult, faultToWire, linkName, podKey, wireModelFor, type Mode, type NodeFinal, type RunResult } from '@rocelab/runtime';
+import type { Envelope, Fault, Hello, Report, Status } from '@rocelab/wire';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { controllerRegistry } from './metrics.js';
+
+export interface ControllerOptions {
+  pod: PodSpec;
+  seed: number;
+  /** Virtual duration; null runs until `stop()`. */
+  durationPs: number | null;
+  /** Wall seconds per virtual second; 0 = as fast as possible. */
+  dilation: number;
+  token: string;
+  /** The members expected, with their nodes; null accepts any members that cover the pod exactly once. */
+  expected: ReadonlyArray<{ id: string; nodes: readonly string[] }> | null;
+  mode: Mode;
+  workers: number;
+  log: Logger;
+  host?: string;
+  port?: number;
+  maxWindowsPerLease?: number;
+}
+
+interface MemberEntry {
+  id: string;
+  nodes: string[];
+  conn: Connection;
+  linkUrl: string;
+  metricsUrls: string[];
+  ready: boolean;
+}
+
+export type ControllerState = 'starting' | 'running' | 'finished' | 'failed';
+
+export class Controller {
+  private readonly log: Logger;
+  private readonly key: Buffer;
+  private readonly members = new Map<string, MemberEntry>();
+  private readonly claimed = new Map<string, string>();
+  private coordinator: Coordinator<Fault> | null = null;
+  private http: Server | null = null;
+  private wss: WebSocketServer | null = null;
+  private t0 = 0;
+  private windowPs = 0;
+  private virtualPs = 0;
+  private state: ControllerState = 'starting';
+  private finals = new Map<string, NodeFinal>();
+  private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
+  private readonly started = performance.now();
+  private pending: NodeJS.Timeout | null = null;
+  private windowsDone = 0;
+  private lastRate = { at: performance.now(), windows: 0, perSecond: 0 };
+  readonly result: Promise<RunResult>;
+  /** Resolves when every member has joined and the first lease is granted. */
+  readonly running: Promise<void>;
+  private markRunning!: () => void;
+  /** Every member's per-node metrics URLs, as they registered. */
+  readonly metricsUrls = new Map<string, string>();
+  readonly registry;
+
+  constructor(private readonly options: ControllerOptions) {
+    this.log = options.log.child({ role: 'controller' });
+    this.key = podKey(options.token);
+    this.result = new Promise<RunResult>((resolve, reject) => (this.settle = { resolve, reject }));
+    this.result.catch(() => undefined);
+    this.running = new Promise<void>((resolve) => (this.markRunning = resolve));
+    this.registry = controllerRegistry(() => this.status());
+  }
+
+  /** Start serving members (WebSocket) and /status, /metrics (HTTP) on one port. Returns the ws URL. */
+  async listen(): Promise<{ url: string; httpUrl: string }> {
+    const http = createServer((req, res) => this.serveHttp(req, res));
+    const wss = new WebSocketServer({ server: http, ...WS_OPTIONS });
+    wss.on('connection', (ws) => void this.accept(ws));
+    const host = this.options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(this.options.port ?? 0, host, () => resolve());
+    });
+    this.http = http;
+    this.wss = wss;
+    const port = (http.address() as AddressInfo).port;
+    const shown = host === '0.0.0.0' ? '127.0.0.1' : host;
+    return { url: `ws://${shown}:${port}/control`, httpUrl: `http://${shown}:${port}` };
+  }
+
+  /** End the run at the current lease's end (for runs without a duration). */
+  stop(): void {
+    if (this.coordinator === null) {
+      this.fail(new Error('stopped before the pod started'));
+      return;
+    }
+    this.coordinator.requestStop();
+  }
+
+  async close(): Promise<void> {
+    if (this.pending !== null) clearTimeout(this.pending);
+    for (const m of this.members.values()) m.conn.close(CloseCode.shutdown, 'controller stopping');
+    this.wss?.close();
+    await new Promise<void>((resolve) => (this.http === null ? resolve() : this.http.close(() => resolve())));
+  }
+
+  status(): Status {
+    const now = performance.now();
+    if (now - this.lastRate.at >= 1000) {
+      this.lastRate = { at: now, windows: this.windowsDone, perSecond: ((this.windowsDone - this.lastRate.windows) * 1000) / (now - this.lastRate.at) };
+    }
+    const d = this.options.dilation;
+    const lag = d > 0 && this.t0 > 0 ? Math.max(0, (now - this.t0) / 1000 - (this.virtualPs / 1e12) * d) : 0;
+    return {
+      virtualPs: this.virtualPs,
+      dilation: d,
+      windowsPerSecond: this.lastRate.perSecond,
+      nodesUp: [...this.members.values()].reduce((n, m) => n + (m.conn.isOpen ? m.nodes.length : 0), 0),
+      nodesTotal: this.options.pod.nodes.length,
+      lagSeconds: lag,
+      state: this.state,
+      windows: this.windowsDone,
+    };
+  }
+
+  private async accept(ws: WebSocket): Promise<void> {
+    let conn: Connection;
+    try {
+      conn = await Connection.accept(ws, this.key, { node: 'controller', role: 'controller', link: '', nodes: [], linkUrl: '', metricsUrls: [] }, (h) => this.checkMember(h), this.log);
+    } catch {
+      return; // refused and logged by Connection.accept
+    }
+    const hello = conn.peer!;
+    const entry: MemberEntry = { id: hello.node, nodes: [...hello.nodes], conn, linkUrl: hello.linkUrl, metricsUrls: hello.metricsUrls, ready: false };
+    this.members.set(entry.id, entry);
+    entry.nodes.forEach((n, i) => {
+      this.claimed.set(n, entry.id);
+      if (hello.metricsUrls[i] !== undefined) this.metricsUrls.set(n, hello.metricsUrls[i]!);
+    });
+    conn.listen(
+      (env) => this.onMessage(entry, env),
+      (code, reason) => this.onClosed(entry, code, reason),
+    );
+    this.log.info({ member: entry.id, nodes: entry.nodes }, 'member joined');
+    if (this.claimed.size === this.options.pod.nodes.length) this.sendDirectory();
+  }
+
+  private checkMember(hello: Hello): { code: number; reason: string } | null {
+    const refuse = (reason: string) => ({ code: CloseCode.unknownPeer, reason });
+    if (hello.role !== 'member') return refuse(`role ${hello.role} cannot join as a member`);
+    if (this.state !== 'starting') return refuse('the pod is already running');
+    if (this.members.has(hello.node)) return refuse(`member ${hello.node} is already connected`);
+    if (hello.nodes.length === 0) return refuse(`member ${hello.node} hosts no nodes`);
+    const names = new Set(this.options.pod.nodes.map((n) => n.name));
+    for (const n of hello.nodes) {
+      if (!names.has(n)) return refuse(`unknown node ${n}: pod ${this.options.pod.name} has no such node`);
+      if (this.claimed.has(n)) return refuse(`node ${n} is already hosted by ${this.claimed.get(n)}`);
+    }
+    const expected = this.options.expected?.find((e) => e.id === hello.node);
+    if (this.options.expected !== null && (expected === undefined || [...expected.nodes].sort().join() !== [...hello.nodes].sort().join())) {
+      return refuse(`member ${hello.node} with nodes ${hello.nodes.join(',')} is not expected in this run`);
+    }
+    return null;
+  }
+
+  /** Everyone is here: the window is the smallest lookahead of any link between members. */
+  private sendDirectory(): void {
+    const { pod } = this.options;
+    const wire = wireModelFor(pod.profile);
+    let windowPs = Infinity;
+    for (const link of pod.links) {
+      if (this.claimed.get(link.a.node) === this.claimed.get(link.b.node)) continue;
+      windowPs = Math.min(windowPs, lookaheadPs(link.aToB, wire), lookaheadPs(link.bToA, wire));
+    }
+    // With no link between members any width is safe; 1 ms keeps the reports (hashes) regular.
+    this.windowPs = Number.isFinite(windowPs) ? windowPs : 1e9;
+    const members = [...this.members.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const directory = { members: members.map((m) => ({ id: m.id, nodes: m.nodes, linkUrl: m.linkUrl })), windowPs: this.windowPs, seed: this.options.seed, runId: `${pod.name}-${this.options.seed}` };
+    for (const m of members) m.conn.send({ type: 'directory', directory });
+    this.log.info({ members: members.length, windowPs: this.windowPs }, 'directory sent');
+  }
+
+  private onMessage(member: MemberEntry, env: Envelope): void {
+    if (env.type !== 'report') {
+      member.conn.close(CloseCode.protocol, `expected Report from a member, got ${env.type}`);
+      return;
+    }
+    const report = env.report;
+    if (report.lease === 0) {
+      member.ready = true;
+      if ([...this.members.values()].every((m) => m.ready) && this.claimed.size === this.options.pod.nodes.length) this.begin();
+      return;
+    }
+    for (const n of report.nodes) {
+      if (n.stats !== null) {
+        this.finals.set(n.node, {
+          node: n.node,
+          digest: n.hash,
+          events: n.events,
+          sent: n.stats.sent,
+          delivered: n.stats.delivered,
+          queued: n.stats.queued,
+          dropped: n.stats.dropped,
+          causalityViolations: n.stats.causalityViolations,
+          rssBytes: n.stats.rssBytes,
+          results: JSON.parse(n.stats.resultsJson || 'null') as unknown,
+        });
+      }
+    }
+    try {
+      this.step(this.coordinator!.onReport(toSyncReport(member.id, report)));
+    } catch (err) {
+      member.conn.close(CloseCode.protocol, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private onClosed(member: MemberEntry, code: number, reason: string): void {
+    if (this.state === 'finished') return;
+    this.log.warn({ member: member.id, code, reason }, 'member lost: its links go down at the next lease');
+    if (this.coordinator === null) {
+      this.fail(new Error(`member ${member.id} left before the pod started (${code}: ${reason})`));
+      return;
+    }
+    this.step(this.coordinator.onMemberLost(member.id));
+  }
+
+  private begin(): void {
+    const { pod, durationPs, dilation } = this.options;
+    const linksOfMember = new Map<string, string[]>();
+    for (const link of pod.links) {
+      for (const end of [link.a, link.b]) {
+        const m = this.claimed.get(end.node)!;
+        linksOfMember.set(m, [...(linksOfMember.get(m) ?? []), linkName(link)]);
+      }
+    }
+    this.coordinator = new Coordinator<Fault>({
+      members: [...this.members.keys()].sort(),
+      windowPs: this.windowPs,
+      endPs: durationPs,
+      maxWindowsPerLease: this.options.maxWindowsPerLease ?? 128,
+      maxLeasePs: maxLeasePsForDilation(dilation),
+      idleSpanPs: maxLeasePsForDilation(dilation) ?? this.windowPs,
+      faults: pod.faults.map(faultToWire),
+      linksOfMember,
+    });
+    this.state = 'running';
+    this.t0 = performance.now();
+    this.log.info({ windowPs: this.windowPs, dilation, durationPs }, 'pod running');
+    this.step(this.coordinator.start());
+    this.markRunning();
+  }
+
+  private step(step: Step<Fault>): void {
+    if (step.type === 'wait') return;
+    if (step.type === 'finished') return this.finish(step.endPs);
+    const grant = step.grant;
+    const hold = this.t0 + releaseAtWallMs(grant, this.options.dilation) - performance.now();
+    if (hold <= 0) return this.release(grant);
+    this.pending = setTimeout(() => {
+      this.pending = null;
+      this.release(grant);
+    }, hold);
+  }
+
+  private release(grant: SyncGrant<Fault>): void {
+    this.virtualPs = grant.startPs;
+    this.windowsDone += grant.windows;
+    for (const m of this.members.values()) if (m.conn.isOpen) m.conn.send({ type: 'grant', grant });
+    this.virtualPs = grant.endPs;
+  }
+
+  private finish(endPs: number): void {
+    const { pod, seed, mode, workers } = this.options;
+    const missing = pod.nodes.filter((n) => !this.finals.has(n.name)).map((n) => n.name);
+    this.state = 'finished';
+    this.virtualPs = endPs;
+    for (const m of this.members.values()) m.conn.send({ type: 'goodbye', goodbye: { reason: 'run finished' } });
+    if (missing.length > 0) {
+      this.fail(new Error(`no final report from ${missing.join(', ')}: their members were lost`));
+      return;
+    }
+    const result = assembleResult(
+      pod.nodes.map((n) => this.finals.get(n.name)!),
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted },
+    );
+    this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
+    this.settle.resolve(result);
+  }
+
+  private fail(err: Error): void {
+    this.state = 'failed';
+    this.log.error({ err: err.message }, 'run failed');
+    this.settle.reject(err);
+  }
+
+  private serveHttp(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method === 'GET' && req.url === '/status') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ ...this.status(), nodes: Object.fromEntries(this.metricsUrls) })}\n`);
+      return;
+    }
+    if (req.method === 'GET' && req.url === '/metrics') {
+      this.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(text),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /status, GET /metrics, or a WebSocket to /control\n');
+  }
+}
+
+function toSyncReport(member: string, r: Report) {
+  return {
+    member,
+    lease: r.lease,
+    nextEventPs: r.hasNextEvent ? r.nextEventPs : null,
+    linksFailed: r.linksFailed,
+    linkCounts: r.links.map((l) => ({ link: l.link, side: l.sender ? ('sender' as const) : ('receiver' as const), frames: l.frames })),
+  };
+}

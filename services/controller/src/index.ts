@@ -1,0 +1,6 @@
+/**
+ * @rocelab/controller — the time coordinator service: registers members, hands out the
+ * directory, grants leases (paced by the dilation), and assembles the run's result.
+ */
+export * from './controller.js';
+export * from './metrics.js';
