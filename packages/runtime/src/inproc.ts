@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { PodSpec } from '@rocelab/topology';
 import { scheduleFault } from './faults.js';
-import { buildEngine, podContext } from './models.js';
+import { buildEngine, podContext, type ModelFactory } from './models.js';
 import { assembleResult, nodeFinal, type RunResult } from './result.js';
 
 export interface RunOptions {
@@ -12,12 +12,13 @@ export interface RunOptions {
   durationPs: number;
   /** Node whose model loses frames without counting them (audit self-test). */
   debugUncountedLoss?: string | null;
+  models?: ModelFactory;
 }
 
 export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   const pc = podContext(pod);
   const all = pod.nodes.map((n) => n.index);
-  const engine = buildEngine(pc, options.seed, all, options.debugUncountedLoss ?? null);
+  const engine = buildEngine(pc, options.seed, all, options.debugUncountedLoss ?? null, options.models);
   const hosted = new Set(all);
   for (const fault of pod.faults) scheduleFault(engine, pod, fault, hosted);
   const start = performance.now();

@@ -18,7 +18,7 @@ import { CloseCode, Connection, WS_OPTIONS, type Identity } from './connection.j
 import { faultFromWire } from './fault-wire.js';
 import { scheduleFault } from './faults.js';
 import { NodeMetrics } from './node-metrics.js';
-import { buildEngine, podContext, type PodContext } from './models.js';
+import { buildEngine, podContext, type ModelFactory, type PodContext } from './models.js';
 import { directionName, linkName } from './names.js';
 import { nodeFinal } from './result.js';
 
@@ -38,6 +38,8 @@ export interface MemberOptions {
   /** Wall time to wait for a neighbour's batch before closing its link as misbehaving. */
   batchTimeoutMs?: number;
   debugUncountedLoss?: string | null;
+  /** Model construction (default: the real switch and NIC models). */
+  models?: ModelFactory;
 }
 
 /** One link to a node hosted by another member. */
@@ -69,6 +71,7 @@ export class MemberProcess {
   private readonly metrics: NodeMetrics;
   private windowsRun = 0;
   private failedThisLease: RemoteLink[] = [];
+  private readonly failedEver: RemoteLink[] = [];
   private progress = 0;
   private watchdog: NodeJS.Timeout | null = null;
   private linksReady!: () => void;
@@ -160,7 +163,7 @@ export class MemberProcess {
     const owner = new Map<string, string>();
     for (const m of directory.members) for (const n of m.nodes) owner.set(n, m.id);
     const urlOf = new Map(directory.members.map((m) => [m.id, m.linkUrl]));
-    this.engine = buildEngine(this.pc, directory.seed, this.hosted, this.options.debugUncountedLoss ?? null);
+    this.engine = buildEngine(this.pc, directory.seed, this.hosted, this.options.debugUncountedLoss ?? null, this.options.models);
     for (const spec of pod.links) {
       const aNode = pod.nodes.find((n) => n.name === spec.a.node)!;
       const bNode = pod.nodes.find((n) => n.name === spec.b.node)!;
@@ -331,6 +334,9 @@ export class MemberProcess {
     const engine = this.engine!;
     const next = engine.nextEventPs();
     const failed = this.failedThisLease.splice(0);
+    this.failedEver.push(...failed);
+    // The final report repeats every failed link's counts: the controller settles each once.
+    const counted = final ? this.failedEver : failed;
     const rss = process.memoryUsage().rss / this.hosted.length;
     return {
       lease,
@@ -356,7 +362,7 @@ export class MemberProcess {
                 },
         };
       }),
-      links: failed.flatMap((l) => [
+      links: counted.flatMap((l) => [
         { link: l.outName, sender: true, frames: l.sent },
         { link: l.inName, sender: false, frames: l.accepted },
       ]),
@@ -389,6 +395,16 @@ export class MemberProcess {
 
   get windows(): number {
     return this.windowsRun;
+  }
+
+  /** The engine, once the directory arrived (diagnostics and tests). */
+  get engineOrNull(): Engine | null {
+    return this.engine;
+  }
+
+  /** The connection of a remote link by name (diagnostics and tests). */
+  linkConnection(name: string): Connection | null {
+    return this.remote.get(name)?.conn ?? null;
   }
 }
 

@@ -52,11 +52,20 @@ export function createModel(engine: Engine, pc: PodContext, index: number): Node
   });
 }
 
+/** Builds a node's model; tests inject scripted models through it. */
+export type ModelFactory = (engine: Engine, pc: PodContext, index: number) => NodeModel;
+
 /** An engine hosting `hosted` node indices of the pod, every model attached. */
-export function buildEngine(pc: PodContext, seed: number, hosted: readonly number[], debugUncountedLoss: string | null = null): Engine {
+export function buildEngine(
+  pc: PodContext,
+  seed: number,
+  hosted: readonly number[],
+  debugUncountedLoss: string | null = null,
+  factory: ModelFactory = createModel,
+): Engine {
   const engine = new Engine({ seed, nodes: pc.pod.nodes, hosted, wire: pc.wire });
   for (const index of hosted) {
-    const model = createModel(engine, pc, index);
+    const model = factory(engine, pc, index);
     engine.attach(index, pc.pod.nodes[index]!.name === debugUncountedLoss ? leakEveryNth(model) : model);
   }
   return engine;

@@ -144,3 +144,17 @@ test('stop ends the run with a zero-window final lease at the current lease end'
   assert.deepEqual([g2.startPs, g2.windows, g2.final], [g1.endPs, 0, true]);
   assert.equal(all(c, 2, null, ['m1']).type, 'finished');
 });
+
+test('losses settled by the final reports are handed to the service, once', () => {
+  const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: 2 * W });
+  c.start();
+  c.onReport(report('m1', 1, W));
+  const g2 = grantOf(c.onReport(report('m2', 1, W)));
+  assert.equal(g2.final, true);
+  const counts = { linksFailed: ['a:p0--b:p0'], linkCounts: [{ link: 'a:p0>b:p0', side: 'sender' as const, frames: 9 }, { link: 'a:p0>b:p0', side: 'sender' as const, frames: 9 }] };
+  c.onReport(report('m1', 2, null, counts));
+  assert.deepEqual(c.lossesAtEnd, [], 'not finished yet');
+  const end = c.onReport(report('m2', 2, null, { linksFailed: ['a:p0--b:p0'], linkCounts: [{ link: 'a:p0>b:p0', side: 'receiver', frames: 4 }] }));
+  assert.equal(end.type, 'finished');
+  assert.deepEqual(c.lossesAtEnd, [{ link: 'a:p0>b:p0', frames: 5 }]);
+});

@@ -45,6 +45,7 @@ export class Coordinator<F extends TimedFault = TimedFault> {
   private readonly linksDownNext = new Set<string>();
   private readonly declaredDown = new Set<string>();
   private readonly losses = new Map<string, PendingLoss>();
+  private readonly settled = new Set<string>();
   private readonly lossesNext: LinkLossNote[] = [];
   private readonly maxWindows: number;
   private readonly idleJumpWindows: number;
@@ -124,6 +125,14 @@ export class Coordinator<F extends TimedFault = TimedFault> {
     this.pendingFaults.sort((a, b) => a.atPs - b.atPs || a.id - b.id);
   }
 
+  /**
+   * Losses settled by the last reports, which no grant will carry any more: the service adds
+   * them to the senders' final counts.
+   */
+  get lossesAtEnd(): LinkLossNote[] {
+    return this.state === 'finished' ? [...this.lossesNext] : [];
+  }
+
   /** End the run at the current lease's end: the next grant is the closing one. */
   requestStop(): void {
     this.stopRequested = true;
@@ -201,6 +210,7 @@ export class Coordinator<F extends TimedFault = TimedFault> {
    * difference was lost in transit and the sender counts it as `link_down` at the next lease.
    */
   private noteCounts(counts: LinkCounts): void {
+    if (this.settled.has(counts.link)) return;
     const pending = this.losses.get(counts.link) ?? {};
     if (counts.side === 'sender') pending.sent = counts.frames;
     else pending.accepted = counts.frames;
@@ -209,6 +219,7 @@ export class Coordinator<F extends TimedFault = TimedFault> {
       if (frames < 0) throw new Error(`coordinator: ${counts.link} accepted ${pending.accepted} frames but sent only ${pending.sent}`);
       if (frames > 0) this.lossesNext.push({ link: counts.link, frames });
       this.losses.delete(counts.link);
+      this.settled.add(counts.link);
     } else {
       this.losses.set(counts.link, pending);
     }

@@ -44,8 +44,8 @@ program
   .option('--dilation <d>', 'wall seconds per virtual second (pacing; never changes results)', nonNegative, 0)
   .option('--json', 'print exactly one JSON line on stdout')
   .addOption(new Option('--debug-uncounted-loss <node>', 'self-test of the conservation audit').hideHelp())
-  .action(async (file: string, o: { duration: number; seed?: number; mode: string; workers?: number; dilation: number; json?: boolean; debugUncountedLoss?: string }) => {
-    if (o.mode !== 'inproc' && o.mode !== 'procs') throw new InvalidArgumentError(`--mode: expected inproc or procs, got ${o.mode}`);
+  .action(async (file: string, o: { duration: number; seed?: number; mode: string; workers?: number; dilation: number; json?: boolean; debugUncountedLoss?: string }, cmd: Command) => {
+    if (o.mode !== 'inproc' && o.mode !== 'procs') cmd.error(`error: --mode: expected inproc or procs, got ${o.mode}`, { exitCode: 2 });
     process.exitCode = await runCommand(file, {
       seed: o.seed ?? null,
       durationPs: o.duration,
@@ -65,8 +65,8 @@ program
   .option('--duration <d>', 'stop after this much virtual time', duration)
   .option('--seed <n>', 'seed', integer('a seed', 0))
   .option('--workers <k>', 'K worker processes instead of one per node', integer('a worker count', 1))
-  .action(async (file: string, o: { dilation: number; duration?: number; seed?: number; workers?: number }) => {
-    if (o.dilation === 0 && o.duration === undefined) throw new InvalidArgumentError('--dilation 0 runs as fast as possible: give a --duration');
+  .action(async (file: string, o: { dilation: number; duration?: number; seed?: number; workers?: number }, cmd: Command) => {
+    if (o.dilation === 0 && o.duration === undefined) cmd.error('error: --dilation 0 runs as fast as possible: give a --duration', { exitCode: 2 });
     process.exitCode = await upCommand(file, { dilation: o.dilation, durationPs: o.duration ?? null, seed: o.seed ?? null, workers: o.workers ?? null });
   });
 
@@ -93,6 +93,7 @@ try {
     process.stderr.write(`${err.message}\n`);
     process.exitCode = 2;
   } else if (err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('commander.')) {
+    // Commander has printed its message; usage errors exit 2, help exits 0.
     const exitCode = (err as { exitCode?: number }).exitCode ?? 2;
     process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : exitCode === 1 ? 2 : exitCode;
   } else {

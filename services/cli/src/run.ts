@@ -57,7 +57,7 @@ function summary(r: RunResult): string {
     .map(([reason, n]) => `${reason} ${n}`)
     .join(', ');
   return [
-    `${r.mode}${r.mode === 'workers' ? ` ×${r.workers}` : ''}: ${r.virtualNs / 1e6} ms virtual in ${r.wallMs} ms wall, ${r.events} events, ${r.windows} windows`,
+    `${r.mode}${r.mode === 'workers' ? ` ×${r.workers}` : ''}: ${(r.virtualNs / 1e6).toFixed(3)} ms virtual in ${r.wallMs} ms wall, ${r.events} events, ${r.windows} windows`,
     `profile ${r.profile}, timing ${r.timing}, seed ${r.seed}`,
     `packets: sent ${r.packets.sent}, delivered ${r.packets.delivered}, dropped ${r.packets.dropped}${drops ? ` (${drops})` : ''}, queued ${r.packets.queued}`,
     `conservation ${r.conservation ? 'holds' : 'FAILS'}, causality violations ${r.causalityViolations}`,

@@ -291,6 +291,11 @@ export class Controller {
       this.fail(new Error(`no final report from ${missing.join(', ')}: their members were lost`));
       return;
     }
+    // Frames lost in transit on links that broke in the last lease: the sender's link_down drops.
+    for (const loss of this.coordinator!.lossesAtEnd) {
+      const sender = this.finals.get(loss.link.split(':')[0]!);
+      if (sender !== undefined) sender.dropped.link_down = (sender.dropped.link_down ?? 0) + loss.frames;
+    }
     const result = assembleResult(
       pod.nodes.map((n) => this.finals.get(n.name)!),
       { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted },

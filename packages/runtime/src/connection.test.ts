@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, test } from 'node:test';
+import { encodeEnvelope, PROTOCOL_VERSION, type Envelope, type Hello } from '@rocelab/wire';
+import { pino } from 'pino';
+import WebSocket, { WebSocketServer } from 'ws';
+import { podKey } from './auth.js';
+import { CloseCode, Connection, HandshakeError, WS_OPTIONS, type HelloCheck, type Identity } from './connection.js';
+
+const lines: string[] = [];
+const log = pino({ level: 'debug' }, { write: (line: string) => lines.push(line) });
+
+const KEY = podKey('test-token');
+const server = (node: string): Identity => ({ node, role: 'member', link: '', nodes: [], linkUrl: '', metricsUrls: [] });
+const client = (node: string, link = ''): Identity => ({ node, role: 'member', link, nodes: [node], linkUrl: '', metricsUrls: [] });
+
+/** A server that accepts connections with `check` and echoes every message back. */
+async function echoServer(check: HelloCheck = () => null, key = KEY) {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', ...WS_OPTIONS });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  const accepted: Connection[] = [];
+  const refused: HandshakeError[] = [];
+  wss.on('connection', (ws) => {
+    Connection.accept(ws, key, server('srv'), check, log).then(
+      (conn) => {
+        accepted.push(conn);
+        conn.listen(
+          (env) => conn.send(env),
+          () => undefined,
+        );
+      },
+      (err: HandshakeError) => refused.push(err),
+    );
+  });
+  after(() => wss.close());
+  return { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, accepted, refused };
+}
+
+function closed(conn: Connection): Promise<{ code: number; reason: string }> {
+  return new Promise((resolve) => conn.listen(() => undefined, (code, reason) => resolve({ code, reason })));
+}
+
+async function rejection(promise: Promise<unknown>): Promise<HandshakeError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof HandshakeError, `expected a HandshakeError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('expected the handshake to be refused');
+}
+
+const status: Envelope = {
+  type: 'status',
+  status: { virtualPs: 5, dilation: 0, windowsPerSecond: 0, nodesUp: 1, nodesTotal: 2, lagSeconds: 0, state: 'running', windows: 3 },
+};
+
+test('both sides prove the pod token, then envelopes flow both ways', async () => {
+  const { url, accepted } = await echoServer();
+  const conn = await Connection.connect(url, KEY, client('h1'), log);
+  assert.equal(conn.peer?.node, 'srv');
+  const echoed = new Promise<Envelope>((resolve) => conn.listen(resolve, () => undefined));
+  conn.send(status);
+  assert.deepEqual(await echoed, status);
+  assert.equal(accepted[0]?.peer?.node, 'h1');
+  conn.close(CloseCode.normal, 'done');
+});
+
+test('a peer with another pod token is refused with a clear reason, in both directions', async () => {
+  const { url, refused } = await echoServer();
+  const err = await rejection(Connection.connect(url, podKey('other-token'), client('h1'), log));
+  assert.equal(err.code, CloseCode.auth);
+  assert.match(err.reason, /bad proof from h1: the pod token differs/);
+  assert.equal(refused[0]?.code, CloseCode.auth);
+
+  const impostor = await echoServer(() => null, podKey('other-token'));
+  const back = await rejection(Connection.connect(impostor.url, KEY, client('h1'), log));
+  assert.equal(back.code, CloseCode.auth);
+});
+
+test('a client speaking another protocol version is refused with both versions named', async () => {
+  const { url, refused } = await echoServer();
+  const ws = new WebSocket(url, WS_OPTIONS);
+  const closing = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  ws.once('message', () => {
+    const hello: Hello = { ...client('h1'), protocolVersion: PROTOCOL_VERSION + 1, nonce: new Uint8Array(16), proof: new Uint8Array(32) };
+    ws.send(encodeEnvelope({ type: 'hello', hello }));
+  });
+  const { code, reason } = await closing;
+  assert.equal(code, CloseCode.version);
+  assert.equal(reason, `protocol version ${PROTOCOL_VERSION + 1} is not supported; this node speaks ${PROTOCOL_VERSION}`);
+  assert.equal(refused.length, 1);
+});
+
+test('a server speaking another protocol version is refused by the client', async () => {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', ...WS_OPTIONS });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  after(() => wss.close());
+  wss.on('connection', (ws) => {
+    const hello: Hello = { ...server('old'), protocolVersion: 0, nonce: new Uint8Array(16), proof: new Uint8Array(0) };
+    ws.send(encodeEnvelope({ type: 'hello', hello }));
+  });
+  const err = await rejection(Connection.connect(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, KEY, client('h1'), log));
+  assert.equal(err.code, CloseCode.version);
+  assert.match(err.reason, /server speaks protocol version 0; this node speaks 1/);
+});
+
+test('an unknown node is refused by the server’s check with its reason', async () => {
+  const { url } = await echoServer((hello) => (hello.node === 'h9' ? { code: CloseCode.unknownPeer, reason: 'unknown node h9: pod tree has no such node' } : null));
+  const err = await rejection(Connection.connect(url, KEY, client('h9'), log));
+  assert.equal(err.code, CloseCode.unknownPeer);
+  assert.equal(err.reason, 'closed during handshake: unknown node h9: pod tree has no such node');
+});
+
+test('a malformed or truncated message closes only that connection, with a logged reason', async () => {
+  const { url, accepted } = await echoServer();
+  const bad = await Connection.connect(url, KEY, client('h1'), log);
+  const good = await Connection.connect(url, KEY, client('h2'), log);
+  const serverSide = accepted.find((c) => c.peer?.node === 'h1')!;
+  const serverClosed = new Promise<{ code: number; reason: string }>((resolve) => {
+    // Watch the server's end: replace its echo handler, keep the close.
+    serverSide.listen(() => undefined, (code, reason) => resolve({ code, reason }));
+  });
+  const clientClosed = closed(bad);
+  const encoded = encodeEnvelope(status);
+  bad.sendRaw(encoded.subarray(0, encoded.length - 3)); // truncated
+  const s = await serverClosed;
+  assert.equal(s.code, CloseCode.malformed);
+  assert.match(s.reason, /^malformed message: truncated: /);
+  assert.equal((await clientClosed).code, CloseCode.malformed);
+  assert.ok(lines.some((l) => l.includes('malformed message: closing the connection') && l.includes('"peer":"h1"')));
+
+  // The other connection (and the server) keep working.
+  const echoed = new Promise<Envelope>((resolve) => good.listen(resolve, () => undefined));
+  good.send(status);
+  assert.deepEqual(await echoed, status);
+  good.close(CloseCode.normal, 'done');
+});
+
+test('a text message or garbage bytes are malformed too', async () => {
+  const { url } = await echoServer();
+  for (const payload of ['hello', new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x0f])]) {
+    const conn = await Connection.connect(url, KEY, client('h1'), log);
+    const done = closed(conn);
+    conn.sendRaw(payload);
+    assert.equal((await done).code, CloseCode.malformed);
+  }
+});

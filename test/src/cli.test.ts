@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cli, fixture } from './harness.js';
+
+const TREE = fixture('tree.yaml');
+const run = (...args: string[]) => cli(['run', ...args, '--json']);
+
+function hashOf(args: string[]): string {
+  const r = run(...args);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(r.json !== null, `one JSON line expected, got: ${r.stdout}`);
+  assert.equal(r.json.conservation, true);
+  assert.equal(r.json.causalityViolations, 0);
+  return r.json.traceHash;
+}
+
+test('rocelab run --json prints exactly one JSON line with the DESIGN §8 fields', () => {
+  const r = run(TREE, '--seed', '7', '--duration', '2ms');
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.split('\n').filter(Boolean).length, 1);
+  const j = r.json!;
+  for (const key of ['traceHash', 'seed', 'profile', 'mode', 'virtualNs', 'wallMs', 'windows', 'events', 'packets', 'droppedByReason', 'causalityViolations', 'conservation']) {
+    assert.ok(key in j, `missing ${key}`);
+  }
+  assert.match(j.traceHash, /^[0-9a-f]{64}$/);
+  assert.deepEqual([j.seed, j.profile, j.mode, j.virtualNs, j.windows], [7, 'vendor', 'inproc', 2_000_000, 0]);
+  assert.deepEqual(Object.keys(j.packets), ['sent', 'delivered', 'dropped', 'queued']);
+  assert.equal(j.packets.sent, j.packets.delivered + j.packets.dropped + j.packets.queued);
+  assert.ok(j.events > 0 && j.packets.sent > 0);
+});
+
+test('the tree fixture hashes the same twice, in procs and with 2 workers; seed 8 differs', () => {
+  const base = hashOf([TREE, '--seed', '7', '--duration', '2ms']);
+  assert.equal(hashOf([TREE, '--seed', '7', '--duration', '2ms']), base);
+  assert.equal(hashOf([TREE, '--seed', '7', '--duration', '2ms', '--mode', 'procs']), base);
+  assert.equal(hashOf([TREE, '--seed', '7', '--duration', '2ms', '--workers', '2']), base);
+  assert.notEqual(hashOf([TREE, '--seed', '8', '--duration', '2ms']), base);
+});
+
+test('changing one link latency by 1 ps changes the hash', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-'));
+  const file = join(dir, 'tree-1ps.yaml');
+  const text = readFileSync(TREE, 'utf8').replace('{a: sw1:p9, b: sw2:p9}', '{a: sw1:p9, b: sw2:p9, latency: 1000001ps}');
+  assert.notEqual(text, readFileSync(TREE, 'utf8'));
+  writeFileSync(file, text);
+  assert.notEqual(hashOf([file, '--seed', '7', '--duration', '2ms']), hashOf([TREE, '--seed', '7', '--duration', '2ms']));
+});
+
+test('line.yaml delivers exactly the packets the link arithmetic predicts', () => {
+  // h1 → sw1 → h2 at 40 Gb/s, 1 µs per link, 1024 B packets, store and forward (DESIGN §5).
+  // Packet 0 is WRITE FIRST: 1024 + 62 + 16 (RETH) = 1102 B + 20 B preamble/gap → 1122 B × 200 ps/B = 224,400 ps;
+  // the others 1086 + 20 = 1106 B → 221,200 ps. h1 sends back to back; sw1 starts packet 0 on arrival,
+  // and every later packet waits behind it, 3,200 ps late but then back to back, so
+  //   delivery of packet k = (224,400 + 1 µs) + 224,400 + 1 µs + k · 221,200 = 2,448,800 + k · 221,200 ps.
+  const durationPs = 2e9; // 2 ms
+  const first = 2 * 224_400 + 2 * 1_000_000;
+  const delivered = Math.floor((durationPs - 1 - first) / 221_200) + 1;
+  assert.equal(delivered, 9031);
+  // h1 starts packet k at 224,400 + (k − 1) · 221,200 (k ≥ 1) and packet 0 at 0: all started before 2 ms are sent.
+  const sent = Math.floor((durationPs - 1 - 224_400) / 221_200) + 2;
+  const r = run(fixture('line.yaml'), '--duration', '2ms');
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.json!.packets.delivered, delivered);
+  assert.equal(r.json!.packets.sent, sent);
+  assert.ok(r.json!.packets.sent > 0);
+  assert.equal(r.json!.packets.dropped, 0);
+  assert.equal(r.json!.packets.queued, sent - delivered);
+});
+
+test('an uncounted loss fails the conservation audit and the run exits 1, in every mode', () => {
+  for (const mode of [[], ['--mode', 'procs']]) {
+    const r = run(TREE, '--duration', '2ms', '--debug-uncounted-loss', 'sw1', ...mode);
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal(r.json!.conservation, false);
+    const p = r.json!.packets;
+    assert.ok(p.sent > p.delivered + p.dropped + p.queued, JSON.stringify(p));
+  }
+});
+
+test('a bad topology is refused before anything starts: file, path and expectation, exit 2', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-'));
+  const file = join(dir, 'bad.yaml');
+  writeFileSync(file, readFileSync(TREE, 'utf8').replace('rate: 40G', 'rate: 40Q'));
+  const r = cli(['run', file, '--duration', '1ms', '--json']);
+  assert.equal(r.status, 2);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, new RegExp(`${file.replace(/[.]/g, '\\.')}: defaults\\.link\\.rate: expected a rate like 40G`));
+});
+
+test('bad flags are refused with what was expected', () => {
+  const r = cli(['run', TREE, '--duration', '5parsecs']);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--duration.*expected a duration/);
+  const m = cli(['run', TREE, '--duration', '1ms', '--mode', 'docker-ish']);
+  assert.equal(m.status, 2);
+  assert.match(m.stderr, /--mode: expected inproc or procs/);
+});

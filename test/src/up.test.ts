@@ -1,0 +1,43 @@
+/**
+ * `npm start` runs `rocelab up` on the tree fixture: one process per node, each printing a
+ * /metrics URL that serves the emulator's counters; Ctrl-C stops every child.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { test } from 'node:test';
+import { CLI, ROOT } from './harness.js';
+
+test('rocelab up prints a live /metrics URL per node and stops every child on Ctrl-C', { timeout: 60_000 }, async () => {
+  const child = spawn(process.execPath, [CLI, 'up', 'test/fixtures/tree.yaml', '--dilation', '1000'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('Ctrl-C stops the pod.')) resolve();
+    });
+    child.once('exit', () => reject(new Error(`rocelab up exited early:\n${out}`)));
+  });
+  const urls = new Map([...out.matchAll(/^(\S+)\s+(host|tor)\s+(http:\/\/127\.0\.0\.1:\d+\/metrics)$/gm)].map((m) => [m[1]!, m[3]!]));
+  assert.deepEqual([...urls.keys()].sort(), ['h1', 'h2', 'h3', 'h4', 'sw1', 'sw2']);
+  assert.equal(new Set([...urls.values()].map((u) => new URL(u).port)).size, 6, 'one port per node');
+  await new Promise((r) => setTimeout(r, 1000)); // let some virtual time pass
+  for (const [node, url] of urls) {
+    const text = await (await fetch(url)).text();
+    for (const name of ['rocelab_transmitted_packets_total', 'rocelab_received_packets_total', 'rocelab_virtual_seconds_total']) {
+      assert.match(text, new RegExp(`^${name}\\{[^}]*node="${node}"`, 'm'), `${node} lacks ${name}`);
+    }
+    assert.match(text, new RegExp(`^rocelab_dropped_packets_total\\{port="\\w+",reason="link_down",node="${node}"`, 'm'));
+    const virtual = Number(/^rocelab_virtual_seconds_total\{[^}]*\} (\S+)$/m.exec(text)![1]);
+    assert.ok(virtual > 0, `${node} has run some virtual time`);
+  }
+  const status = (await (await fetch(/(http:\/\/\S+\/status)/.exec(out)![1]!)).json()) as { state: string; nodesUp: number };
+  assert.deepEqual([status.state, status.nodesUp], ['running', 6]);
+  child.kill('SIGINT');
+  assert.equal(await exited, 0);
+  assert.match(out, /stopped at [\d.]+ ms virtual; conservation holds/);
+  for (const url of urls.values()) {
+    await assert.rejects(fetch(url), 'every node process is gone');
+  }
+});
