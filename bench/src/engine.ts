@@ -44,18 +44,16 @@ export function measureEngine(file: string, options: EngineOptions): EngineFigur
   note(`engine: warm-up ${warm.runs} runs, last sample ${rate(warm)} events/s`);
 
   const rates: number[] = [];
-  let runs = 0;
-  let spentMs = 0;
-  let events = 0;
-  while (spentMs < options.measureMs || rates.length < 5) {
+  const total: Sum = { runs: 0, events: 0, wallMs: 0 };
+  while (total.wallMs < options.measureMs || rates.length < 5) {
     const sample = sumRuns(run, SAMPLE_MS);
     rates.push(rate(sample));
-    runs += sample.runs;
-    spentMs += sample.wallMs;
-    events = sample.events / sample.runs;
+    total.runs += sample.runs;
+    total.events += sample.events;
+    total.wallMs += sample.wallMs;
   }
-  note(`engine: ${rates.length} samples (${runs} runs, ${Math.round(spentMs)} ms) → ${rates.join(', ')} events/s`);
-  return { eventsPerSec: median(rates), samples: rates.length, runs, eventsPerRun: Math.round(events) };
+  note(`engine: ${rates.length} samples (${total.runs} runs, ${total.wallMs} ms) → ${rates.join(', ')} events/s`);
+  return { eventsPerSec: median(rates), samples: rates.length, runs: total.runs, eventsPerRun: Math.round(total.events / total.runs) };
 }
 
 interface Sum {

@@ -47,9 +47,8 @@ function serve(conn: Connection): void {
       }
     },
     () => {
-      process.send!({ frames, batches });
       server.close();
-      process.disconnect();
+      process.send!({ frames, batches }, () => process.disconnect());
     },
   );
 }

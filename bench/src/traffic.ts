@@ -67,7 +67,7 @@ export class Traffic {
       originSeq.push(this.seq++);
       fcsBad.push(false);
     }
-    return { lease: this.lease, window: window >>> 0, frames, arrivalPs, originSeq, fcsBad };
+    return { lease: this.lease, window, frames, arrivalPs, originSeq, fcsBad };
   }
 }
 

@@ -75,6 +75,9 @@ export class MemberProcess {
   private progress = 0;
   private watchdog: NodeJS.Timeout | null = null;
   private linksReady!: () => void;
+  /** Resolves once the directory has been applied: links can be accepted from then on. */
+  private readonly directoryApplied: Promise<void>;
+  private markDirectoryApplied!: () => void;
   private finished = false;
   private settle!: { resolve: () => void; reject: (err: Error) => void };
   readonly done: Promise<void>;
@@ -91,6 +94,7 @@ export class MemberProcess {
     this.hosted.sort((a, b) => a - b);
     this.metrics = new NodeMetrics(options.pod, this.hosted, () => this.engine, () => this.windowsRun);
     this.done = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
+    this.directoryApplied = new Promise<void>((resolve) => (this.markDirectoryApplied = resolve));
     this.done.catch(() => undefined);
   }
 
@@ -186,6 +190,7 @@ export class MemberProcess {
       });
     }
     this.sync = new MemberSync([...this.remote.keys()]);
+    this.markDirectoryApplied();
     const allUp = new Promise<void>((resolve) => (this.linksReady = resolve));
     this.checkLinksReady();
     const dials = [...this.remote.values()]
@@ -205,6 +210,8 @@ export class MemberProcess {
 
   private async acceptLink(ws: import('ws').WebSocket): Promise<void> {
     let link: RemoteLink | undefined;
+    // A neighbour may dial before our directory arrived: hold its socket until we know our links.
+    await this.directoryApplied;
     try {
       const conn = await Connection.accept(
         ws,
@@ -212,7 +219,6 @@ export class MemberProcess {
         { node: this.options.id, role: 'member', link: '', nodes: [], linkUrl: '', metricsUrls: [] },
         (hello) => {
           link = this.remote.get(hello.link);
-          if (this.engine === null) return { code: CloseCode.unknownPeer, reason: `member ${this.options.id} has no directory yet` };
           if (link === undefined || link.dialer) return { code: CloseCode.unknownPeer, reason: `unknown link ${hello.link || '(none)'}: no such link ends at ${this.options.id}` };
           if (hello.node !== link.spec.a.node) return { code: CloseCode.unknownPeer, reason: `node ${hello.node} is not the far end of ${hello.link}` };
           if (link.conn !== null) return { code: CloseCode.unknownPeer, reason: `link ${hello.link} is already connected` };
