@@ -9,6 +9,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 /** This file runs as test/dist/workspace.test.js: the repository root is two levels up. */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,31 +41,11 @@ interface Workspace {
 const rel = (path: string): string => relative(ROOT, path).split('\\').join('/');
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 
-/**
- * tsconfig files are JSONC: drop comments (outside strings) and trailing commas, then parse.
- * Strings are copied verbatim, so a path such as "a//b" or "/*" inside quotes survives.
- */
-function readJsonc(path: string): unknown {
-  const text = readFileSync(path, 'utf8');
-  let out = '';
-  for (let i = 0; i < text.length; ) {
-    const c = text[i]!;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (text.startsWith('//', i)) {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (text.startsWith('/*', i)) {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? text.length : end + 2;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return JSON.parse(out.replace(/,(\s*[}\]])/g, '$1'));
+/** A tsconfig file (JSONC: comments and trailing commas allowed), parsed as `tsc` parses it. */
+function readTsconfig(path: string): { references?: Array<{ path: string }> } {
+  const { config, error } = ts.readConfigFile(path, ts.sys.readFile);
+  assert.equal(error, undefined, `${rel(path)}: ${error === undefined ? '' : ts.flattenDiagnosticMessageText(error.messageText, '\n')}`);
+  return config as { references?: Array<{ path: string }> };
 }
 
 /** Directories holding a package.json under `packages/*`, `services/*`, and `test`, `bench`. */
@@ -98,7 +79,7 @@ function declaredRocelab(pkg: PackageJson): string[] {
 
 /** The directories (relative to the root) a workspace's tsconfig.json references. */
 function referencedDirs(w: Workspace): string[] {
-  const config = readJsonc(join(ROOT, w.dir, 'tsconfig.json')) as { references?: Array<{ path: string }> };
+  const config = readTsconfig(join(ROOT, w.dir, 'tsconfig.json'));
   return (config.references ?? [])
     .map((ref) => {
       const target = resolve(ROOT, w.dir, ref.path);
@@ -117,44 +98,13 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** Source text with comments blanked out (strings and template literals kept as they are). */
-function withoutComments(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; ) {
-    const c = text[i]!;
-    if (c === '"' || c === "'" || c === '`') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== c && !(c !== '`' && text[j] === '\n')) j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (text.startsWith('//', i)) {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (text.startsWith('/*', i)) {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? text.length : end + 2;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return out;
-}
-
-const IMPORT_PATTERNS = [
-  // import x from 'm'; import type { X } from 'm'; export { x } from 'm'; export * from 'm'
-  /(?:^|[;\n}])\s*(?:import|export)\s[^'"`;]*?\bfrom\s*(['"])([^'"]+)\1/g,
-  // import 'm' (side effects)
-  /(?:^|[;\n}])\s*import\s*(['"])([^'"]+)\1/g,
-  // import('m'), require('m')
-  /\b(?:import|require)\s*\(\s*(['"])([^'"]+)\1\s*\)/g,
-];
-
-/** The module specifiers a TypeScript file imports, re-exports or requires. */
-function importsOf(path: string): string[] {
-  const text = withoutComments(readFileSync(path, 'utf8'));
-  const found = new Set<string>();
-  for (const pattern of IMPORT_PATTERNS) for (const m of text.matchAll(pattern)) found.add(m[2]!);
-  return [...found];
+/**
+ * The module specifiers a TypeScript file imports: static, type-only, re-exports, side-effect,
+ * `import x = require()`, dynamic `import()` and `require()`. TypeScript's own pre-processor
+ * scans them, so comments, strings, template literals and regular expressions never fool it.
+ */
+function importsOf(text: string): string[] {
+  return [...new Set(ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName))];
 }
 
 /** `@rocelab/sim/testing` → `@rocelab/sim`; `protobufjs/minimal.js` → `protobufjs`; relative → null. */
@@ -165,21 +115,30 @@ function packageOf(specifier: string): string | null {
 }
 
 const isBuiltin = (specifier: string): boolean => specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0]!);
-const isTestFile = (path: string): boolean => /\.test\.ts$/.test(path) || /(^|\/)testing\.ts$/.test(path);
+const isTestFile = (path: string): boolean => path.endsWith('.test.ts');
 
 /** Each import of the workspaces in `dirs`, as "file: specifier" pairs. */
 function importsUnder(dirs: readonly string[]): Array<{ file: string; specifier: string }> {
-  return dirs.flatMap((dir) => tsFiles(join(ROOT, dir, 'src')).flatMap((file) => importsOf(file).map((specifier) => ({ file: rel(file), specifier }))));
+  return dirs.flatMap((dir) => tsFiles(join(ROOT, dir, 'src')).flatMap((file) => importsOf(readFileSync(file, 'utf8')).map((specifier) => ({ file: rel(file), specifier }))));
 }
 
 test('the import scanner finds static, type-only, re-export, side-effect and dynamic imports, and ignores comments and strings', () => {
   // Guards the rules below: a scanner that found nothing would let every rule pass.
-  const sample = withoutComments(`import a from 'a';\nimport type { B } from "b";\nexport * from './c.js';\nimport 'd';\nconst e = await import('e');\n// import x from 'not-me';\n/* import y from 'nor-me'; */\nconst s = "from 'nope'";\nexport { f } from '@rocelab/f/sub';\n`);
-  const found = new Set<string>();
-  for (const pattern of IMPORT_PATTERNS) for (const m of sample.matchAll(pattern)) found.add(m[2]!);
-  assert.deepEqual([...found].sort(), ['./c.js', '@rocelab/f/sub', 'a', 'b', 'd', 'e']);
+  const sample = [
+    "import a from 'a';",
+    'import type { B } from "b";',
+    "export * from './c.js';",
+    "import 'd';",
+    "const e = await import('e');",
+    "// import x from 'not-me';",
+    "/* import y from 'nor-me'; */",
+    'const s = "import z from \'nope\'"; const r = /[\'"]/g;',
+    "export { f } from '@rocelab/f/sub';",
+    "const g = require('g');",
+  ].join('\n');
+  assert.deepEqual(importsOf(sample).sort(), ['./c.js', '@rocelab/f/sub', 'a', 'b', 'd', 'e', 'g']);
   assert.equal(packageOf('@rocelab/f/sub'), '@rocelab/f');
-  // And on the real tree: sim imports wire, and the runtime imports services' building blocks.
+  // And on the real tree: sim imports wire, the runtime imports telemetry.
   assert.ok(importsUnder(['packages/sim']).some((i) => i.specifier === '@rocelab/wire'));
   assert.ok(importsUnder(['packages/runtime']).some((i) => i.specifier === '@rocelab/telemetry'));
 });
@@ -191,7 +150,7 @@ test('the root package.json lists exactly the workspaces found under packages/*,
 });
 
 test('the root tsconfig.json references every workspace, so `tsc -b` builds them all', () => {
-  const root = readJsonc(join(ROOT, 'tsconfig.json')) as { references?: Array<{ path: string }> };
+  const root = readTsconfig(join(ROOT, 'tsconfig.json'));
   const dirs = (root.references ?? []).map((r) => rel(resolve(ROOT, r.path))).sort();
   assert.deepEqual(dirs, WORKSPACES.map((w) => w.dir));
 });

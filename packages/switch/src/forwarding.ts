@@ -31,7 +31,11 @@ export class Forwarding {
   }
 }
 
-/** FNV-1a over the 5-tuple (src IP, dst IP, UDP, src port, dst port 4791). */
+/**
+ * FNV-1a over the 5-tuple (src IP, dst IP, UDP, src port, dst port 4791), then murmur3's
+ * finalizer: without it `hash mod 2^k` sees only the low k bits of each byte, and flows whose
+ * ports differ by a multiple of 4 would all share one of 4 paths.
+ */
 export function flowHash(srcIp: number, dstIp: number, udpSrcPort: number): number {
   let h = 0x811c9dc5;
   const mix = (word: number, bytes: number) => {
@@ -45,5 +49,10 @@ export function flowHash(srcIp: number, dstIp: number, udpSrcPort: number): numb
   mix(17, 1);
   mix(udpSrcPort, 2);
   mix(ROCE_UDP_PORT, 2);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return h >>> 0;
 }
