@@ -140,7 +140,26 @@ export class Connection {
   }
 
   send(envelope: Envelope): void {
-    if (this.phase === 'open') this.ws.send(encodeEnvelope(envelope));
+    if (this.phase !== 'open') return;
+    this.corkUntilNextTick();
+    this.ws.send(encodeEnvelope(envelope));
+  }
+
+  /**
+   * Messages sent in one tick leave in one write: the socket is corked at the first send and
+   * uncorked when the tick ends, so nothing waits longer than the code that is running anyway.
+   */
+  private corked = false;
+  private corkUntilNextTick(): void {
+    if (this.corked) return;
+    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (socket === undefined) return;
+    this.corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 
   /** Send raw bytes (tests use it to play a misbehaving peer). */
