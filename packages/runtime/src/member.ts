@@ -42,6 +42,12 @@ export interface MemberOptions {
   models?: ModelFactory;
 }
 
+/**
+ * Sequence numbers of link-down events the controller declares (origin = the controller):
+ * far above the topology faults' (2 × fault index + end), unique per lease, link and end.
+ */
+const DECLARED_DOWN_SEQ = 2 ** 40;
+
 /** One link to a node hosted by another member. */
 interface RemoteLink {
   name: string;
@@ -274,14 +280,15 @@ export class MemberProcess {
   private onGrant(grant: Grant): void {
     const engine = this.engine!;
     const hostedSet = new Set(this.hosted);
-    for (const name of grant.linksDown) {
+    grant.linksDown.forEach((name, i) => {
       const link = this.options.pod.links.find((l) => linkName(l) === name);
-      if (link === undefined) continue;
-      for (const end of [link.a, link.b]) {
+      if (link === undefined) return;
+      [link.a, link.b].forEach((end, e) => {
         const node = this.options.pod.nodes.find((n) => n.name === end.node)!;
-        if (hostedSet.has(node.index)) engine.scheduleLinkState(grant.startPs, 2 ** 40 + grant.lease, node.index, node.ports.find((p) => p.name === end.port)!.index, false);
-      }
-    }
+        const seq = DECLARED_DOWN_SEQ + grant.lease * 2 ** 20 + 2 * i + e;
+        if (hostedSet.has(node.index)) engine.scheduleLinkState(grant.startPs, seq, node.index, node.ports.find((p) => p.name === end.port)!.index, false);
+      });
+    });
     for (const loss of grant.losses) {
       const link = [...this.remote.values()].find((l) => l.outName === loss.link);
       if (link !== undefined) engine.context(link.localNode).stats.countDrops('link_down', link.localPort, loss.frames);

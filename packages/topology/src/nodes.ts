@@ -70,7 +70,8 @@ export function resolveNodes(raw: readonly RawNode[], problems: Problems): NodeT
   const names = [...firstAt.keys()].sort(compareNames);
   const nodes = names.map((name, index): NodeSpec => {
     const { ip, subnet } = parsed.get(name)!;
-    return { index, name, role: raw[firstAt.get(name)!]!.role, ip, subnet, mac: MAC_BASE + index + 1, ports: [] };
+    const { name: _name, role, ip: _ip, subnet: _subnet, ...config } = raw[firstAt.get(name)!]!;
+    return { index, name, role, ip, subnet, mac: MAC_BASE + index + 1, ports: [], config };
   });
   return {
     nodes,

@@ -10,24 +10,16 @@ export type Role = 'host' | 'tor' | 'leaf' | 'spine' | 'switch';
 export type Profile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
 export type Timing = 'default' | 'drill';
 
-export interface Impairments {
-  /** The direction carries nothing: frames are dropped with reason `link_down`. */
-  down: boolean;
-  /** Bernoulli loss probability per frame that carries an IP header (0..1), reason `loss`. */
-  loss: number;
-  /** Drop every IP frame whose IP ID's low byte equals this value (Guo et al. 2016), reason `loss`; null = off. */
-  dropIpIdLowByte: number | null;
-  /** Probability (0..1) that a frame arrives with a bad FCS; the receiver drops it, reason `corrupt`. */
-  corrupt: number;
-}
+import type { ImpairmentConfig, LinkDirectionConfig } from '@rocelab/sim';
 
-/** One direction of a link: what the transmitter at `from` sends towards `to`. */
-export interface LinkDirection {
-  rateBps: number;
-  latencyPs: number;
-  mtu: number;
-  impairments: Impairments;
-}
+/**
+ * Impairments of one link direction: `down`, Bernoulli `loss`, the IP-ID rule
+ * `dropIpIdLowByte` (null = off) and `corrupt` — the link model's own type (packages/sim).
+ */
+export type Impairments = ImpairmentConfig;
+
+/** One direction of a link: what the transmitter at `from` sends towards `to` (the link model's type). */
+export type LinkDirection = LinkDirectionConfig;
 
 export interface Endpoint {
   node: string;
@@ -72,6 +64,8 @@ export interface NodeSpec {
   /** Derived deterministically from the node index (locally administered unicast). */
   mac: number;
   ports: PortSpec[];
+  /** Keys other packages contributed to this node (e.g. `switch`, `nic`), as validated by their sub-schemas. */
+  config: Readonly<Record<string, unknown>>;
 }
 
 /** A workload entry as validated by its kind's schema, with units still as written. */
@@ -104,4 +98,6 @@ export interface PodSpec {
   links: LinkSpec[];
   workloads: WorkloadSpec[];
   faults: FaultSpec[];
+  /** Keys other packages contributed to `defaults` (e.g. `switch`, `nic`), as validated by their sub-schemas. */
+  defaults: Readonly<Record<string, unknown>>;
 }

@@ -31,5 +31,12 @@ export function resolvePod(raw: RawTopology, file: string, ext: SchemaExtensions
     links,
     workloads,
     faults,
+    defaults: extensionDefaults(raw),
   };
+}
+
+/** `defaults` without the core `link` key: what extension packages contributed. */
+function extensionDefaults(raw: RawTopology): Record<string, unknown> {
+  const { link: _link, ...rest } = raw.defaults ?? {};
+  return rest;
 }

@@ -55,6 +55,9 @@ test('contributed keys and kinds validate with their own sub-schemas', () => {
   const text = `${BASE.replace('role: switch}', 'role: switch, switch: {bufferBytes: 1}}')}defaults: {switch: {alpha: 0.125}}\nworkloads:\n  - {kind: ping, hosts: [h, g], every: 10us}\n  - {kind: flow, from: h, to: g, sizeBytes: 1, start: 0us}\n`;
   const pod = parseTopology(text, 'x.yaml', EXT);
   assert.deepEqual(pod.workloads.map((w) => w.kind), ['ping', 'flow']);
+  // Contributed keys travel with the pod for their packages to read.
+  assert.deepEqual(pod.nodes.find((n) => n.role === 'switch')!.config, { switch: { bufferBytes: 1 } });
+  assert.deepEqual(pod.defaults, { switch: { alpha: 0.125 } });
   assertProblem(() => parseTopology(text.replace('bufferBytes: 1', 'bufferBytes: "1"'), 'x.yaml', EXT), { file: 'x.yaml', code: 'schema', path: 'nodes[0].switch.bufferBytes', expected: 'an integer', actual: '"1"' });
   assertProblem(() => parseTopology(text.replace('alpha: 0.125', 'alfa: 0.125'), 'x.yaml', EXT), { file: 'x.yaml', code: 'schema', path: 'defaults.switch.alfa', expected: 'one of the keys alpha', actual: 'unknown key "alfa"' });
   // The kind's host references and value hook run through the loader.

@@ -275,7 +275,6 @@ export class Controller {
   }
 
   private release(grant: SyncGrant<Fault>): void {
-    this.virtualPs = grant.startPs;
     this.windowsDone += grant.windows;
     for (const m of this.members.values()) if (m.conn.isOpen) m.conn.send({ type: 'grant', grant });
     this.virtualPs = grant.endPs;
