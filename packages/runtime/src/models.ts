@@ -5,8 +5,8 @@
  */
 import { DEFAULT_WIRE_MODEL, Engine, type NodeModel, type WireModel } from '@rocelab/sim';
 import { Host, type HostPeer } from '@rocelab/rnic';
-import { Switch } from '@rocelab/switch';
-import { flowWorkloads, routeTable, type PodSpec, type Profile } from '@rocelab/topology';
+import { planSwitch, Switch, type SwitchProblem } from '@rocelab/switch';
+import { flowWorkloads, routeTable, switchSettingsOf, type PodSpec, type Profile } from '@rocelab/topology';
 import type { FlowWorkload } from '@rocelab/workload';
 import { leakEveryNth } from './debug.js';
 
@@ -44,10 +44,21 @@ export function createModel(engine: Engine, pc: PodContext, index: number): Node
       accounting: pc.wire.accounting,
     });
   }
+  // The topology loader already checked these settings; a problem here is a bug.
+  const problems: SwitchProblem[] = [];
+  const settings = switchSettingsOf(pod, node, problems);
+  const plan = planSwitch(settings, node.ports, problems);
+  if (plan === null || problems.length > 0) throw new Error(`${node.name}: switch settings: ${JSON.stringify(problems)}`);
   return new Switch(ctx, {
     mac: node.mac,
     peerMacs: node.ports.map((p) => peerMac(p.index)),
     routes: routeTable(pod, index),
+    attachedHosts: node.ports.flatMap((p) => {
+      const peer = pod.nodes[p.peerNode]!;
+      return peer.role === 'host' ? [{ ip: peer.ip, mac: peer.mac, port: p.index }] : [];
+    }),
+    settings,
+    plan,
     accounting: pc.wire.accounting,
   });
 }

@@ -4,7 +4,9 @@
  * to the controller in Hello); until then they answer 503.
  */
 import type { Engine } from '@rocelab/sim';
-import { createNodeRegistry, serveMetrics, type MetricsEndpoint, type NodeMetricsSource } from '@rocelab/telemetry';
+import { Switch } from '@rocelab/switch';
+import { createNodeRegistry, serveMetrics, type MetricsEndpoint, type NodeMetricsSource, type SwitchMetricsSource } from '@rocelab/telemetry';
+import { PFC_PRIORITIES } from '@rocelab/wire';
 import type { PodSpec } from '@rocelab/topology';
 import type { Registry } from 'prom-client';
 import { VERSION } from './version.js';
@@ -46,8 +48,7 @@ export class NodeMetrics {
 
 function sourceOf(engine: Engine, index: number, windows: () => number): NodeMetricsSource {
   const ctx = engine.context(index);
-  const model = engine.model(index) as { queueBytes?: (port: number) => number } | null;
-  const queueBytes = model?.queueBytes?.bind(model);
+  const model = engine.model(index);
   return {
     stats: ctx.stats,
     portNames: ctx.ports.map((p) => p.name),
@@ -56,6 +57,22 @@ function sourceOf(engine: Engine, index: number, windows: () => number): NodeMet
     paused: (port, p) => (ctx.transmitters[port]!.pausedMask(engine.horizonPs) & (1 << p)) !== 0,
     events: () => engine.eventsProcessed(index),
     windows,
-    ...(queueBytes === undefined ? {} : { queueDepthBytes: queueBytes }),
+    ...(model instanceof Switch ? { switch: switchSource(model, engine) } : {}),
+  };
+}
+
+function switchSource(sw: Switch, engine: Engine): SwitchMetricsSource {
+  const slot = (port: number, p: number) => port * PFC_PRIORITIES + p;
+  return {
+    queueDepthBytes: (port, p) => sw.queueBytes(port, p),
+    ingressBytes: (port, p) => sw.mmu.ingressBytes(port, p),
+    headroomBytes: (port, p) => sw.mmu.headroomBytes(port, p),
+    sharedUsedBytes: () => sw.mmu.sharedUsedBytes(),
+    ecnMarked: (port, p) => sw.ecnMarked[slot(port, p)]!,
+    pausingSeconds: (port, p) => sw.pfc.pausingPs(port, p, engine.horizonPs) / 1e12,
+    stormed: (port, p) => (sw.watchdog(port, p)?.state === 'stormed' ? 1 : 0),
+    stormsDetected: (port, p) => sw.watchdog(port, p)?.detections ?? 0,
+    stormsRestored: (port, p) => sw.watchdog(port, p)?.restorations ?? 0,
+    floodCopies: (port) => sw.floodCopies[port]!,
   };
 }

@@ -17,3 +17,4 @@ export * from './impairments.js';
 export * from './link.js';
 export * from './node.js';
 export * from './engine.js';
+export * from './units.js';

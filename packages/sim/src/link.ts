@@ -69,6 +69,10 @@ export class Transmitter {
   private readonly pausedUntilPs = new Float64Array(PFC_PRIORITIES);
   private readonly pausedSincePs = new Float64Array(PFC_PRIORITIES);
   private readonly pausedTotalPs = new Float64Array(PFC_PRIORITIES);
+  /** Priorities whose received pauses are ignored (PFC watchdog mitigation), as a bit mask. */
+  private ignoredMask = 0;
+  /** Per priority: received pauses that found it not paused (SAI `PFC_n_ON2OFF_RX_PKTS`). */
+  readonly pauseOnTransitions: number[] = new Array<number>(PFC_PRIORITIES).fill(0);
   /** Time of the pending pause-expiry wake-up, -1 if none. */
   private wakeAtPs = -1;
   private readonly quantumPs: number;
@@ -104,9 +108,20 @@ export class Transmitter {
 
   /** Bit mask of the priorities that may not start a frame at `nowPs`. */
   pausedMask(nowPs: number): number {
+    return this.receivedPauseMask(nowPs) & ~this.ignoredMask;
+  }
+
+  /** Bit mask of the priorities held by received pauses, whether or not they are ignored. */
+  receivedPauseMask(nowPs: number): number {
     let mask = 0;
     for (let p = 0; p < PFC_PRIORITIES; p++) if (this.pausedUntilPs[p]! > nowPs) mask |= 1 << p;
     return mask;
+  }
+
+  /** Ignore (or honour again) received pauses of a priority: the PFC watchdog's mitigation. */
+  ignorePauses(nowPs: number, priority: number, ignore: boolean): void {
+    this.ignoredMask = ignore ? this.ignoredMask | (1 << priority) : this.ignoredMask & ~(1 << priority);
+    this.kick(nowPs);
   }
 
   /** Virtual time priority `p` has been held by received pauses, up to `nowPs`. */
@@ -150,6 +165,7 @@ export class Transmitter {
       if (until <= nowPs) {
         this.pausedTotalPs[p] = this.pausedTotalPs[p]! + Math.max(0, until - this.pausedSincePs[p]!);
         this.pausedSincePs[p] = nowPs;
+        this.pauseOnTransitions[p]!++;
       }
       this.pausedUntilPs[p] = this.wire.pauseUntilResume ? Infinity : nowPs + quanta * this.quantumPs;
     }

@@ -3,7 +3,9 @@ import { test } from 'node:test';
 import { DEFAULT_WIRE_MODEL, Engine, dropReasonIndex, serializationPs } from '@rocelab/sim';
 import { dataFrame, ScriptedNode, testNodes, type TestLink } from '@rocelab/sim/testing';
 import { frameBytes, serializedBytes, type Frame } from '@rocelab/wire';
-import { Switch, type SwitchConfig } from './switch.js';
+import { Switch } from './switch.js';
+import { testSwitchConfig } from './testing.js';
+import type { SwitchSettings } from './profiles.js';
 
 /** `10.0.1.11` → 0x0a00010b. */
 const ip = (text: string): number => text.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
@@ -32,20 +34,20 @@ interface Pod {
  * Hosts h1..h`n` each on one link to `sw`. testNodes numbers nodes by sorted name
  * (h1=0, h2=1, h3=2, sw=n) and a node's ports by its links in order, so sw port i-1 faces hi.
  */
-function pod(n: 2 | 3, options: { bufferBytes?: number; links?: Partial<TestLink>[] } = {}): Pod {
+function pod(n: 2 | 3, options: { settings?: Partial<SwitchSettings>; links?: Partial<TestLink>[] } = {}): Pod {
   const names = (['h1', 'h2', 'h3'] as const).slice(0, n);
   const links: TestLink[] = names.map((h, i) => ({ a: h, b: 'sw', ...options.links?.[i] }));
   const nodes = testNodes(links);
   const index = (name: string) => nodes.findIndex((node) => node.name === name);
   const engine = new Engine({ seed: 1, nodes, hosted: nodes.map((node) => node.index), wire: DEFAULT_WIRE_MODEL });
-  const config: SwitchConfig = {
+  const swIndex = index('sw');
+  // L3 routes only (no attached-host L2 tables): these tests are about forwarding and timing.
+  const config = testSwitchConfig(engine.context(swIndex), {
     mac: MAC.sw,
     peerMacs: names.map((h) => MAC[h]),
     routes: names.map((h, port) => ({ ip: IP[h], ports: [port] })),
-    accounting: 'rocelab',
-    ...(options.bufferBytes === undefined ? {} : { bufferBytes: options.bufferBytes }),
-  };
-  const swIndex = index('sw');
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
+  });
   const sw = new Switch(engine.context(swIndex), config);
   engine.attach(swIndex, sw);
   const hosts = new Map<string, ScriptedNode>();
@@ -138,8 +140,9 @@ test('a destination the switch has no route for is dropped as `no_route` on the 
   assert.equal(stats.ports[1]!.txFrames, 0);
 });
 
-test('a full shared buffer drops as `buffer`: 40G in, 10G out, room for two waiting frames', () => {
-  // Buffer 2 × 1086 = 2172 B. h1 → sw at 40G, sw → h2 at 10G (884,800 ps per frame).
+test('a full shared buffer drops lossy frames as `buffer`: 40G in, 10G out, room for two waiting frames', () => {
+  // A pool of exactly 2 × 1086 = 2172 B: no lossless priority (no headroom), no reserve, and
+  // thresholds (α) so large that only the pool's size limits admission. h1 → sw at 40G, sw → h2 at 10G (884,800 ps per frame).
   // Arrival k at sw: a_k = 221,200 + 1,000,000 + k × 221,200 = 1,221,200 + k × 221,200.
   // The queue counts frames waiting (a frame leaves the buffer when it starts on the wire):
   //   k=0 1,221,200  wire idle → starts at once, done 2,106,000           used 0
@@ -154,24 +157,28 @@ test('a full shared buffer drops as `buffer`: 40G in, 10G out, room for two wait
   //   k=8 2,990,800  again coincides with the wire freeing: DROP; then k=2 starts (done 3,875,600)
   //   k=9 3,212,000  queued                                                used 2172
   // Then k=5 starts at 3,875,600, k=9 at 4,760,400. Arrival at h2 = start + 884,800 + 1,000,000.
-  const p = pod(2, { bufferBytes: 2 * FRAME_BYTES, links: [{}, { rateBps: 10e9 }] });
+  const p = pod(2, {
+    settings: { bufferBytes: 2 * FRAME_BYTES, reserveBytes: 0, losslessPriorities: [], alpha: 1e9, egressLossyAlpha: 1e9 },
+    links: [{}, { rateBps: 10e9 }],
+  });
   for (let k = 0; k < 10; k++) p.host('h1').send(0, frameFrom('h1', 'h2', { psn: k }));
 
   p.engine.runUntil(2_000_000);
   // Before 2,000,000: arrivals k=0..3 at sw (k=3 dropped); k=0 on the wire to h2; k=1, k=2 queued.
-  assert.equal(p.sw.queueBytes(1), 2 * FRAME_BYTES);
+  assert.equal(p.sw.queueBytes(1, 3), 2 * FRAME_BYTES); // DSCP 26 → queue 3
   assert.deepEqual(audit(p), { sent: 10, delivered: 0, dropped: 1, held: 9 });
 
   p.engine.runUntil(20_000_000);
   const stats = p.engine.context(p.swIndex).stats;
   assert.equal(stats.droppedByReason().buffer, 5);
-  assert.equal(stats.ports[1]!.dropped[dropReasonIndex('buffer')], 5, 'counted on the egress port whose queue is full');
+  assert.equal(stats.ports[0]!.dropped[dropReasonIndex('buffer')], 5, 'counted on the ingress port, where admission happens');
   const startsAtSw = [1_221_200, 2_106_000, 2_990_800, 3_875_600, 4_760_400];
   assert.deepEqual(
     p.host('h2').received.map((r) => [r.frame.psn, r.timePs]),
     [0, 1, 2, 5, 9].map((psn, i) => [psn, startsAtSw[i]! + SER_10G + LATENCY]),
   );
-  assert.equal(p.sw.queueBytes(1), 0, 'the buffer drains completely');
+  assert.equal(p.sw.queueBytes(1, 3), 0, 'the buffer drains completely');
+  assert.equal(p.sw.mmu.heldBytes(), 0, 'and the MMU agrees');
   assert.deepEqual(audit(p), { sent: 10, delivered: 5, dropped: 5, held: 0 });
 });
 

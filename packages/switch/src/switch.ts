@@ -1,71 +1,237 @@
 /**
- * The first-cut switch (rocelab issue 2): forwards by destination IP to the right port, one
- * FIFO per port over a shared buffer, TTL and MAC rewrite on each hop. Every frame it takes
- * in is forwarded, held, or dropped with a reason (`ttl`, `no_route`, `buffer`).
+ * A switch (ToR, leaf or spine): the dataplane mechanisms composed behind the engine's
+ * `NodeModel`. Each frame is classified (DSCP → priority), forwarded (L2 tables for directly
+ * attached hosts, L3 ECMP routes otherwise), admitted by the MMU (which may pause the ingress
+ * upstream), queued in one of the egress port's 8 queues and, when the link pulls it, marked
+ * by ECN at dequeue. A PFC watchdog polls every lossless queue. Every frame taken in is
+ * forwarded, held, or dropped with a reason.
  */
-import { DEFAULT_DSCP_MAP, frameBytes, type ByteAccounting, type DscpMap, type Frame } from '@rocelab/wire';
-import type { NodeContext, NodeModel } from '@rocelab/sim';
-import { SHARED_BUFFER_BYTES } from './defaults.js';
+import { FrameKind, PFC_PRIORITIES, cloneFrame, frameBytes, type ByteAccounting, type Frame } from '@rocelab/wire';
+import type { NodeContext, NodeModel, Rng } from '@rocelab/sim';
+import { Classifier } from './classifier.js';
+import { shouldMark } from './ecn.js';
 import { Forwarding, NO_ROUTE, type Route } from './forwarding.js';
-import { PortFifo } from './port-fifo.js';
+import { L2Tables } from './mac-table.js';
+import { Mmu } from './mmu.js';
+import { PfcGenerator } from './pfc.js';
+import { PfcWatchdog } from './pfc-watchdog.js';
+import type { SwitchPlan } from './plan.js';
+import type { SwitchSettings } from './profiles.js';
+import { EgressScheduler } from './scheduler.js';
+
+/** A host attached to this switch: L2 delivery by ARP and MAC tables. */
+export interface AttachedHost {
+  ip: number;
+  mac: number;
+  port: number;
+}
 
 export interface SwitchConfig {
   mac: number;
-  /** MAC of the node behind each port (the next hop's address after rewrite). */
+  /** MAC of the node behind each port (the next hop after rewrite). */
   peerMacs: readonly number[];
   routes: readonly Route[];
+  attachedHosts: readonly AttachedHost[];
+  settings: SwitchSettings;
+  plan: SwitchPlan;
   accounting: ByteAccounting;
-  bufferBytes?: number;
-  dscpMap?: DscpMap;
 }
 
+/** A switch-level fault or configuration change. */
+export type SwitchFault = { kind: 'macFlush' };
+
+interface Queued {
+  frame: Frame;
+  inPort: number;
+  pg: number;
+}
+
+const POLL_TIMER = 0;
+const refreshTimer = (port: number, pg: number): number => 1 + port * PFC_PRIORITIES + pg;
+
 export class Switch implements NodeModel {
+  private readonly classifier: Classifier;
   private readonly forwarding: Forwarding;
-  private readonly queues: PortFifo[];
-  private readonly bufferBytes: number;
-  private readonly dscpMap: DscpMap;
-  private usedBytes = 0;
+  private readonly l2: L2Tables;
+  private readonly local: Map<number, AttachedHost>;
+  readonly mmu: Mmu;
+  readonly pfc: PfcGenerator;
+  private readonly queues: EgressScheduler<Queued>[];
+  private readonly watchdogs: Array<Array<PfcWatchdog | null>>;
+  private readonly ecnRng: Rng;
+  /** Per (port, queue): packets sent, ECN marks. */
+  readonly txPackets: Float64Array;
+  readonly ecnMarked: Float64Array;
+  readonly floodCopies: Float64Array;
+  private held = 0;
 
   constructor(
     private readonly ctx: NodeContext,
     private readonly config: SwitchConfig,
   ) {
+    const { settings, plan } = config;
+    const ports = ctx.ports.length;
+    this.classifier = new Classifier(settings.dscpMap, settings.losslessPriorities);
     this.forwarding = new Forwarding(config.routes);
-    this.queues = ctx.ports.map(() => new PortFifo());
-    this.bufferBytes = config.bufferBytes ?? SHARED_BUFFER_BYTES;
-    this.dscpMap = config.dscpMap ?? DEFAULT_DSCP_MAP;
+    this.l2 = new L2Tables({ arpAgeingPs: settings.arpAgeingPs, macAgeingPs: settings.macAgeingPs, losslessFlood: settings.losslessFlood });
+    this.local = new Map(config.attachedHosts.map((h) => [h.ip, h]));
+    // As after the hosts' first ARP exchange: both tables know every attached host.
+    for (const h of config.attachedHosts) {
+      this.l2.setArp(0, h.ip, h.mac);
+      this.l2.learn(0, h.mac, h.port);
+    }
+    this.mmu = new Mmu(plan.mmu, ports);
+    this.pfc = new PfcGenerator(ports, { quanta: settings.pauseQuanta, refreshPs: plan.refreshPs }, {
+      send: (port, frame) => ctx.sendControl(port, frame),
+      setRefresh: (port, pg, atPs) => (atPs === null ? ctx.cancelTimer(refreshTimer(port, pg)) : ctx.setTimer(refreshTimer(port, pg), atPs)),
+    });
+    this.queues = ctx.ports.map(
+      () => new EgressScheduler<Queued>({ strictPriorities: settings.strictPriorities, weights: settings.weights, quantumBytes: plan.maxFrameBytes }),
+    );
+    const wd = settings.watchdog;
+    this.watchdogs = ctx.ports.map(() =>
+      Array.from({ length: PFC_PRIORITIES }, (_, p) => (wd.enabled && this.classifier.isLossless(p) ? new PfcWatchdog(wd) : null)),
+    );
+    if (wd.enabled && settings.losslessPriorities.length > 0) ctx.setTimer(POLL_TIMER, 0);
+    this.ecnRng = ctx.rng('ecn');
+    this.txPackets = new Float64Array(ports * PFC_PRIORITIES);
+    this.ecnMarked = new Float64Array(ports * PFC_PRIORITIES);
+    this.floodCopies = new Float64Array(ports);
   }
 
-  onFrame(_nowPs: number, inPort: number, frame: Frame): void {
-    if (frame.ttl <= 1) return this.ctx.drop(frame, 'ttl', inPort);
-    const out = this.forwarding.egressPort(frame.srcIp, frame.dstIp, frame.udpSrcPort);
-    if (out === NO_ROUTE) return this.ctx.drop(frame, 'no_route', inPort);
-    const size = frameBytes(frame, this.config.accounting);
-    if (this.usedBytes + size > this.bufferBytes) return this.ctx.drop(frame, 'buffer', out);
+  onFrame(nowPs: number, inPort: number, frame: Frame): void {
+    const ctx = this.ctx;
+    this.l2.learn(nowPs, frame.srcMac, inPort);
+    if (frame.ttl <= 1) return ctx.drop(frame, 'ttl', inPort);
+    const pg = this.classifier.priority(frame);
+    if (this.watchdogs[inPort]![pg]?.dropping) return ctx.drop(frame, 'watchdog', inPort);
+    const host = this.local.get(frame.dstIp);
+    if (host === undefined) {
+      const out = this.forwarding.egressPort(frame.srcIp, frame.dstIp, frame.udpSrcPort);
+      if (out === NO_ROUTE) return ctx.drop(frame, 'no_route', inPort);
+      return this.enqueue(nowPs, inPort, pg, out, frame, this.config.peerMacs[out]!);
+    }
+    const decision = this.l2.lookup(nowPs, frame.dstIp, this.classifier.isLossless(pg));
+    switch (decision.kind) {
+      case 'unicast':
+        return this.enqueue(nowPs, inPort, pg, decision.port, frame, host.mac);
+      case 'noArp':
+        return ctx.drop(frame, 'no_route', inPort);
+      case 'floodBlocked':
+        return ctx.drop(frame, 'flood_blocked', inPort);
+      case 'flood':
+        return this.flood(nowPs, inPort, pg, frame, host.mac);
+    }
+  }
+
+  /** Unknown MAC: a copy to every port but the ingress; each copy is a new packet (DESIGN §5). */
+  private flood(nowPs: number, inPort: number, pg: number, frame: Frame, dstMac: number): void {
+    let first = true;
+    for (let port = 0; port < this.ctx.ports.length; port++) {
+      if (port === inPort) continue;
+      const copy = first ? frame : cloneFrame(frame);
+      if (!first) {
+        this.ctx.originate(copy);
+        this.floodCopies[port]!++;
+      }
+      first = false;
+      this.enqueue(nowPs, inPort, pg, port, copy, dstMac);
+    }
+    if (first) this.ctx.drop(frame, 'no_route', inPort); // a switch with a single port has nowhere to flood
+  }
+
+  private enqueue(nowPs: number, inPort: number, pg: number, outPort: number, frame: Frame, dstMac: number): void {
+    const ctx = this.ctx;
+    if (this.watchdogs[outPort]![pg]?.dropping) return ctx.drop(frame, 'watchdog', outPort);
+    const bytes = frameBytes(frame, this.config.accounting);
+    const verdict = this.mmu.admit(inPort, pg, outPort, pg, bytes);
+    if (verdict !== 'admitted') return ctx.drop(frame, verdict, inPort);
     frame.ttl--;
     frame.srcMac = this.config.mac;
-    frame.dstMac = this.config.peerMacs[out]!;
-    this.usedBytes += size;
-    this.queues[out]!.push(frame, size);
-    this.ctx.kick(out);
+    frame.dstMac = dstMac;
+    this.queues[outPort]!.enqueue(pg, { frame, inPort, pg }, bytes);
+    this.held++;
+    if (this.mmu.shouldPause(inPort, pg)) this.pfc.xoff(nowPs, inPort, pg);
+    ctx.kick(outPort);
   }
 
-  nextFrame(port: number, _nowPs: number, pausedMask: number): Frame | null {
-    const queue = this.queues[port]!;
-    const head = queue.peek();
-    if (head === null || (pausedMask & (1 << this.dscpMap[head.dscp]!)) !== 0) return null;
-    this.usedBytes -= queue.shift();
-    return head;
+  nextFrame(port: number, nowPs: number, pausedMask: number): Frame | null {
+    const next = this.queues[port]!.dequeue(pausedMask);
+    if (next === null) return null;
+    const { frame, inPort, pg } = next.item;
+    this.held--;
+    this.mmu.release(inPort, pg, port, next.queue, next.sizeBytes);
+    const slot = port * PFC_PRIORITIES + next.queue;
+    this.txPackets[slot]!++;
+    // RED on the egress queue as the packet leaves it (HPCC, ZHU: marking at dequeue, PHYSICS §1.7).
+    if (frame.kind !== FrameKind.pfc && shouldMark(frame.ecn, this.mmu.egressBytes(port, next.queue), this.config.settings.ecn, this.ecnRng)) {
+      frame.ecn = 3;
+      this.ecnMarked[slot]!++;
+    }
+    if (this.pfc.pausing(inPort, pg) && this.mmu.shouldResume(inPort, pg)) this.pfc.xon(nowPs, inPort, pg);
+    return frame;
   }
 
-  onTimer(): void {}
+  onTimer(nowPs: number, timer: number): void {
+    if (timer === POLL_TIMER) return this.pollWatchdogs(nowPs);
+    const slot = timer - 1;
+    this.pfc.onRefresh(nowPs, Math.floor(slot / PFC_PRIORITIES), slot % PFC_PRIORITIES);
+  }
+
+  onLinkState(nowPs: number, port: number, up: boolean): void {
+    if (!up) this.pfc.forget(nowPs, port);
+  }
+
+  onFault(_nowPs: number, fault: unknown): void {
+    if ((fault as SwitchFault).kind === 'macFlush') this.l2.flushMacs();
+  }
 
   heldFrames(): number {
-    return this.queues.reduce((n, q) => n + q.length, 0);
+    return this.held;
   }
 
-  /** Bytes queued for `port`. */
-  queueBytes(port: number): number {
-    return this.queues[port]!.bytes;
+  /** Bytes queued in (`port`, `queue`). */
+  queueBytes(port: number, queue: number): number {
+    return this.queues[port]!.bytes(queue);
+  }
+
+  watchdog(port: number, priority: number): PfcWatchdog | null {
+    return this.watchdogs[port]![priority]!;
+  }
+
+  private pollWatchdogs(nowPs: number): void {
+    const ctx = this.ctx;
+    for (let port = 0; port < ctx.ports.length; port++) {
+      const tx = ctx.transmitters[port]!;
+      const received = tx.receivedPauseMask(nowPs);
+      for (let q = 0; q < PFC_PRIORITIES; q++) {
+        const wd = this.watchdogs[port]![q];
+        if (wd == null) continue;
+        const event = wd.poll({
+          occupancyBytes: this.queues[port]!.bytes(q),
+          txPackets: this.txPackets[port * PFC_PRIORITIES + q]!,
+          pfcRxPackets: ctx.stats.ports[port]!.pfcRx[q]!,
+          pfcOn2OffPackets: tx.pauseOnTransitions[q]!,
+          paused: (received & (1 << q)) !== 0,
+        });
+        if (event === 'stormDetected') {
+          if (wd.dropping) this.discardQueue(nowPs, port, q);
+          if (wd.ignoringPauses) tx.ignorePauses(nowPs, q, true);
+        } else if (event === 'stormRestored') {
+          tx.ignorePauses(nowPs, q, false);
+        }
+      }
+    }
+    ctx.setTimer(POLL_TIMER, nowPs + this.config.settings.watchdog.pollPs);
+  }
+
+  /** The watchdog's drop action: everything queued for a stormed queue is discarded (`watchdog`). */
+  private discardQueue(nowPs: number, port: number, queue: number): void {
+    for (const { item, sizeBytes } of this.queues[port]!.flush(queue)) {
+      this.held--;
+      this.mmu.release(item.inPort, item.pg, port, queue, sizeBytes);
+      this.ctx.drop(item.frame, 'watchdog', port);
+      if (this.pfc.pausing(item.inPort, item.pg) && this.mmu.shouldResume(item.inPort, item.pg)) this.pfc.xon(nowPs, item.inPort, item.pg);
+    }
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { DROP_REASONS, NodeStats } from '@rocelab/sim';
-import { createNodeRegistry, type NodeMetricsSource } from './node-metrics.js';
+import { createNodeRegistry, type NodeMetricsSource, type SwitchMetricsSource } from './node-metrics.js';
 
 const ID = { node: 'tor1', role: 'tor', version: '9.9.9-test' };
 const PORTS = ['p1', 'p9'];
@@ -24,8 +24,20 @@ const COUNTERS = [
   'rocelab_sync_windows_total',
 ];
 const GAUGES = ['rocelab_pfc_paused', 'rocelab_node_up', 'rocelab_build_info'];
-/** Only nodes with queues (switches) serve this one. */
+/** Only switches serve these; all but the last two are per (port, priority). */
 const QUEUE_DEPTH = 'rocelab_queue_depth_bytes';
+const SWITCH_METRICS = [
+  QUEUE_DEPTH,
+  'rocelab_ingress_buffer_bytes',
+  'rocelab_headroom_buffer_bytes',
+  'rocelab_ecn_marked_packets_total',
+  'rocelab_pfc_pausing_seconds_total',
+  'rocelab_pfcwd_stormed',
+  'rocelab_pfcwd_storms_detected_total',
+  'rocelab_pfcwd_storms_restored_total',
+  'rocelab_shared_buffer_used_bytes',
+  'rocelab_flooded_packets_total',
+];
 /** DESIGN §6: labels bounded to node, role, port, priority, reason (+ build_info's version). */
 const ALLOWED_LABELS = new Set(['node', 'role', 'port', 'priority', 'reason', 'version']);
 
@@ -39,7 +51,20 @@ class FakeSource implements NodeMetricsSource {
   /** `${port}:${priority}` → seconds paused so far. */
   readonly pausedFor = new Map<string, number>();
   readonly pausedNow = new Set<string>();
+  /** Bytes in queue 3 of each port. */
   readonly queues = [0, 0];
+  readonly switch: SwitchMetricsSource = {
+    queueDepthBytes: (port, priority) => (priority === 3 ? this.queues[port]! : 0),
+    ingressBytes: () => 0,
+    headroomBytes: () => 0,
+    sharedUsedBytes: () => 0,
+    ecnMarked: () => 0,
+    pausingSeconds: () => 0,
+    stormed: () => 0,
+    stormsDetected: () => 0,
+    stormsRestored: () => 0,
+    floodCopies: () => 0,
+  };
 
   virtualSeconds(): number {
     return this.virtualPs / 1e12;
@@ -55,9 +80,6 @@ class FakeSource implements NodeMetricsSource {
   }
   windows(): number {
     return this.windowCount;
-  }
-  queueDepthBytes(port: number): number {
-    return this.queues[port]!;
   }
 }
 
@@ -121,7 +143,7 @@ async function scrape(source: NodeMetricsSource, registry = createNodeRegistry(I
 test('every node metric is served, each sample labelled with the node and role, labels within the bounded set', async () => {
   const source = new FakeSource();
   const got = await scrape(source);
-  const expected = [...COUNTERS, ...GAUGES, QUEUE_DEPTH].sort();
+  const expected = [...COUNTERS, ...GAUGES, ...SWITCH_METRICS].sort();
   assert.deepEqual([...new Set(got.samples.map((s) => s.name))].sort(), expected);
   assert.deepEqual([...got.types.keys()].sort(), expected, 'a TYPE line for each');
   assert.deepEqual([...got.helps].sort(), expected, 'a HELP line for each');
@@ -135,7 +157,9 @@ test('every node metric is served, each sample labelled with the node and role, 
   assert.equal(count('rocelab_transmitted_packets_total'), 2);
   assert.equal(count('rocelab_pfc_pause_frames_sent_total'), 16);
   assert.equal(count('rocelab_pfc_paused'), 16);
-  assert.equal(count(QUEUE_DEPTH), 2);
+  assert.equal(count(QUEUE_DEPTH), 16);
+  assert.equal(count('rocelab_flooded_packets_total'), 2);
+  assert.equal(count('rocelab_shared_buffer_used_bytes'), 1);
   assert.equal(count('rocelab_virtual_seconds_total'), 1);
   assert.equal(got.value('rocelab_node_up'), 1);
   assert.equal(got.value('rocelab_build_info', { version: '9.9.9-test' }), 1);
@@ -166,7 +190,7 @@ test('every (port, reason) drop series exists from the first scrape, at 0 until 
 test('counters, and only counters, end in _total', async () => {
   const got = await scrape(new FakeSource());
   const counters = [...got.types].filter(([, type]) => type === 'counter').map(([name]) => name);
-  assert.deepEqual(counters.sort(), [...COUNTERS].sort());
+  assert.deepEqual(counters.sort(), [...COUNTERS, ...SWITCH_METRICS.filter((m) => m.endsWith('_total'))].sort());
   for (const [name, type] of got.types) {
     assert.equal(name.endsWith('_total'), type === 'counter', `${name} is a ${type}`);
     assert.ok(name.startsWith('rocelab_'), `${name} has the rocelab_ prefix`);
@@ -199,7 +223,7 @@ test('values are read from the stats at each scrape: change the stats, scrape ag
   assert.equal(first.value('rocelab_events_processed_total'), 42);
   assert.equal(first.value('rocelab_sync_windows_total'), 7);
   assert.equal(first.value('rocelab_causality_violations_total'), 0);
-  assert.equal(first.value(QUEUE_DEPTH, { port: 'p9' }), 2172);
+  assert.equal(first.value(QUEUE_DEPTH, { port: 'p9', priority: '3' }), 2172);
   assert.equal(first.value('rocelab_pfc_paused', { port: 'p9', priority: '3' }), 0);
   assert.equal(first.value('rocelab_pfc_paused_seconds_total', { port: 'p9', priority: '3' }), 0);
 
@@ -230,7 +254,7 @@ test('values are read from the stats at each scrape: change the stats, scrape ag
   assert.equal(second.value('rocelab_pfc_paused_seconds_total', { port: 'p9', priority: '3' }), 0.00025);
   assert.equal(second.value('rocelab_pfc_paused', { port: 'p9', priority: '3' }), 1);
   assert.equal(second.value('rocelab_pfc_paused', { port: 'p9', priority: '4' }), 0);
-  assert.equal(second.value(QUEUE_DEPTH, { port: 'p9' }), 0, 'a gauge goes down as well');
+  assert.equal(second.value(QUEUE_DEPTH, { port: 'p9', priority: '3' }), 0, 'a gauge goes down as well');
   // Nothing accumulates between scrapes: a third scrape with no change reads the same.
   assert.deepEqual((await scrape(source, registry)).samples, second.samples);
 });

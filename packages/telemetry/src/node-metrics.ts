@@ -22,8 +22,26 @@ export interface NodeMetricsSource {
   events(): number;
   /** Synchronization windows this node has run. */
   windows(): number;
-  /** Bytes queued for `port` (switches). */
-  queueDepthBytes?(port: number): number;
+  /** Switches: queues, buffers, ECN, PFC generation and the watchdog. */
+  switch?: SwitchMetricsSource;
+}
+
+/** What a switch adds, per (port, priority) unless noted. */
+export interface SwitchMetricsSource {
+  queueDepthBytes(port: number, priority: number): number;
+  ingressBytes(port: number, priority: number): number;
+  headroomBytes(port: number, priority: number): number;
+  /** Whole switch. */
+  sharedUsedBytes(): number;
+  ecnMarked(port: number, priority: number): number;
+  /** Virtual seconds this switch held the upstream of (port, priority) paused. */
+  pausingSeconds(port: number, priority: number): number;
+  /** 1 stormed, 0 operational (also 0 where no watchdog runs). */
+  stormed(port: number, priority: number): number;
+  stormsDetected(port: number, priority: number): number;
+  stormsRestored(port: number, priority: number): number;
+  /** Per port: copies this switch made by flooding out of it. */
+  floodCopies(port: number): number;
 }
 
 export interface NodeIdentity {
@@ -54,9 +72,18 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
   perPriority('rocelab_pfc_pause_frames_received_total', 'PFC frames received with this priority enabled (SAI PFC_n_RX_PKTS).', (i, p) => stats.ports[i]!.pfcRx[p]!);
   perPriority('rocelab_pfc_paused_seconds_total', 'Virtual seconds this transmitter priority was held by received pauses.', (i, p) => source.pausedSeconds(i, p));
   perPriority('rocelab_pfc_paused', 'Whether this transmitter priority is paused now (0/1).', (i, p) => (source.paused(i, p) ? 1 : 0), true);
-  if (source.queueDepthBytes !== undefined) {
-    const depth = source.queueDepthBytes.bind(source);
-    readGauge(registry, 'rocelab_queue_depth_bytes', 'Bytes queued for transmission on this port.', ['port'], (emit) => portNames.forEach((port, i) => emit({ port }, depth(i))));
+  const sw = source.switch;
+  if (sw !== undefined) {
+    perPriority('rocelab_queue_depth_bytes', 'Bytes waiting in this egress queue (SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES).', (i, p) => sw.queueDepthBytes(i, p), true);
+    perPriority('rocelab_ingress_buffer_bytes', 'Bytes this ingress priority group holds in reserve and shared buffer.', (i, p) => sw.ingressBytes(i, p), true);
+    perPriority('rocelab_headroom_buffer_bytes', 'Bytes this lossless ingress priority group holds in headroom (arrived after XOFF).', (i, p) => sw.headroomBytes(i, p), true);
+    readGauge(registry, 'rocelab_shared_buffer_used_bytes', 'Bytes of the shared pool in use on this switch.', [], (emit) => emit({}, sw.sharedUsedBytes()));
+    perPriority('rocelab_ecn_marked_packets_total', 'Packets marked CE at dequeue from this egress queue.', (i, p) => sw.ecnMarked(i, p));
+    perPriority('rocelab_pfc_pausing_seconds_total', 'Virtual seconds this ingress held its upstream paused.', (i, p) => sw.pausingSeconds(i, p));
+    perPriority('rocelab_pfcwd_stormed', 'PFC watchdog state of this queue: 1 stormed, 0 operational (SONiC PFC_WD_STATUS).', (i, p) => sw.stormed(i, p), true);
+    perPriority('rocelab_pfcwd_storms_detected_total', 'PFC storms the watchdog declared on this queue.', (i, p) => sw.stormsDetected(i, p));
+    perPriority('rocelab_pfcwd_storms_restored_total', 'PFC storms the watchdog restored on this queue.', (i, p) => sw.stormsRestored(i, p));
+    perPort('rocelab_flooded_packets_total', 'Copies this switch made by flooding a packet out of this port (unknown destination MAC).', (i) => sw.floodCopies(i));
   }
   readCounter(registry, 'rocelab_virtual_seconds_total', 'Virtual seconds this node has executed; divide rates by its rate for per-virtual-second rates.', [], (emit) => emit({}, source.virtualSeconds()));
   readCounter(registry, 'rocelab_events_processed_total', 'Model events this node processed.', [], (emit) => emit({}, source.events()));

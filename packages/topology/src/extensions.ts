@@ -23,6 +23,20 @@ export interface WorkloadKind {
   resolve(raw: Record<string, unknown>, index: number, units: UnitParsers): unknown;
 }
 
+/** A bad value a contributed key's package found once the pod is resolved; the loader adds the path. */
+export interface ExtensionProblem {
+  /** The node whose settings are wrong (its own key or the defaults it inherits). */
+  node: string;
+  /** The contributed key (`switch`) and the field inside it (`ecn.kmax`). */
+  key: string;
+  field: string;
+  expected: string;
+  actual: unknown;
+}
+
+/** Cross-field and per-node checks of a contributed key, run on the resolved pod. */
+export type PodCheck = (pod: PodSpec) => ExtensionProblem[];
+
 export interface SchemaExtensions {
   /** Extra keys of `defaults` (e.g. `switch`, `nic`). */
   defaults?: Readonly<Record<string, JsonSchema>>;
@@ -30,12 +44,11 @@ export interface SchemaExtensions {
   node?: Readonly<Record<string, JsonSchema>>;
   /** Workload kinds by their `kind` value. */
   workloads?: Readonly<Record<string, WorkloadKind>>;
+  /** Checks of the contributed keys that need the whole pod (ranges that depend on ports, rates…). */
+  checks?: readonly PodCheck[];
 }
 
 export const FLOW_KIND: WorkloadKind = { schema: flowSchema, hostRefs: flowHostRefs, resolve: resolveFlow };
-
-/** What every pod understands today; later packages are merged in with `mergeExtensions`. */
-export const BUILTIN_EXTENSIONS: SchemaExtensions = Object.freeze({ workloads: { flow: FLOW_KIND } });
 
 function mergeSection<T>(section: string, parts: Array<Readonly<Record<string, T>> | undefined>): Record<string, T> {
   const out: Record<string, T> = {};
@@ -54,6 +67,7 @@ export function mergeExtensions(...parts: SchemaExtensions[]): SchemaExtensions 
     defaults: mergeSection('defaults', parts.map((p) => p.defaults)),
     node: mergeSection('node', parts.map((p) => p.node)),
     workloads: mergeSection('workloads', parts.map((p) => p.workloads)),
+    checks: parts.flatMap((p) => p.checks ?? []),
   };
 }
 

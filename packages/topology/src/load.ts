@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { TopologyError, type Problem } from './errors.js';
-import { BUILTIN_EXTENSIONS, type SchemaExtensions } from './extensions.js';
+import { BUILTIN_EXTENSIONS } from './builtin.js';
+import type { SchemaExtensions } from './extensions.js';
 import type { PodSpec } from './pod.js';
 import { resolvePod } from './resolve.js';
 import type { RawTopology } from './schema.js';

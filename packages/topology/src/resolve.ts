@@ -3,7 +3,7 @@
  * (names, wiring, references, unit strings), then numbering and defaults. All problems are
  * collected before failing, so the error lists every one of them.
  */
-import { Problems, TopologyError } from './errors.js';
+import { describeValue, Problems, TopologyError } from './errors.js';
 import type { SchemaExtensions } from './extensions.js';
 import { resolveLinks } from './links.js';
 import { resolveNodes } from './nodes.js';
@@ -21,7 +21,7 @@ export function resolvePod(raw: RawTopology, file: string, ext: SchemaExtensions
   const faults = resolveFaults(raw, links, problems);
   if (problems.list.length > 0) throw new TopologyError(file, problems.list);
   attachPorts(table, links);
-  return {
+  const pod: PodSpec = {
     name: raw.name,
     file,
     seed: raw.seed ?? DEFAULT_SEED,
@@ -33,6 +33,36 @@ export function resolvePod(raw: RawTopology, file: string, ext: SchemaExtensions
     faults,
     defaults: extensionDefaults(raw),
   };
+  runChecks(pod, raw, table.declaredAt, ext, problems);
+  if (problems.list.length > 0) throw new TopologyError(file, problems.list);
+  return pod;
+}
+
+/**
+ * Contributed keys' checks on the resolved pod. A problem points at the node's own key when it
+ * sets the field, else at `defaults` when that sets it, else at the node (a profile value that
+ * does not fit this switch, e.g. a buffer too small for its ports' headrooms).
+ */
+function runChecks(pod: PodSpec, raw: RawTopology, declaredAt: ReadonlyMap<string, number>, ext: SchemaExtensions, problems: Problems): void {
+  const seen = new Set<string>();
+  for (const check of ext.checks ?? []) {
+    for (const p of check(pod)) {
+      const at = declaredAt.get(p.node)!;
+      const top = p.field.split('.')[0]!;
+      const own = raw.nodes[at]?.[p.key] as Record<string, unknown> | undefined;
+      const defaults = raw.defaults?.[p.key] as Record<string, unknown> | undefined;
+      const path =
+        own !== undefined && top in own
+          ? `nodes[${at}].${p.key}.${p.field}`
+          : defaults !== undefined && top in defaults
+            ? `defaults.${p.key}.${p.field}`
+            : `nodes[${at}] (${p.node}, ${p.key}.${p.field} from the ${pod.profile} profile)`;
+      const key = `${path}|${p.expected}`;
+      if (seen.has(key)) continue; // a defaults problem shared by every switch is reported once
+      seen.add(key);
+      problems.add('value', path, p.expected, describeValue(p.actual));
+    }
+  }
 }
 
 /** `defaults` without the core `link` key: what extension packages contributed. */

@@ -7,14 +7,11 @@
  * on this package, so this package cannot import topology's parsers, and a second copy here
  * could drift from them (one file accepting `1.5us` and another not).
  */
+import type { UnitParsers } from '@rocelab/sim';
 import type { FlowStart, FlowWorkload } from './flow-spec.js';
 
-/** The unit parsers a workload resolver needs; each throws on a bad value (topology's `UNITS`). */
-export interface UnitParsers {
-  duration(text: string): number;
-  rate(text: string | number): number;
-  bytes(value: string | number): number;
-}
+export type { UnitParsers };
+
 
 /**
  * A bad value in one field of a workload item. `field` is relative to the item (`sizeBytes`,

@@ -1,0 +1,188 @@
+/**
+ * The `switch:` keys of the topology file (pod-wide under `defaults.switch`, per switch under a
+ * node's `switch:`): their JSON Schema, and their resolution on top of the profile into
+ * `SwitchSettings`, with every bad value reported as a problem naming the field and its
+ * valid range (the topology loader adds file and path).
+ *
+ * ```yaml
+ * defaults:
+ *   switch: {bufferBytes: 1MiB, ecn: {kmin: 50KB, kmax: 200KB, pmax: 0.1}, watchdog: {enabled: false}}
+ * nodes:
+ *   - {name: tor1, role: tor, switch: {losslessFlood: drop, xoffBytes: 200KB, xonBytes: 190KB}}
+ * ```
+ */
+import { PFC_MAX_QUANTA, PFC_PRIORITIES, type DscpMap } from '@rocelab/wire';
+import type { UnitParsers } from '@rocelab/sim';
+import { profileSettings, type SwitchProfile, type SwitchSettings, type SwitchTiming } from './profiles.js';
+import type { WatchdogAction } from './pfc-watchdog.js';
+
+const BYTES = { type: ['integer', 'string'], description: 'a size in bytes: an integer or a string like 64KB or 1MiB' } as const;
+const DURATION = { type: 'string', description: 'a duration like 200ms, 1ms or 500us' } as const;
+const PRIORITY_LIST = { type: 'array', items: { type: 'integer' }, description: 'a list of priorities 0..7' } as const;
+
+/** One `switch:` object; every key optional (the profile fills the rest). */
+export const switchConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'switch settings',
+  properties: {
+    bufferBytes: BYTES,
+    alpha: { type: 'number', description: 'a dynamic-threshold factor α > 0, e.g. 0.125' },
+    reserveBytes: BYTES,
+    cableMeters: { type: 'number', description: 'a cable length in metres ≥ 0' },
+    headroomBytes: BYTES,
+    losslessPriorities: PRIORITY_LIST,
+    dscpMap: { type: 'object', description: 'a map from DSCP (0..63) to priority (0..7), e.g. {26: 3}', additionalProperties: { type: 'integer' } },
+    xoffBytes: BYTES,
+    xonBytes: BYTES,
+    xonOffsetBytes: BYTES,
+    pauseQuanta: { type: 'integer', description: 'pause quanta 1..65535' },
+    pauseRefresh: { type: 'string', description: 'half, none, or a duration like 100us' },
+    ecn: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'ECN marking {kmin, kmax, pmax, markNonEct}',
+      properties: { kmin: BYTES, kmax: BYTES, pmax: { type: 'number', description: 'a probability 0..1' }, markNonEct: { type: 'boolean' } },
+    },
+    scheduler: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'egress scheduling {strict, weights}',
+      properties: { strict: PRIORITY_LIST, weights: { type: 'array', items: { type: 'number' }, description: '8 DWRR weights ≥ 0' } },
+    },
+    losslessFlood: { enum: ['flood', 'drop'], description: 'flood or drop' },
+    macAgeing: DURATION,
+    arpAgeing: DURATION,
+    watchdog: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'PFC watchdog {enabled, action, detection, restoration, poll}',
+      properties: {
+        enabled: { type: 'boolean' },
+        action: { enum: ['drop', 'forward', 'alert'], description: 'drop, forward or alert' },
+        detection: DURATION,
+        restoration: DURATION,
+        poll: DURATION,
+      },
+    },
+  },
+} as const;
+
+/** A bad value in a `switch:` object; `field` is relative to it (`ecn.kmax`). */
+export interface SwitchProblem {
+  field: string;
+  expected: string;
+  actual: unknown;
+}
+
+type Raw = Record<string, unknown>;
+
+/** A value outside its range; `expected` says what would be accepted. */
+class FieldError extends Error {
+  constructor(readonly expected: string) {
+    super(expected);
+  }
+}
+
+/** Profile defaults, then `defaults.switch`, then the node's `switch:` — each field overrides. */
+export function resolveSwitchSettings(
+  profile: SwitchProfile,
+  timing: SwitchTiming,
+  rateBps: number,
+  layers: ReadonlyArray<Raw | undefined>,
+  units: UnitParsers,
+  problems: SwitchProblem[],
+): SwitchSettings {
+  const s = profileSettings(profile, timing, rateBps);
+  for (const raw of layers) if (raw !== undefined) applyLayer(s, raw, units, problems);
+  checkTogether(s, problems);
+  return s;
+}
+
+function applyLayer(s: SwitchSettings, raw: Raw, units: UnitParsers, problems: SwitchProblem[]): void {
+  const parse = <T>(field: string, value: unknown, fn: (v: never) => T, check?: (v: T) => string | null): T | undefined => {
+    if (value === undefined) return undefined;
+    try {
+      const parsed = fn(value as never);
+      const bad = check?.(parsed) ?? null;
+      if (bad === null) return parsed;
+      problems.push({ field, expected: bad, actual: value });
+    } catch (err) {
+      problems.push({ field, expected: (err as { expected?: string }).expected ?? String(err), actual: value });
+    }
+    return undefined;
+  };
+  const positive = (what: string) => (v: number) => (v > 0 ? null : `${what} > 0`);
+  const set = <K extends keyof SwitchSettings>(key: K, value: SwitchSettings[K] | undefined) => {
+    if (value !== undefined) s[key] = value;
+  };
+  set('bufferBytes', parse('bufferBytes', raw.bufferBytes, units.bytes, positive('a buffer size in bytes')));
+  set('alpha', parse('alpha', raw.alpha, Number, (v) => (v > 0 && Number.isFinite(v) ? null : 'a dynamic-threshold factor α > 0, e.g. 0.125')));
+  set('reserveBytes', parse('reserveBytes', raw.reserveBytes, units.bytes));
+  set('cableMeters', parse('cableMeters', raw.cableMeters, Number, (v) => (v >= 0 ? null : 'a cable length in metres ≥ 0')));
+  set('headroomBytes', parse('headroomBytes', raw.headroomBytes, units.bytes, positive('a headroom in bytes')));
+  set('losslessPriorities', parse('losslessPriorities', raw.losslessPriorities, priorities));
+  set('dscpMap', parse('dscpMap', raw.dscpMap, (m: Raw) => dscpOverrides(s.dscpMap, m)));
+  set('xoffBytes', parse('xoffBytes', raw.xoffBytes, units.bytes, positive('an XOFF threshold in bytes')));
+  set('xonBytes', parse('xonBytes', raw.xonBytes, units.bytes));
+  set('xonOffsetBytes', parse('xonOffsetBytes', raw.xonOffsetBytes, units.bytes));
+  set('pauseQuanta', parse('pauseQuanta', raw.pauseQuanta, Number, (v) => (Number.isInteger(v) && v >= 1 && v <= PFC_MAX_QUANTA ? null : 'pause quanta in 1..65535')));
+  set('pauseRefresh', parse('pauseRefresh', raw.pauseRefresh, (v: string) => (v === 'half' || v === 'none' ? v : units.duration(v)), (v) => (v === 0 ? 'half, none, or a duration > 0' : null)));
+  const ecn = raw.ecn as Raw | undefined;
+  if (ecn !== undefined) {
+    s.ecn = {
+      kminBytes: parse('ecn.kmin', ecn.kmin, units.bytes) ?? s.ecn.kminBytes,
+      kmaxBytes: parse('ecn.kmax', ecn.kmax, units.bytes) ?? s.ecn.kmaxBytes,
+      pmax: parse('ecn.pmax', ecn.pmax, units.probability) ?? s.ecn.pmax,
+      markNonEct: (ecn.markNonEct as boolean | undefined) ?? s.ecn.markNonEct,
+    };
+  }
+  const scheduler = raw.scheduler as Raw | undefined;
+  if (scheduler !== undefined) {
+    set('strictPriorities', parse('scheduler.strict', scheduler.strict, priorities));
+    set('weights', parse('scheduler.weights', scheduler.weights, (w: number[]) => w, (w) => (w.length === PFC_PRIORITIES && w.every((x) => x >= 0 && Number.isFinite(x)) ? null : '8 DWRR weights ≥ 0, one per priority')));
+  }
+  set('losslessFlood', raw.losslessFlood as SwitchSettings['losslessFlood'] | undefined);
+  set('macAgeingPs', parse('macAgeing', raw.macAgeing, units.duration, positive('a MAC ageing time')));
+  set('arpAgeingPs', parse('arpAgeing', raw.arpAgeing, units.duration, positive('an ARP ageing time')));
+  const wd = raw.watchdog as Raw | undefined;
+  if (wd !== undefined) {
+    s.watchdog = {
+      enabled: (wd.enabled as boolean | undefined) ?? s.watchdog.enabled,
+      action: (wd.action as WatchdogAction | undefined) ?? s.watchdog.action,
+      detectionPs: parse('watchdog.detection', wd.detection, units.duration, positive('a detection time')) ?? s.watchdog.detectionPs,
+      restorationPs: parse('watchdog.restoration', wd.restoration, units.duration, positive('a restoration time')) ?? s.watchdog.restorationPs,
+      pollPs: parse('watchdog.poll', wd.poll, units.duration, positive('a poll interval')) ?? s.watchdog.pollPs,
+    };
+  }
+}
+
+/** Rules between fields, once every layer is applied. */
+function checkTogether(s: SwitchSettings, problems: SwitchProblem[]): void {
+  if ((s.xoffBytes === null) !== (s.xonBytes === null)) {
+    problems.push({ field: s.xoffBytes === null ? 'xoffBytes' : 'xonBytes', expected: 'xoffBytes and xonBytes set together (static thresholds)', actual: 'only one of them' });
+  } else if (s.xoffBytes !== null && s.xonBytes! >= s.xoffBytes) {
+    problems.push({ field: 'xonBytes', expected: `an XON threshold below XOFF (< ${s.xoffBytes} B)`, actual: s.xonBytes });
+  }
+  if (s.ecn.kmaxBytes <= s.ecn.kminBytes) problems.push({ field: 'ecn.kmax', expected: `Kmax above Kmin (> ${s.ecn.kminBytes} B)`, actual: s.ecn.kmaxBytes });
+  const w = s.watchdog;
+  if (w.enabled && (w.pollPs > w.detectionPs || w.pollPs > w.restorationPs)) {
+    problems.push({ field: 'watchdog.poll', expected: `a poll interval no longer than detection (${w.detectionPs} ps) and restoration (${w.restorationPs} ps)`, actual: w.pollPs });
+  }
+}
+
+function priorities(list: number[]): number[] {
+  for (const p of list) if (!(Number.isInteger(p) && p >= 0 && p < PFC_PRIORITIES)) throw new FieldError(`priorities in 0..7, got ${p}`);
+  return [...new Set(list)].sort((a, b) => a - b);
+}
+
+function dscpOverrides(base: DscpMap, map: Raw): DscpMap {
+  const out = [...base];
+  for (const [key, value] of Object.entries(map)) {
+    const dscp = Number(key);
+    if (!(Number.isInteger(dscp) && dscp >= 0 && dscp <= 63)) throw new FieldError(`DSCP keys in 0..63, got ${key}`);
+    if (!(Number.isInteger(value) && (value as number) >= 0 && (value as number) < PFC_PRIORITIES)) throw new FieldError(`priorities in 0..7, got ${String(value)} for DSCP ${key}`);
+    out[dscp] = value as number;
+  }
+  return out;
+}

@@ -1,0 +1,28 @@
+/**
+ * How much headroom a lossless ingress queue needs: the bytes the upstream still sends after
+ * this switch decides to pause it (PHYSICS §2.3). Pure formulas; the MMU enforces them.
+ */
+import { CABLE_METERS, PS_PER_CABLE_METER } from './defaults.js';
+
+/**
+ * The mlx5 driver's `calculate_xoff` (drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c),
+ * in its integer arithmetic: `(301 + 216·cable/100)·speedMbps/1000 + 272·mtu/100`, speed floored
+ * at 40 Gb/s. 40G, 7 m, MTU 1500 → 16,720 B; 100G → 35,680 B.
+ */
+export function mlx5XoffBytes(rateBps: number, cableMeters: number, mtuBytes: number): number {
+  const speedMbps = Math.max(40_000, Math.floor(rateBps / 1e6));
+  return Math.floor(((301 + Math.floor((216 * cableMeters) / 100)) * speedMbps) / 1000) + Math.floor((272 * mtuBytes) / 100);
+}
+
+/**
+ * rocelab's `vendor` headroom: the mlx5 formula with the cable extended by the link's latency
+ * (≈ 5 ns per metre of fibre), so a 1 µs link is sized as ~200 m more cable, not as 7 m.
+ */
+export function vendorHeadroomBytes(rateBps: number, latencyPs: number, maxFrameBytes: number, cableMeters = CABLE_METERS): number {
+  return mlx5XoffBytes(rateBps, cableMeters + Math.ceil(latencyPs / PS_PER_CABLE_METER), maxFrameBytes);
+}
+
+/** HPCC ns-3 (`scratch/third.cc`): `rate · delay / 8 × 3` — 15,000 B at 40G and 1 µs. */
+export function hpccHeadroomBytes(rateBps: number, latencyPs: number): number {
+  return Math.floor(((rateBps * latencyPs) / 1e12 / 8) * 3);
+}

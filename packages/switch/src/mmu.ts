@@ -1,0 +1,164 @@
+/**
+ * The shared-buffer MMU: the one owner of byte accounting in a switch (STYLE §6).
+ *
+ * Every admitted packet is counted twice (PHYSICS §3.2): on its ingress (port, priority group)
+ * — reserved bytes first, then the shared pool up to the dynamic threshold, then (lossless
+ * only, after XOFF) the group's headroom — and on its egress (port, queue). The threshold is
+ * Choudhury–Hahne's `α · free pool` in the exact form of HPCC ns-3 (PHYSICS §2.4):
+ *
+ *   threshold = ⌊α · (buffer − Σheadroom − Σreserve − sharedUsed)⌋
+ *
+ * Lossless groups pause upstream (XOFF) when they reach the threshold or touch headroom, and
+ * resume (XON) when headroom is empty and shared use is an offset below the threshold; lossy
+ * groups are dropped (`buffer`) at the threshold or when their egress queue exceeds its own
+ * dynamic limit. A static mode replaces the dynamic threshold by fixed XOFF/XON points.
+ */
+import { PFC_PRIORITIES } from '@rocelab/wire';
+
+export interface StaticThresholds {
+  /** Bytes of a group above its reserve at which it pauses upstream. */
+  xoffBytes: number;
+  /** Bytes of a group above its reserve at or below which it resumes. */
+  xonBytes: number;
+}
+
+export interface MmuConfig {
+  bufferBytes: number;
+  alpha: number;
+  /** Guaranteed bytes of each ingress (port, priority group). */
+  reserveBytes: number;
+  /** Headroom of each lossless group on each port (index = port). */
+  headroomBytes: readonly number[];
+  /** Which priorities are lossless (8 entries). */
+  lossless: readonly boolean[];
+  /** Bytes the pool's budget sets aside for reserves and headrooms (the profile decides how they add up). */
+  totalReserveBytes: number;
+  totalHeadroomBytes: number;
+  /** Dynamic XON: resume when shared use + this offset ≤ threshold. */
+  xonOffsetBytes: number;
+  /** Fixed XOFF/XON instead of the dynamic threshold; null = dynamic. */
+  staticThresholds: StaticThresholds | null;
+  /** Egress lossy queue limit: this factor times the free pool (SONiC egress_lossy_profile). */
+  egressLossyAlpha: number;
+}
+
+export type Admission = 'admitted' | 'buffer' | 'headroom_full';
+
+export class Mmu {
+  private readonly ingress: Float64Array;
+  private readonly headroom: Float64Array;
+  private readonly egress: Float64Array;
+  private shared = 0;
+  private readonly poolBytes: number;
+
+  constructor(
+    private readonly config: MmuConfig,
+    readonly ports: number,
+  ) {
+    const slots = ports * PFC_PRIORITIES;
+    this.ingress = new Float64Array(slots);
+    this.headroom = new Float64Array(slots);
+    this.egress = new Float64Array(slots);
+    this.poolBytes = config.bufferBytes - config.totalHeadroomBytes - config.totalReserveBytes;
+    if (this.poolBytes <= 0) throw new RangeError(`MMU: reserves and headrooms (${config.totalReserveBytes + config.totalHeadroomBytes} B) leave no shared pool in ${config.bufferBytes} B`);
+  }
+
+  /** The dynamic threshold now: how far one group may grow into the shared pool. */
+  threshold(): number {
+    return Math.floor(this.config.alpha * (this.poolBytes - this.shared));
+  }
+
+  /** Shared bytes of a group: what it holds beyond its reserve (headroom aside). */
+  sharedOf(port: number, pg: number): number {
+    return Math.max(0, this.ingress[port * PFC_PRIORITIES + pg]! - this.config.reserveBytes);
+  }
+
+  /**
+   * Decide for a packet of `bytes` arriving on (`inPort`, `pg`) bound for (`outPort`, `queue`),
+   * and account it when admitted.
+   */
+  admit(inPort: number, pg: number, outPort: number, queue: number, bytes: number): Admission {
+    const i = inPort * PFC_PRIORITIES + pg;
+    const c = this.config;
+    const ingress = this.ingress[i]!;
+    const limit = this.groupLimit();
+    const wouldShare = ingress + bytes - c.reserveBytes;
+    if (c.lossless[pg]) {
+      // HPCC `CheckIngressAdmission`: drop only if neither the headroom nor the shared pool has room.
+      if (bytes + this.headroom[i]! > c.headroomBytes[inPort]! && bytes + this.sharedOf(inPort, pg) > limit) return 'headroom_full';
+      if (ingress + bytes > c.reserveBytes && (wouldShare > limit || this.shared + Math.min(bytes, wouldShare) > this.poolBytes)) {
+        this.headroom[i] = this.headroom[i]! + bytes;
+        this.egress[outPort * PFC_PRIORITIES + queue] = this.egress[outPort * PFC_PRIORITIES + queue]! + bytes;
+        return 'admitted';
+      }
+    } else {
+      if (ingress + bytes > c.reserveBytes && (wouldShare > limit || this.shared + Math.min(bytes, wouldShare) > this.poolBytes)) return 'buffer';
+      const e = outPort * PFC_PRIORITIES + queue;
+      if (this.egress[e]! + bytes > c.egressLossyAlpha * (this.poolBytes - this.shared) + c.reserveBytes) return 'buffer';
+    }
+    this.ingress[i] = ingress + bytes;
+    if (wouldShare > 0) this.shared += Math.min(bytes, wouldShare);
+    this.egress[outPort * PFC_PRIORITIES + queue] = this.egress[outPort * PFC_PRIORITIES + queue]! + bytes;
+    return 'admitted';
+  }
+
+  /** A packet left the switch (or was discarded after admission): headroom first, then ingress. */
+  release(inPort: number, pg: number, outPort: number, queue: number, bytes: number): void {
+    const i = inPort * PFC_PRIORITIES + pg;
+    const fromHeadroom = Math.min(this.headroom[i]!, bytes);
+    this.headroom[i] = this.headroom[i]! - fromHeadroom;
+    const rest = bytes - fromHeadroom;
+    if (rest > 0) {
+      const before = this.sharedOf(inPort, pg);
+      this.ingress[i] = this.ingress[i]! - rest;
+      if (this.ingress[i]! < 0) throw new Error(`MMU: ingress (${inPort}, ${pg}) released more than it held`);
+      this.shared -= before - this.sharedOf(inPort, pg);
+    }
+    const e = outPort * PFC_PRIORITIES + queue;
+    this.egress[e] = this.egress[e]! - bytes;
+    if (this.egress[e]! < 0) throw new Error(`MMU: egress (${outPort}, ${queue}) released more than it held`);
+  }
+
+  /** XOFF: the group reached its threshold or spilled into headroom (HPCC `CheckShouldPause`). */
+  shouldPause(port: number, pg: number): boolean {
+    if (!this.config.lossless[pg]) return false;
+    return this.headroom[port * PFC_PRIORITIES + pg]! > 0 || this.sharedOf(port, pg) >= this.groupLimit();
+  }
+
+  /** XON: headroom empty and shared use an offset below the threshold (HPCC `CheckShouldResume`). */
+  shouldResume(port: number, pg: number): boolean {
+    if (this.headroom[port * PFC_PRIORITIES + pg]! > 0) return false;
+    const shared = this.sharedOf(port, pg);
+    const s = this.config.staticThresholds;
+    if (s !== null) return shared <= s.xonBytes;
+    return shared === 0 || shared + this.config.xonOffsetBytes <= this.threshold();
+  }
+
+  ingressBytes(port: number, pg: number): number {
+    return this.ingress[port * PFC_PRIORITIES + pg]!;
+  }
+
+  headroomBytes(port: number, pg: number): number {
+    return this.headroom[port * PFC_PRIORITIES + pg]!;
+  }
+
+  egressBytes(port: number, queue: number): number {
+    return this.egress[port * PFC_PRIORITIES + queue]!;
+  }
+
+  sharedUsedBytes(): number {
+    return this.shared;
+  }
+
+  /** Bytes held anywhere (reserve, shared and headroom), for audits. */
+  heldBytes(): number {
+    let total = 0;
+    for (let i = 0; i < this.ingress.length; i++) total += this.ingress[i]! + this.headroom[i]!;
+    return total;
+  }
+
+  private groupLimit(): number {
+    const s = this.config.staticThresholds;
+    return s === null ? this.threshold() : s.xoffBytes;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * One switch's buffer plan from its settings and its ports: headroom per port, what the pool
+ * sets aside, XON hysteresis, pause refresh periods — and the checks that the thresholds fit
+ * the buffer at all (reported by the topology loader before anything starts).
+ */
+import { PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
+import { serializationPs } from '@rocelab/sim';
+import type { SwitchProblem } from './config.js';
+import { hpccHeadroomBytes, vendorHeadroomBytes } from './headroom.js';
+import type { MmuConfig } from './mmu.js';
+import type { SwitchSettings } from './profiles.js';
+
+/** What the plan needs to know of each port: the direction arriving on it (the upstream's). */
+export interface PortLink {
+  in: { rateBps: number; latencyPs: number; mtu: number };
+}
+
+export interface SwitchPlan {
+  mmu: MmuConfig;
+  /** Refresh period of a standing pause per port; null = none. */
+  refreshPs: Array<number | null>;
+  /** The largest frame a port carries (a full WRITE FIRST), for DWRR quanta and hysteresis. */
+  maxFrameBytes: number;
+}
+
+export function planSwitch(s: SwitchSettings, ports: readonly PortLink[], problems: SwitchProblem[]): SwitchPlan | null {
+  const maxFrameBytes = Math.max(...ports.map((p) => p.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES), 64);
+  const headroomBytes = ports.map((p) =>
+    s.headroomBytes ?? (s.headroomModel === 'hpcc' ? hpccHeadroomBytes(p.in.rateBps, p.in.latencyPs) : vendorHeadroomBytes(p.in.rateBps, p.in.latencyPs, p.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES, s.cableMeters)),
+  );
+  const lossless = Array.from({ length: 8 }, (_, p) => s.losslessPriorities.includes(p));
+  const losslessCount = s.losslessPriorities.length;
+  const perPriority = s.budget === 'perPriority';
+  const totalReserveBytes = s.reserveBytes * ports.length * (perPriority ? 8 : 1);
+  const totalHeadroomBytes = headroomBytes.reduce((a, b) => a + b, 0) * (perPriority ? losslessCount : 1);
+  const poolBytes = s.bufferBytes - totalReserveBytes - totalHeadroomBytes;
+  if (poolBytes <= 0) {
+    problems.push({
+      field: 'bufferBytes',
+      expected: `a buffer larger than its reserves and headrooms (${totalReserveBytes} + ${totalHeadroomBytes} B on ${ports.length} ports)`,
+      actual: s.bufferBytes,
+    });
+    return null;
+  }
+  if (s.xoffBytes !== null && s.xoffBytes > poolBytes) {
+    problems.push({ field: 'xoffBytes', expected: `an XOFF threshold that fits the shared pool (≤ ${poolBytes} B after reserves and headrooms)`, actual: s.xoffBytes });
+    return null;
+  }
+  const refreshPs = ports.map((p) => {
+    if (s.pauseRefresh === 'none') return null;
+    if (s.pauseRefresh !== 'half') return s.pauseRefresh;
+    // The upstream holds a pause for quanta × 512 bit times at its own rate: refresh halfway.
+    return Math.floor((s.pauseQuanta * serializationPs(PFC_QUANTUM_BITS / 8, p.in.rateBps)) / 2);
+  });
+  return {
+    mmu: {
+      bufferBytes: s.bufferBytes,
+      alpha: s.alpha,
+      reserveBytes: s.reserveBytes,
+      headroomBytes,
+      lossless,
+      totalReserveBytes,
+      totalHeadroomBytes,
+      xonOffsetBytes: s.xonOffsetBytes ?? maxFrameBytes,
+      staticThresholds: s.xoffBytes === null ? null : { xoffBytes: s.xoffBytes, xonBytes: s.xonBytes! },
+      egressLossyAlpha: s.egressLossyAlpha,
+    },
+    refreshPs,
+    maxFrameBytes,
+  };
+}

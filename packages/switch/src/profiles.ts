@@ -1,0 +1,111 @@
+/**
+ * The switch side of rocelab's profiles (DESIGN §9): named bundles of defaults, overridable
+ * field by field in the topology file. `timing: drill` scales the watchdog for short runs.
+ */
+import { dscpMap, type DscpMap } from '@rocelab/wire';
+import {
+  ARP_AGEING_PS,
+  DSCP_PRIORITY,
+  DYNAMIC_ALPHA,
+  ECN_PAPER,
+  ECN_VENDOR,
+  EGRESS_LOSSY_ALPHA,
+  HPCC_RESUME_OFFSET_BYTES,
+  LOSSLESS_PRIORITIES,
+  MAC_AGEING_PS,
+  PAUSE_QUANTA,
+  RESERVE_BYTES,
+  SHARED_BUFFER_BYTES,
+  SONIC_DSCP_PRIORITY,
+  SONIC_LOSSLESS_PRIORITIES,
+  STRICT_PRIORITIES,
+  WATCHDOG_DRILL,
+  WATCHDOG_VENDOR,
+  CABLE_METERS,
+  hpccEcn,
+} from './defaults.js';
+import type { WatchdogAction } from './pfc-watchdog.js';
+
+export type SwitchProfile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
+export type SwitchTiming = 'default' | 'drill';
+
+/** Every switch setting, resolved to base units (bytes, ps, ratios). */
+export interface SwitchSettings {
+  bufferBytes: number;
+  alpha: number;
+  reserveBytes: number;
+  /** Headroom model: the mlx5 formula over cable + latency (`vendor`) or 3·rate·delay/8 (`hpcc-ns3`). */
+  headroomModel: 'mlx5' | 'hpcc';
+  cableMeters: number;
+  /** A fixed headroom per lossless group instead of the formula; null = formula. */
+  headroomBytes: number | null;
+  losslessPriorities: number[];
+  dscpMap: DscpMap;
+  /** Fixed XOFF/XON (bytes of a group above its reserve); null = the dynamic threshold. */
+  xoffBytes: number | null;
+  xonBytes: number | null;
+  /** Dynamic XON hysteresis; null = one maximum-size frame of the port (`vendor`). */
+  xonOffsetBytes: number | null;
+  /** Reserves and headrooms count in the pool per (port, priority) (`vendor`) or per port (`hpcc-ns3`). */
+  budget: 'perPriority' | 'perPort';
+  egressLossyAlpha: number;
+  pauseQuanta: number;
+  /** Refresh of a standing pause: half the pause time, a fixed period, or none (pause until resume). */
+  pauseRefresh: 'half' | 'none' | number;
+  ecn: { kminBytes: number; kmaxBytes: number; pmax: number; markNonEct: boolean };
+  strictPriorities: number[];
+  weights: number[];
+  losslessFlood: 'flood' | 'drop';
+  macAgeingPs: number;
+  arpAgeingPs: number;
+  watchdog: { enabled: boolean; action: WatchdogAction; detectionPs: number; restorationPs: number; pollPs: number };
+}
+
+export function profileSettings(profile: SwitchProfile, timing: SwitchTiming, rateBps: number): SwitchSettings {
+  const vendor: SwitchSettings = {
+    bufferBytes: SHARED_BUFFER_BYTES,
+    alpha: DYNAMIC_ALPHA,
+    reserveBytes: RESERVE_BYTES,
+    headroomModel: 'mlx5',
+    cableMeters: CABLE_METERS,
+    headroomBytes: null,
+    losslessPriorities: [...LOSSLESS_PRIORITIES],
+    dscpMap: dscpMap(DSCP_PRIORITY),
+    xoffBytes: null,
+    xonBytes: null,
+    xonOffsetBytes: null,
+    budget: 'perPriority',
+    egressLossyAlpha: EGRESS_LOSSY_ALPHA,
+    pauseQuanta: PAUSE_QUANTA,
+    pauseRefresh: 'half',
+    ecn: { ...ECN_VENDOR, markNonEct: false },
+    strictPriorities: [...STRICT_PRIORITIES],
+    weights: [1, 1, 1, 1, 1, 1, 1, 1],
+    losslessFlood: 'flood',
+    macAgeingPs: MAC_AGEING_PS,
+    arpAgeingPs: ARP_AGEING_PS,
+    watchdog: { enabled: true, ...(timing === 'drill' ? WATCHDOG_DRILL : WATCHDOG_VENDOR) },
+  };
+  switch (profile) {
+    case 'vendor':
+      return vendor;
+    case 'paper':
+      return { ...vendor, ecn: { ...ECN_PAPER, markNonEct: false } };
+    case 'sonic':
+      return { ...vendor, losslessPriorities: [...SONIC_LOSSLESS_PRIORITIES], dscpMap: dscpMap(SONIC_DSCP_PRIORITY) };
+    case 'hpcc-ns3': {
+      // HPCC run.py: Kmin/Kmax scale with the link rate in Gb/s; every packet may be marked; one
+      // reserve and one headroom per port in the pool; resume 3072 B below the threshold; pauses
+      // hold until resumed. Its buffer size is a run parameter; rocelab keeps the vendor pool.
+      const gbps = rateBps / 1e9;
+      return {
+        ...vendor,
+        headroomModel: 'hpcc',
+        budget: 'perPort',
+        xonOffsetBytes: HPCC_RESUME_OFFSET_BYTES,
+        pauseRefresh: 'none',
+        ecn: { ...hpccEcn(gbps), markNonEct: true },
+      };
+    }
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * The egress scheduler of one switch port (DESIGN §5): strict priority for a few queues (the
+ * CNP class by default), then deficit round robin among the others (Shreedhar & Varghese,
+ * "Efficient Fair Queuing using Deficit Round Robin", SIGCOMM 1995) with a weight per queue.
+ *
+ * Pull form: the link's transmitter asks for one item at a time and passes the priorities it
+ * may not start (PFC), so a paused queue is skipped instead of blocking the port. The round
+ * robin position ("whose turn", "has it had its quantum") survives between calls, so a turn
+ * spans as many calls as its deficit allows.
+ *
+ * Pauses: a queue paused when its turn comes is skipped without a quantum and keeps its
+ * deficit, so it earns nothing while paused. A queue paused in the middle of its turn ends the
+ * turn keeping its unused credit, capped at one quantum: the credit was granted while it was
+ * eligible, and the cap stops a pause that lands after every first packet from building credit.
+ * After a resume a queue thus sends at most one quantum more than a normal turn.
+ */
+import type { ConfigProblem } from './ecn.js';
+
+/** 802.1Qbb: eight priorities, one egress queue each. */
+const QUEUES = 8;
+
+export interface SchedulerConfig {
+  /** Priorities served strictly before all others, in this order (default [6]: the CNP class). */
+  strictPriorities: readonly number[];
+  /** DWRR weights of the 8 queues, non-negative integers (strict ones ignored; 0 = never served). */
+  weights: readonly number[];
+  /** DWRR quantum per unit weight, in bytes. */
+  quantumBytes: number;
+}
+
+/**
+ * Strict priority 6: the CNP class (DESIGN §5, §9). Equal weights: DESIGN §5 gives none.
+ * Quantum 1102 B: the largest RoCEv2 data frame at the default 1024 B MTU (payload + 62 B of
+ * headers + 16 B RETH, DESIGN §5), so every turn of weight 1 can send at least one frame.
+ */
+export const DEFAULT_SCHEDULER_CONFIG: Readonly<SchedulerConfig> = Object.freeze({
+  strictPriorities: Object.freeze([6]),
+  weights: Object.freeze([1, 1, 1, 1, 1, 1, 1, 1]),
+  quantumBytes: 1102,
+});
+
+export interface QueuedItem<T> {
+  item: T;
+  sizeBytes: number;
+}
+
+/** Every problem of a scheduler config (all of them, so a user fixes the file in one pass). */
+export function checkSchedulerConfig(c: SchedulerConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  c.strictPriorities.forEach((p, i) => {
+    if (!isQueue(p) || c.strictPriorities.indexOf(p) !== i) {
+      problems.push({ field: `strictPriorities[${i}]`, expected: 'a priority 0..7, listed once', actual: p });
+    }
+  });
+  if (c.weights.length !== QUEUES) problems.push({ field: 'weights', expected: `${QUEUES} weights`, actual: c.weights.length });
+  c.weights.forEach((w, i) => {
+    if (!(Number.isSafeInteger(w) && w >= 0)) problems.push({ field: `weights[${i}]`, expected: 'an integer ≥ 0', actual: w });
+  });
+  if (!(Number.isSafeInteger(c.quantumBytes) && c.quantumBytes > 0)) {
+    problems.push({ field: 'quantumBytes', expected: 'an integer number of bytes > 0', actual: c.quantumBytes });
+  }
+  return problems;
+}
+
+export class EgressScheduler<T> {
+  private readonly fifos: Fifo<T>[] = Array.from({ length: QUEUES }, () => new Fifo<T>());
+  private readonly strict: readonly number[];
+  /** Bytes of credit one turn adds, per queue; 0 for queues DWRR does not serve. */
+  private readonly grantBytes: number[];
+  private readonly deficitBytes: number[] = new Array<number>(QUEUES).fill(0);
+  /** Bit q set = DWRR serves queue q (not strict, weight > 0). */
+  private readonly dwrrMask: number;
+  /** Bit q set = queue q holds items. */
+  private nonEmptyMask = 0;
+  private current = 0;
+  /** Whether `current` has had its quantum for the turn in progress. */
+  private inTurn = false;
+
+  constructor(config: SchedulerConfig) {
+    const problems = checkSchedulerConfig(config);
+    if (problems.length > 0) {
+      throw new RangeError(`scheduler config: ${problems.map((p) => `${p.field}: expected ${p.expected}, got ${String(p.actual)}`).join('; ')}`);
+    }
+    this.strict = [...config.strictPriorities];
+    this.grantBytes = config.weights.map((w, q) => (this.strict.includes(q) ? 0 : w * config.quantumBytes));
+    this.dwrrMask = this.grantBytes.reduce((mask, grant, q) => (grant > 0 ? mask | (1 << q) : mask), 0);
+  }
+
+  /** Append an item of `sizeBytes` to queue `queue` (0..7). */
+  enqueue(queue: number, item: T, sizeBytes: number): void {
+    if (!(Number.isSafeInteger(sizeBytes) && sizeBytes > 0)) throw new RangeError(`scheduler: item size must be a positive integer, got ${sizeBytes}`);
+    this.fifo(queue).push(item, sizeBytes);
+    this.nonEmptyMask |= 1 << queue;
+  }
+
+  /**
+   * The next item to send, removed: strict queues first (in order), then DWRR among non-empty
+   * queues whose bit is clear in `pausedMask` (strict queues honour the mask too: a paused
+   * priority may not start); null if nothing is eligible.
+   */
+  dequeue(pausedMask: number): (QueuedItem<T> & { queue: number }) | null {
+    const ready = this.nonEmptyMask & ~pausedMask;
+    for (const q of this.strict) {
+      if ((ready >> q) & 1) return this.pop(q);
+    }
+    const q = this.pickDwrr(ready & this.dwrrMask);
+    if (q < 0) return null;
+    const out = this.pop(q);
+    this.deficitBytes[q]! -= out.sizeBytes;
+    if (this.fifos[q]!.length === 0) {
+      this.deficitBytes[q] = 0; // classic DRR: an emptied queue forfeits its deficit
+      this.nextTurn();
+    }
+    return out;
+  }
+
+  /** Remove and return every item of a queue, oldest first (the PFC watchdog's drop action). */
+  flush(queue: number): Array<QueuedItem<T>> {
+    const items = this.fifo(queue).drain();
+    this.nonEmptyMask &= ~(1 << queue);
+    this.deficitBytes[queue] = 0;
+    return items;
+  }
+
+  /** Items in one queue, or in all. */
+  length(queue?: number): number {
+    if (queue !== undefined) return this.fifo(queue).length;
+    return this.fifos.reduce((sum, f) => sum + f.length, 0);
+  }
+
+  /** Bytes queued in one queue. */
+  bytes(queue: number): number {
+    return this.fifo(queue).bytes;
+  }
+
+  private fifo(queue: number): Fifo<T> {
+    if (!isQueue(queue)) throw new RangeError(`scheduler: queue must be 0..7, got ${queue}`);
+    return this.fifos[queue]!;
+  }
+
+  /** The queue DWRR serves next among `eligible` (a bitmask), updating turns and deficits; -1 if none. */
+  private pickDwrr(eligible: number): number {
+    if (eligible === 0) return -1;
+    let fastForwarded = false;
+    for (let visits = 0; ; visits++) {
+      const q = this.current;
+      const ok = (eligible >> q) & 1;
+      if (this.inTurn) {
+        if (ok && this.fifos[q]!.headSize() <= this.deficitBytes[q]!) return q;
+        // Turn over: the head does not fit (the remainder carries over, as in DRR), or the
+        // queue was paused mid-turn (keep at most one quantum: see the header).
+        if (!ok) this.deficitBytes[q] = Math.min(this.deficitBytes[q]!, this.grantBytes[q]!);
+        this.nextTurn();
+      } else if (ok) {
+        if (visits >= QUEUES && !fastForwarded) {
+          this.skipIdleRounds(eligible);
+          fastForwarded = true;
+        }
+        this.deficitBytes[q]! += this.grantBytes[q]!;
+        this.inTurn = true;
+      } else {
+        this.nextTurn();
+      }
+    }
+  }
+
+  /**
+   * Heads larger than a quantum take several rounds of grants before anything fits. Grant at
+   * once the rounds in which no queue could send (the same deficits the loop would reach), so
+   * a dequeue stays O(1) whatever the ratio of item size to quantum.
+   */
+  private skipIdleRounds(eligible: number): void {
+    let rounds = Infinity;
+    for (let q = 0; q < QUEUES; q++) {
+      if (!((eligible >> q) & 1)) continue;
+      const missing = this.fifos[q]!.headSize() - this.deficitBytes[q]!;
+      rounds = Math.min(rounds, Math.max(1, Math.ceil(missing / this.grantBytes[q]!)));
+    }
+    for (let q = 0; q < QUEUES; q++) {
+      if ((eligible >> q) & 1) this.deficitBytes[q]! += (rounds - 1) * this.grantBytes[q]!;
+    }
+  }
+
+  private nextTurn(): void {
+    this.current = (this.current + 1) % QUEUES;
+    this.inTurn = false;
+  }
+
+  private pop(q: number): QueuedItem<T> & { queue: number } {
+    const fifo = this.fifos[q]!;
+    const { item, sizeBytes } = fifo.shift();
+    if (fifo.length === 0) this.nonEmptyMask &= ~(1 << q);
+    return { item, queue: q, sizeBytes };
+  }
+}
+
+function isQueue(q: number): boolean {
+  return Number.isInteger(q) && q >= 0 && q < QUEUES;
+}
+
+/**
+ * A FIFO with a moving head: shift is O(1); the dead prefix is cut once it is large and at
+ * least half the array, so each item is copied O(1) times (Array.shift would copy them all).
+ */
+class Fifo<T> {
+  private items: T[] = [];
+  private sizes: number[] = [];
+  private head = 0;
+  bytes = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T, sizeBytes: number): void {
+    this.items.push(item);
+    this.sizes.push(sizeBytes);
+    this.bytes += sizeBytes;
+  }
+
+  /** Size of the oldest item; only called on a non-empty FIFO. */
+  headSize(): number {
+    return this.sizes[this.head]!;
+  }
+
+  shift(): QueuedItem<T> {
+    const item = this.items[this.head]!;
+    const sizeBytes = this.sizes[this.head]!;
+    this.items[this.head] = undefined as T; // let the frame be collected
+    this.head++;
+    this.bytes -= sizeBytes;
+    if (this.head === this.items.length) {
+      this.reset();
+    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
+      this.head = 0;
+    }
+    return { item, sizeBytes };
+  }
+
+  drain(): Array<QueuedItem<T>> {
+    const out = this.items.slice(this.head).map((item, i) => ({ item, sizeBytes: this.sizes[this.head + i]! }));
+    this.reset();
+    return out;
+  }
+
+  private reset(): void {
+    this.items.length = 0;
+    this.sizes.length = 0;
+    this.head = 0;
+    this.bytes = 0;
+  }
+}

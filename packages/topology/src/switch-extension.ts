@@ -1,0 +1,36 @@
+/**
+ * The `switch:` keys (DESIGN §5, §9), contributed by @rocelab/switch: its schema under
+ * `defaults.switch` and each switch node, and the checks that need the resolved pod — every
+ * switch's settings on top of its profile, and its buffer plan against its own ports.
+ */
+import { planSwitch, resolveSwitchSettings, switchConfigSchema, type SwitchProblem, type SwitchSettings } from '@rocelab/switch';
+import type { ExtensionProblem, SchemaExtensions } from './extensions.js';
+import type { NodeSpec, PodSpec } from './pod.js';
+import { UNITS } from './units.js';
+
+type Raw = Record<string, unknown> | undefined;
+
+/** The resolved settings of one switch: profile, then `defaults.switch`, then the node's `switch:`. */
+export function switchSettingsOf(pod: PodSpec, node: NodeSpec, problems: SwitchProblem[] = []): SwitchSettings {
+  const rate = Math.max(...node.ports.map((p) => p.out.rateBps), 0) || 40e9;
+  const settings = resolveSwitchSettings(pod.profile, pod.timing, rate, [pod.defaults.switch as Raw, node.config.switch as Raw], UNITS, problems);
+  return settings;
+}
+
+function checkSwitches(pod: PodSpec): ExtensionProblem[] {
+  const out: ExtensionProblem[] = [];
+  for (const node of pod.nodes) {
+    if (node.role === 'host') continue;
+    const problems: SwitchProblem[] = [];
+    const settings = switchSettingsOf(pod, node, problems);
+    if (problems.length === 0) planSwitch(settings, node.ports, problems);
+    for (const p of problems) out.push({ node: node.name, key: 'switch', ...p });
+  }
+  return out;
+}
+
+export const SWITCH_EXTENSION: SchemaExtensions = {
+  defaults: { switch: switchConfigSchema },
+  node: { switch: switchConfigSchema },
+  checks: [checkSwitches],
+};
