@@ -4,8 +4,8 @@
  * addressed to this host (IP or MAC) is dropped as `misdelivered`. The RC transport, DCQCN
  * and NIC-side PFC come with the NIC issue.
  */
-import { DEFAULT_DSCP_MAP, FrameKind, type ByteAccounting, type DscpMap, type Frame } from '@rocelab/wire';
-import type { NodeContext, NodeModel } from '@rocelab/sim';
+import { DEFAULT_DSCP_MAP, FrameKind, PFC_MAX_QUANTA, PFC_PRIORITIES, PFC_QUANTUM_BITS, pfcFrame, type ByteAccounting, type DscpMap, type Frame } from '@rocelab/wire';
+import { serializationPs, type NodeContext, type NodeModel } from '@rocelab/sim';
 import type { FlowWorkload } from '@rocelab/workload';
 import { FlowSender } from './flow-sender.js';
 
@@ -26,6 +26,8 @@ export interface HostConfig {
   hosts: ReadonlyMap<string, HostPeer>;
   accounting: ByteAccounting;
   dscpMap?: DscpMap;
+  /** Priorities the NIC pauses in a pause storm (the lossless ones; default {3}, DESIGN §9). */
+  losslessPriorities?: readonly number[];
 }
 
 /** What arrived from one flow (keyed by its QP). */
@@ -38,8 +40,13 @@ export interface FlowReceipt {
 }
 
 const PORT = 0;
-/** Timer ids: 0 paces, 1 + i starts flow i. */
+/** Timer ids: 0 paces, 1 repeats a pause storm, 2 + i starts flow i. */
 const PACING_TIMER = 0;
+const STORM_TIMER = 1;
+const FLOW_TIMER = 2;
+
+/** A host-level fault. */
+export type HostFault = { kind: 'nicPauseStorm' };
 
 export class Host implements NodeModel {
   private readonly senders: FlowSender[];
@@ -60,14 +67,32 @@ export class Host implements NodeModel {
       if (peer === undefined) throw new Error(`flow ${flow.index}: unknown destination ${flow.to}`);
       const ends = { srcMac: config.mac, dstMac: config.gatewayMac, srcIp: config.ip, dstIp: peer.ip };
       const sender = new FlowSender(flow, ends, mtu, dscpMap[flow.dscp]!, config.accounting);
-      ctx.setTimer(1 + slot, this.startTime(flow));
+      ctx.setTimer(FLOW_TIMER + slot, this.startTime(flow));
       return sender;
     });
   }
 
   onTimer(nowPs: number, timer: number): void {
-    if (timer !== PACING_TIMER) this.senders[timer - 1]!.start(nowPs);
+    if (timer === STORM_TIMER) return this.stormPause(nowPs);
+    if (timer !== PACING_TIMER) this.senders[timer - FLOW_TIMER]!.start(nowPs);
     this.ctx.kick(PORT);
+  }
+
+  onFault(nowPs: number, fault: unknown): void {
+    if ((fault as HostFault).kind === 'nicPauseStorm') this.stormPause(nowPs);
+  }
+
+  /**
+   * A malfunctioning NIC (Guo et al., SIGCOMM 2016): it pauses its ToR with the largest quanta
+   * and renews the pause every half pause time, forever, whatever its receive buffer says.
+   */
+  private stormPause(nowPs: number): void {
+    const priorities = this.config.losslessPriorities ?? [3];
+    const quanta = Array.from({ length: PFC_PRIORITIES }, (_, p) => (priorities.includes(p) ? PFC_MAX_QUANTA : 0));
+    const enable = priorities.reduce((mask, p) => mask | (1 << p), 0);
+    this.ctx.sendControl(PORT, pfcFrame(enable, quanta));
+    const halfPausePs = Math.floor((PFC_MAX_QUANTA * serializationPs(PFC_QUANTUM_BITS / 8, this.ctx.ports[PORT]!.out.rateBps)) / 2);
+    this.ctx.setTimer(STORM_TIMER, nowPs + halfPausePs);
   }
 
   nextFrame(_port: number, nowPs: number, pausedMask: number): Frame | null {

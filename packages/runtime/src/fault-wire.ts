@@ -5,7 +5,7 @@
 import type { FaultKind, FaultSpec } from '@rocelab/topology';
 import type { Fault } from '@rocelab/wire';
 
-const KINDS: readonly FaultKind[] = ['linkDown', 'linkUp'];
+const KINDS: readonly FaultKind[] = ['linkDown', 'linkUp', 'nicPauseStorm', 'macFlush'];
 
 export function faultToWire(fault: FaultSpec): Fault {
   return { id: fault.index, atPs: fault.atPs, kind: fault.kind, target: fault.target, spec: '' };

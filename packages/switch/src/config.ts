@@ -56,9 +56,10 @@ export const switchConfigSchema = {
     watchdog: {
       type: 'object',
       additionalProperties: false,
-      description: 'PFC watchdog {enabled, action, detection, restoration, poll}',
+      description: 'PFC watchdog {enabled, ports, action, detection, restoration, poll}',
       properties: {
         enabled: { type: 'boolean' },
+        ports: { enum: ['all', 'hostFacing'], description: 'all or hostFacing' },
         action: { enum: ['drop', 'forward', 'alert'], description: 'drop, forward or alert' },
         detection: DURATION,
         restoration: DURATION,
@@ -149,6 +150,7 @@ function applyLayer(s: SwitchSettings, raw: Raw, units: UnitParsers, problems: S
   if (wd !== undefined) {
     s.watchdog = {
       enabled: (wd.enabled as boolean | undefined) ?? s.watchdog.enabled,
+      ports: (wd.ports as 'all' | 'hostFacing' | undefined) ?? s.watchdog.ports,
       action: (wd.action as WatchdogAction | undefined) ?? s.watchdog.action,
       detectionPs: parse('watchdog.detection', wd.detection, units.duration, positive('a detection time')) ?? s.watchdog.detectionPs,
       restorationPs: parse('watchdog.restoration', wd.restoration, units.duration, positive('a restoration time')) ?? s.watchdog.restorationPs,

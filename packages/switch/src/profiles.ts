@@ -58,7 +58,11 @@ export interface SwitchSettings {
   losslessFlood: 'flood' | 'drop';
   macAgeingPs: number;
   arpAgeingPs: number;
-  watchdog: { enabled: boolean; action: WatchdogAction; detectionPs: number; restorationPs: number; pollPs: number };
+  /**
+   * `ports`: which ports' lossless queues are watched — all (SONiC `pfcwd start_default`) or only
+   * those facing hosts (`pfcwd start … PORTS` on server ports, the ToR watchdog of Guo et al.).
+   */
+  watchdog: { enabled: boolean; ports: 'all' | 'hostFacing'; action: WatchdogAction; detectionPs: number; restorationPs: number; pollPs: number };
 }
 
 export function profileSettings(profile: SwitchProfile, timing: SwitchTiming, rateBps: number): SwitchSettings {
@@ -84,7 +88,7 @@ export function profileSettings(profile: SwitchProfile, timing: SwitchTiming, ra
     losslessFlood: 'flood',
     macAgeingPs: MAC_AGEING_PS,
     arpAgeingPs: ARP_AGEING_PS,
-    watchdog: { enabled: true, ...(timing === 'drill' ? WATCHDOG_DRILL : WATCHDOG_VENDOR) },
+    watchdog: { enabled: true, ports: 'all', ...(timing === 'drill' ? WATCHDOG_DRILL : WATCHDOG_VENDOR) },
   };
   switch (profile) {
     case 'vendor':

@@ -89,10 +89,12 @@ export class Switch implements NodeModel {
       () => new EgressScheduler<Queued>({ strictPriorities: settings.strictPriorities, weights: settings.weights, quantumBytes: plan.maxFrameBytes }),
     );
     const wd = settings.watchdog;
-    this.watchdogs = ctx.ports.map(() =>
-      Array.from({ length: PFC_PRIORITIES }, (_, p) => (wd.enabled && this.classifier.isLossless(p) ? new PfcWatchdog(wd) : null)),
+    const hostPorts = new Set(config.attachedHosts.map((h) => h.port));
+    const watched = (port: number) => wd.enabled && (wd.ports === 'all' || hostPorts.has(port));
+    this.watchdogs = ctx.ports.map((_, port) =>
+      Array.from({ length: PFC_PRIORITIES }, (_, p) => (watched(port) && this.classifier.isLossless(p) ? new PfcWatchdog(wd) : null)),
     );
-    if (wd.enabled && settings.losslessPriorities.length > 0) ctx.setTimer(POLL_TIMER, 0);
+    if (this.watchdogs.some((queues) => queues.some((w) => w !== null))) ctx.setTimer(POLL_TIMER, 0);
     this.ecnRng = ctx.rng('ecn');
     this.txPackets = new Float64Array(ports * PFC_PRIORITIES);
     this.ecnMarked = new Float64Array(ports * PFC_PRIORITIES);

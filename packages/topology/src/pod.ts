@@ -77,13 +77,13 @@ export interface WorkloadSpec {
   raw: Record<string, unknown>;
 }
 
-export type FaultKind = 'linkDown' | 'linkUp';
+export type FaultKind = 'linkDown' | 'linkUp' | 'nicPauseStorm' | 'macFlush';
 
 export interface FaultSpec {
   index: number;
   atPs: number;
   kind: FaultKind;
-  /** `node:port`: the link attached there (both directions). */
+  /** Link faults: `node:port`, the link attached there (both directions). Node faults: the node's name. */
   target: string;
 }
 

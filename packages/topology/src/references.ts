@@ -1,5 +1,5 @@
 /**
- * Names that point elsewhere in the file: workloads name hosts, faults name link endpoints.
+ * Names that point elsewhere in the file: workloads name hosts, faults name link endpoints or nodes.
  * Workload items are checked through their kind's hooks (extensions.ts) and kept as written.
  */
 import { WorkloadError } from '@rocelab/workload';
@@ -7,7 +7,7 @@ import { describeValue, type Problems } from './errors.js';
 import type { SchemaExtensions } from './extensions.js';
 import type { NodeTable } from './nodes.js';
 import type { FaultSpec, LinkSpec, WorkloadSpec } from './pod.js';
-import type { RawTopology } from './schema.js';
+import { LINK_FAULT_KINDS, type RawTopology } from './schema.js';
 import { UNITS, parseDuration } from './units.js';
 
 export function resolveWorkloads(raw: RawTopology, table: NodeTable, ext: SchemaExtensions, problems: Problems): WorkloadSpec[] {
@@ -31,12 +31,21 @@ export function resolveWorkloads(raw: RawTopology, table: NodeTable, ext: Schema
 }
 
 /** Faults in the order they apply: by time, then by position in the file. */
-export function resolveFaults(raw: RawTopology, links: readonly LinkSpec[], problems: Problems): FaultSpec[] {
+export function resolveFaults(raw: RawTopology, links: readonly LinkSpec[], table: NodeTable, problems: Problems): FaultSpec[] {
   const endpoints = new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`]));
   const faults = (raw.faults ?? []).map((fault, index): FaultSpec => {
     const path = `faults[${index}]`;
-    if (!endpoints.has(fault.link)) problems.add('reference', `${path}.link`, 'the endpoint node:port of a declared link', JSON.stringify(fault.link));
-    return { index, atPs: problems.parse(`${path}.at`, 0, () => parseDuration(fault.at)), kind: fault.kind, target: fault.link };
+    const atPs = problems.parse(`${path}.at`, 0, () => parseDuration(fault.at));
+    if (LINK_FAULT_KINDS.includes(fault.kind)) {
+      if (fault.link === undefined || !endpoints.has(fault.link)) problems.add('reference', `${path}.link`, `the endpoint node:port of a declared link (a ${fault.kind} fault acts on a link)`, describeValue(fault.link));
+      return { index, atPs, kind: fault.kind, target: fault.link ?? '' };
+    }
+    // Node faults: a pause storm comes from a host's NIC; a MAC flush empties a switch's table.
+    const role = table.byName.get(fault.node ?? '')?.role;
+    const wanted = fault.kind === 'nicPauseStorm' ? 'host' : 'switch';
+    const fits = role !== undefined && (wanted === 'host' ? role === 'host' : role !== 'host');
+    if (!fits) problems.add('reference', `${path}.node`, `the name of a ${wanted} (a ${fault.kind} fault acts on one)`, role === undefined ? describeValue(fault.node) : `${JSON.stringify(fault.node)} (a ${role})`);
+    return { index, atPs, kind: fault.kind, target: fault.node ?? '' };
   });
   return faults.sort((x, y) => x.atPs - y.atPs || x.index - y.index);
 }

@@ -14,7 +14,9 @@ import { EXPECT } from './units.js';
 export const ROLES = ['host', 'tor', 'leaf', 'spine', 'switch'] as const satisfies readonly Role[];
 export const PROFILES = ['vendor', 'paper', 'hpcc-ns3', 'sonic'] as const satisfies readonly Profile[];
 export const TIMINGS = ['default', 'drill'] as const satisfies readonly Timing[];
-export const FAULT_KINDS = ['linkDown', 'linkUp'] as const;
+export const FAULT_KINDS = ['linkDown', 'linkUp', 'nicPauseStorm', 'macFlush'] as const;
+/** Faults that act on a link (`link: node:port`); the others act on a node (`node: name`). */
+export const LINK_FAULT_KINDS: readonly string[] = ['linkDown', 'linkUp'];
 
 /** Link defaults when the file gives none (DESIGN §5, §8): 40 Gb/s, 1 µs, 1024 B payload. */
 export const LINK_DEFAULTS = { rate: '40G', latency: '1us', mtu: 1024 } as const;
@@ -47,7 +49,8 @@ export interface RawLink extends RawLinkParams {
 export interface RawFault {
   at: string;
   kind: (typeof FAULT_KINDS)[number];
-  link: string;
+  link?: string;
+  node?: string;
 }
 export interface RawTopology {
   name: string;
@@ -127,7 +130,11 @@ export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
     { a: endpoint, b: endpoint, ...linkParams, impairments: object('impairments {a_to_b?, b_to_a?}', { a_to_b: impair, b_to_a: impair }) },
     ['a', 'b'],
   );
-  const fault = object('a fault {at, kind, link}', { at: duration, kind: { enum: [...FAULT_KINDS], description: 'a fault kind' }, link: endpoint }, ['at', 'kind', 'link']);
+  const fault = object(
+    'a fault {at, kind, link} or {at, kind, node}',
+    { at: duration, kind: { enum: [...FAULT_KINDS], description: 'a fault kind' }, link: endpoint, node: { type: 'string', description: 'a node name' } },
+    ['at', 'kind'],
+  );
   const list = (description: string, items: JsonSchema, minItems = 0): JsonSchema => ({ type: 'array', description, items, ...(minItems ? { minItems } : {}) });
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',

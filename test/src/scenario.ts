@@ -1,0 +1,84 @@
+/**
+ * Test support for scenario tests: a pod from a fixture in one engine (the real models, the
+ * real link model), stepped through virtual time so a test can watch counters change, with
+ * the conservation audit of `rocelab run` at the end.
+ */
+import { readFileSync } from 'node:fs';
+import { assembleResult, buildEngine, nodeFinal, podContext, scheduleFault, type RunResult } from '@rocelab/runtime';
+import type { Engine, NodeContext, PortStats } from '@rocelab/sim';
+import type { Host } from '@rocelab/rnic';
+import type { Switch } from '@rocelab/switch';
+import { parseTopology, type PodSpec } from '@rocelab/topology';
+
+export class Scenario {
+  readonly pod: PodSpec;
+  readonly engine: Engine;
+
+  /** `edit` rewrites the fixture's text first (e.g. to switch the watchdog off). */
+  constructor(file: string, edit: (yaml: string) => string = (y) => y) {
+    const text = edit(readFileSync(file, 'utf8'));
+    this.pod = parseTopology(text, file);
+    const all = this.pod.nodes.map((n) => n.index);
+    this.engine = buildEngine(podContext(this.pod), this.pod.seed, all);
+    for (const fault of this.pod.faults) scheduleFault(this.engine, this.pod, fault, new Set(all));
+  }
+
+  get nowPs(): number {
+    return this.engine.horizonPs;
+  }
+
+  runTo(timePs: number): void {
+    this.engine.runUntil(timePs);
+  }
+
+  ctx(node: string): NodeContext {
+    return this.engine.context(this.index(node));
+  }
+
+  portIndex(node: string, port: string): number {
+    const p = this.pod.nodes[this.index(node)]!.ports.find((x) => x.name === port);
+    if (p === undefined) throw new Error(`no port ${node}:${port}`);
+    return p.index;
+  }
+
+  port(node: string, port: string): PortStats {
+    return this.ctx(node).stats.ports[this.portIndex(node, port)]!;
+  }
+
+  host(name: string): Host {
+    return this.engine.model(this.index(name)) as Host;
+  }
+
+  switch(name: string): Switch {
+    return this.engine.model(this.index(name)) as Switch;
+  }
+
+  /** Payload bytes `host` has received from flow `flow` so far. */
+  received(host: string, flow: number): number {
+    return this.host(host).results().received.find((r) => r.flow === flow)?.bytes ?? 0;
+  }
+
+  /** PFC frames sent on `node:port` with priority `p` enabled. */
+  pfcSent(node: string, port: string, p = 3): number {
+    return this.port(node, port).pfcTx[p]!;
+  }
+
+  /** Drops everywhere, by reason. */
+  drops(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const n of this.pod.nodes) for (const [reason, count] of Object.entries(this.ctx(n.name).stats.droppedByReason())) out[reason] = (out[reason] ?? 0) + count;
+    return out;
+  }
+
+  /** The run's result as `rocelab run` would report it now (conservation audit included). */
+  result(): RunResult {
+    const finals = this.pod.nodes.map((n) => nodeFinal(this.engine, n.index, 0));
+    return assembleResult(finals, { seed: this.pod.seed, profile: this.pod.profile, timing: this.pod.timing, mode: 'inproc', workers: 1, durationPs: this.nowPs, wallMs: 0, windows: 0 });
+  }
+
+  private index(name: string): number {
+    const node = this.pod.nodes.find((n) => n.name === name);
+    if (node === undefined) throw new Error(`no node ${name}`);
+    return node.index;
+  }
+}
