@@ -12,7 +12,7 @@
  * ```
  */
 import { PFC_MAX_QUANTA, PFC_PRIORITIES, type DscpMap } from '@rocelab/wire';
-import type { UnitParsers } from '@rocelab/sim';
+import { formatDuration, type UnitParsers } from '@rocelab/sim';
 import { profileSettings, type SwitchProfile, type SwitchSettings, type SwitchTiming } from './profiles.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
 
@@ -169,12 +169,16 @@ function checkTogether(s: SwitchSettings, problems: SwitchProblem[]): void {
   if (s.ecn.kmaxBytes <= s.ecn.kminBytes) problems.push({ field: 'ecn.kmax', expected: `Kmax above Kmin (> ${s.ecn.kminBytes} B)`, actual: s.ecn.kmaxBytes });
   const w = s.watchdog;
   if (w.enabled && (w.pollPs > w.detectionPs || w.pollPs > w.restorationPs)) {
-    problems.push({ field: 'watchdog.poll', expected: `a poll interval no longer than detection (${w.detectionPs} ps) and restoration (${w.restorationPs} ps)`, actual: w.pollPs });
+    problems.push({
+      field: 'watchdog.poll',
+      expected: `a poll interval no longer than detection (${formatDuration(w.detectionPs)}) and restoration (${formatDuration(w.restorationPs)})`,
+      actual: formatDuration(w.pollPs),
+    });
   }
 }
 
 function priorities(list: number[]): number[] {
-  for (const p of list) if (!(Number.isInteger(p) && p >= 0 && p < PFC_PRIORITIES)) throw new FieldError(`priorities in 0..7, got ${p}`);
+  for (const p of list) if (!(Number.isInteger(p) && p >= 0 && p < PFC_PRIORITIES)) throw new FieldError(`a list of priorities in 0..7 (${p} is not one)`);
   return [...new Set(list)].sort((a, b) => a - b);
 }
 
@@ -182,8 +186,8 @@ function dscpOverrides(base: DscpMap, map: Raw): DscpMap {
   const out = [...base];
   for (const [key, value] of Object.entries(map)) {
     const dscp = Number(key);
-    if (!(Number.isInteger(dscp) && dscp >= 0 && dscp <= 63)) throw new FieldError(`DSCP keys in 0..63, got ${key}`);
-    if (!(Number.isInteger(value) && (value as number) >= 0 && (value as number) < PFC_PRIORITIES)) throw new FieldError(`priorities in 0..7, got ${String(value)} for DSCP ${key}`);
+    if (!(Number.isInteger(dscp) && dscp >= 0 && dscp <= 63)) throw new FieldError(`DSCP keys in 0..63 (${key} is not one)`);
+    if (!(Number.isInteger(value) && (value as number) >= 0 && (value as number) < PFC_PRIORITIES)) throw new FieldError(`priorities in 0..7 (DSCP ${key} maps to ${String(value)})`);
     out[dscp] = value as number;
   }
   return out;

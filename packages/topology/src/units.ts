@@ -100,19 +100,8 @@ export function parseProbability(value: string | number): number {
   return p;
 }
 
-const FORMAT_UNITS: Array<[string, number]> = [['s', PS_PER_S], ['ms', PS_PER_MS], ['us', PS_PER_US], ['ns', PS_PER_NS], ['ps', 1]];
-
-/** Picoseconds → the shortest exact string in the largest fitting unit: 1500000 → `1.5us`. */
-export function formatDuration(ps: number): string {
-  if (!Number.isSafeInteger(ps) || ps < 0) throw new RangeError(`not a duration in ps: ${ps}`);
-  const [unit, scale] = FORMAT_UNITS.find(([, s]) => ps >= s) ?? ['ps', 1];
-  const whole = Math.floor(ps / scale);
-  const rest = ps - whole * scale;
-  if (rest === 0) return `${whole}${unit}`;
-  const digits = String(scale).length - 1;
-  const frac = String(rest).padStart(digits, '0').replace(/0+$/, '');
-  return `${whole}.${frac}${unit}`;
-}
+/** Picoseconds → the shortest exact string: 1500000 → `1.5us` (kept in @rocelab/sim, beside the clock). */
+export { formatDuration } from '@rocelab/sim';
 
 /** The parsers bundled for a workload kind's resolver (dependency injection; see extensions.ts). */
 export const UNITS = {

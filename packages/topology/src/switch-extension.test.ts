@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseTopology } from './load.js';
+import { TopologyError } from './errors.js';
+import { switchSettingsOf } from './switch-extension.js';
+
+const pod = (defaultsSwitch: string, torSwitch = '') => `
+name: t
+timing: drill
+defaults:
+  switch: {${defaultsSwitch}}
+nodes:
+  - {name: tor1, role: tor${torSwitch ? `, switch: {${torSwitch}}` : ''}}
+  - {name: h1, role: host, ip: 10.0.0.1}
+  - {name: h2, role: host, ip: 10.0.0.2}
+links:
+  - {a: h1:p0, b: tor1:p1}
+  - {a: h2:p0, b: tor1:p2}
+`;
+
+function rejection(text: string): string {
+  try {
+    parseTopology(text, 'pod.yaml');
+  } catch (err) {
+    assert.ok(err instanceof TopologyError, String(err));
+    return err.message;
+  }
+  assert.fail('expected the topology to be rejected');
+}
+
+test('switch settings resolve over the profile, defaults first, then the switch’s own', () => {
+  const p = parseTopology(pod('bufferBytes: 2MiB, ecn: {kmin: 50KB}', 'ecn: {kmax: 400KB}, losslessFlood: drop'), 'pod.yaml');
+  const s = switchSettingsOf(p, p.nodes.find((n) => n.name === 'tor1')!);
+  assert.equal(s.bufferBytes, 2 * 1024 * 1024);
+  assert.deepEqual(s.ecn, { kminBytes: 50_000, kmaxBytes: 400_000, pmax: 0.1, markNonEct: false });
+  assert.equal(s.losslessFlood, 'drop');
+  assert.deepEqual([s.watchdog.detectionPs, s.watchdog.pollPs], [2e9, 1e9], 'timing: drill');
+});
+
+test('an unknown priority is rejected with file, path, field and valid range', () => {
+  assert.equal(rejection(pod('losslessPriorities: [3, 9]')), 'pod.yaml: defaults.switch.losslessPriorities: expected a list of priorities in 0..7 (9 is not one), got [3,9]');
+  assert.match(rejection(pod('', 'dscpMap: {26: 8}')), /^pod\.yaml: nodes\[0\]\.switch\.dscpMap: expected priorities in 0\.\.7 \(DSCP 26 maps to 8\), got \{"26":8\}$/);
+});
+
+test('XON above XOFF is rejected where the switch sets it', () => {
+  assert.equal(rejection(pod('', 'xoffBytes: 100KB, xonBytes: 200KB')), 'pod.yaml: nodes[0].switch.xonBytes: expected an XON threshold below XOFF (< 100000 B), got 200000');
+});
+
+test('a threshold that does not fit the buffer is rejected with the room there is', () => {
+  const message = rejection(pod('bufferBytes: 1MiB', 'xoffBytes: 2MiB, xonBytes: 1MiB'));
+  assert.match(message, /^pod\.yaml: nodes\[0\]\.switch\.xoffBytes: expected an XOFF threshold that fits the shared pool \(≤ \d+ B after reserves and headrooms\), got 2097152$/);
+  // A buffer too small for the reserves and headrooms of its ports, reported once for the defaults.
+  assert.match(rejection(pod('bufferBytes: 64KB')), /^pod\.yaml: defaults\.switch\.bufferBytes: expected a buffer larger than its reserves and headrooms \(\d+ \+ \d+ B on 2 ports\), got 64000$/);
+});
+
+test('ECN and watchdog ranges are checked too, every problem listed', () => {
+  const message = rejection(pod('ecn: {kmin: 300KB, kmax: 100KB, pmax: 1.5}, watchdog: {poll: 5ms}'));
+  assert.deepEqual(message.split('\n'), [
+    'pod.yaml: defaults.switch.ecn.pmax: expected a probability 0..1 like 0.01 or 1/256, got 1.5',
+    'pod.yaml: defaults.switch.ecn.kmax: expected Kmax above Kmin (> 300000 B), got 100000',
+    'pod.yaml: defaults.switch.watchdog.poll: expected a poll interval no longer than detection (2ms) and restoration (4ms), got "5ms"',
+  ]);
+});
+
+test('a misspelt switch key is caught by the schema', () => {
+  assert.match(rejection(pod('bufferByte: 1MiB')), /^pod\.yaml: defaults\.switch\.bufferByte: expected one of the keys bufferBytes, alpha, .*, got unknown key "bufferByte"$/);
+});
