@@ -13,6 +13,7 @@
  */
 import { PFC_MAX_QUANTA, PFC_PRIORITIES, type DscpMap } from '@rocelab/wire';
 import { formatDuration, type UnitParsers } from '@rocelab/sim';
+import type { FieldProblem } from './problem.js';
 import { profileSettings, type SwitchProfile, type SwitchSettings, type SwitchTiming } from './profiles.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
 
@@ -70,11 +71,7 @@ export const switchConfigSchema = {
 } as const;
 
 /** A bad value in a `switch:` object; `field` is relative to it (`ecn.kmax`). */
-export interface SwitchProblem {
-  field: string;
-  expected: string;
-  actual: unknown;
-}
+export type SwitchProblem = FieldProblem;
 
 type Raw = Record<string, unknown>;
 

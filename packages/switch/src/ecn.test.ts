@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Rng } from '@rocelab/sim';
 import { Ecn } from '@rocelab/wire';
-import { VENDOR_ECN_CONFIG, checkEcnConfig, markProbability, shouldMark, type EcnConfig } from './ecn.js';
+import { ECN_VENDOR } from './defaults.js';
+import { checkEcnConfig, markProbability, shouldMark, type EcnConfig } from './ecn.js';
 
 /** DESIGN §9 vendor values: Kmin 104,000 B, Kmax 312,000 B (span 208,000 B), Pmax 0.1. */
-const V = VENDOR_ECN_CONFIG;
+/** The vendor profile's marking (DESIGN §9), ECT packets only. */
+const V: EcnConfig = { ...ECN_VENDOR, markNonEct: false };
 const NON_ECT_TOO: EcnConfig = { ...V, markNonEct: true };
 
 test('the vendor values are the DESIGN §9 ones and pass the config check', () => {

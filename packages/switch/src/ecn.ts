@@ -6,6 +6,7 @@
  * counts the marks (STYLE §6).
  */
 import type { Rng } from '@rocelab/sim';
+import type { FieldProblem } from './problem.js';
 import { Ecn } from '@rocelab/wire';
 
 export interface EcnConfig {
@@ -19,27 +20,8 @@ export interface EcnConfig {
   markNonEct: boolean;
 }
 
-/**
- * The `vendor` profile (DESIGN §9): Kmin/Kmax of SONiC AZURE_LOSSLESS on the Force10-S6000;
- * Pmax 0.1 is rocelab's choice (that file leaves it unset); ECT-only marking as RFC 3168 and
- * the PHYSICS §1.7 recommendation.
- */
-export const VENDOR_ECN_CONFIG: Readonly<EcnConfig> = Object.freeze({
-  kminBytes: 104_000,
-  kmaxBytes: 312_000,
-  pmax: 0.1,
-  markNonEct: false,
-});
-
-/**
- * A bad value in one field of a mechanism's config (same shape as the workload package's
- * FieldProblem); the topology loader prefixes the field with the config's path in the file.
- */
-export interface ConfigProblem {
-  field: string;
-  expected: string;
-  actual: unknown;
-}
+/** Problems in an ECN config (see problem.ts). */
+export type ConfigProblem = FieldProblem;
 
 /** Every problem of an ECN config (all of them, so a user fixes the file in one pass). */
 export function checkEcnConfig(c: EcnConfig): ConfigProblem[] {

@@ -5,6 +5,7 @@
  * SONiC PFC watchdog — each in its own module, composed in `switch.ts`.
  */
 export * from './defaults.js';
+export * from './problem.js';
 export * from './classifier.js';
 export * from './headroom.js';
 export * from './mmu.js';

@@ -6,6 +6,8 @@
  * drop/forward queue is stormed. No timers: the switch owns the poll timer and calls `poll()`.
  * Defaults (SONiC `start_default`, `timing: drill`) are `WATCHDOG_VENDOR`/`WATCHDOG_DRILL` in defaults.ts.
  */
+import type { FieldProblem } from './problem.js';
+
 export type WatchdogAction = 'drop' | 'forward' | 'alert';
 
 export interface WatchdogConfig {
@@ -32,11 +34,8 @@ export interface QueueSample {
 export type WatchdogState = 'operational' | 'stormed';
 export type WatchdogEvent = 'none' | 'stormDetected' | 'stormRestored';
 
-export interface ConfigIssue {
-  field: string;
-  expected: string;
-  actual: unknown;
-}
+/** Problems in a watchdog config (see problem.ts). */
+export type ConfigIssue = FieldProblem;
 
 /** Times are positive integer ps; the poll may not exceed detection or restoration (SONiC CLI rule, PHYSICS §4.1). */
 export function checkWatchdogConfig(c: WatchdogConfig): ConfigIssue[] {

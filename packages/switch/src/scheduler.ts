@@ -14,6 +14,7 @@
  * eligible, and the cap stops a pause that lands after every first packet from building credit.
  * After a resume a queue thus sends at most one quantum more than a normal turn.
  */
+import { STRICT_PRIORITIES } from './defaults.js';
 import type { ConfigProblem } from './ecn.js';
 
 /** 802.1Qbb: eight priorities, one egress queue each. */
@@ -34,7 +35,7 @@ export interface SchedulerConfig {
  * headers + 16 B RETH, DESIGN §5), so every turn of weight 1 can send at least one frame.
  */
 export const DEFAULT_SCHEDULER_CONFIG: Readonly<SchedulerConfig> = Object.freeze({
-  strictPriorities: Object.freeze([6]),
+  strictPriorities: STRICT_PRIORITIES,
   weights: Object.freeze([1, 1, 1, 1, 1, 1, 1, 1]),
   quantumBytes: 1102,
 });
