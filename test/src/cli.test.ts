@@ -50,24 +50,32 @@ test('changing one link latency by 1 ps changes the hash', () => {
 });
 
 test('line.yaml delivers exactly the packets the link arithmetic predicts', () => {
-  // h1 → sw1 → h2 at 40 Gb/s, 1 µs per link, 1024 B packets, store and forward (DESIGN §5).
-  // Packet 0 is WRITE FIRST: 1024 + 62 + 16 (RETH) = 1102 B + 20 B preamble/gap → 1122 B × 200 ps/B = 224,400 ps;
-  // the others 1086 + 20 = 1106 B → 221,200 ps. h1 sends back to back; sw1 starts packet 0 on arrival,
-  // and every later packet waits behind it, 3,200 ps late but then back to back, so
-  //   delivery of packet k = (224,400 + 1 µs) + 224,400 + 1 µs + k · 221,200 = 2,448,800 + k · 221,200 ps.
-  const durationPs = 2e9; // 2 ms
-  const first = 2 * 224_400 + 2 * 1_000_000;
-  const delivered = Math.floor((durationPs - 1 - first) / 221_200) + 1;
-  assert.equal(delivered, 9031);
-  // h1 starts packet k at 224,400 + (k − 1) · 221,200 (k ≥ 1) and packet 0 at 0: all started before 2 ms are sent.
-  const sent = Math.floor((durationPs - 1 - 224_400) / 221_200) + 2;
+  // h1 → sw1 → h2 at 40 Gb/s (200 ps per byte), 1 µs per link, 1024 B packets, store and forward (DESIGN §5).
+  // Data: packet 0 is WRITE FIRST, 1024 + 62 + 16 (RETH) = 1102 B + 20 B preamble/gap = 224,400 ps on
+  // the wire; the others 1086 + 20 B = 221,200 ps. h1 sends back to back; sw1 starts packet 0 on
+  // arrival and every later one waits behind it, so packet k reaches h2's NIC at
+  //   t_k = (224,400 + 1 µs) + 224,400 + 1 µs + k · 221,200 = 2,448,800 + k · 221,200 ps,
+  // and is delivered when host memory has drained it from the NIC buffer at 80 Gb/s (100 ps per
+  // byte): d_k = t_k + 108,600 (110,200 for packet 0).
+  // ACKs: h2 acknowledges every 4th packet (psn 3, 7, …) at d_k: 66 B + 20 B = 17,200 ps to sw1,
+  // 1 µs, again to h1, 1 µs, drained in 6,600 ps: delivered at d_k + 2,041,000.
+  const D = 2e9; // 2 ms
+  const t = (k: number) => 2_448_800 + k * 221_200;
+  const d = (k: number) => t(k) + (k === 0 ? 110_200 : 108_600);
+  const ks = Array.from({ length: 20_000 }, (_, k) => k);
+  const dataDelivered = ks.filter((k) => d(k) < D).length;
+  const acksSent = ks.filter((k) => k % 4 === 3 && d(k) < D).length;
+  const acksDelivered = ks.filter((k) => k % 4 === 3 && d(k) + 2_041_000 < D).length;
+  // h1 starts packet k at 224,400 + (k − 1) · 221,200 (k ≥ 1) and packet 0 at 0.
+  const dataSent = Math.floor((D - 1 - 224_400) / 221_200) + 2;
+  assert.deepEqual([dataDelivered, acksDelivered, dataSent, acksSent], [9031, 2255, 9042, 2257]);
   const r = run(fixture('line.yaml'), '--duration', '2ms');
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.json!.packets.delivered, delivered);
-  assert.equal(r.json!.packets.sent, sent);
+  assert.equal(r.json!.packets.delivered, dataDelivered + acksDelivered);
+  assert.equal(r.json!.packets.sent, dataSent + acksSent);
   assert.ok(r.json!.packets.sent > 0);
   assert.equal(r.json!.packets.dropped, 0);
-  assert.equal(r.json!.packets.queued, sent - delivered);
+  assert.equal(r.json!.packets.queued, r.json!.packets.sent - r.json!.packets.delivered);
 });
 
 test('an uncounted loss fails the conservation audit and the run exits 1, in every mode', () => {

@@ -6,9 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { assembleResult, buildEngine, nodeFinal, podContext, scheduleFault, type RunResult } from '@rocelab/runtime';
 import type { Engine, NodeContext, PortStats } from '@rocelab/sim';
-import type { Host } from '@rocelab/rnic';
+import type { Nic } from '@rocelab/rnic';
 import type { Switch } from '@rocelab/switch';
 import { parseTopology, type PodSpec } from '@rocelab/topology';
+import { connectionKey } from '@rocelab/workload';
 
 export class Scenario {
   readonly pod: PodSpec;
@@ -19,7 +20,7 @@ export class Scenario {
     const text = edit(readFileSync(file, 'utf8'));
     this.pod = parseTopology(text, file);
     const all = this.pod.nodes.map((n) => n.index);
-    this.engine = buildEngine(podContext(this.pod), this.pod.seed, all);
+    this.engine = buildEngine(podContext(this.pod, this.pod.seed), all);
     for (const fault of this.pod.faults) scheduleFault(this.engine, this.pod, fault, new Set(all));
   }
 
@@ -45,17 +46,20 @@ export class Scenario {
     return this.ctx(node).stats.ports[this.portIndex(node, port)]!;
   }
 
-  host(name: string): Host {
-    return this.engine.model(this.index(name)) as Host;
+  nic(name: string): Nic {
+    return this.engine.model(this.index(name)) as Nic;
   }
 
   switch(name: string): Switch {
     return this.engine.model(this.index(name)) as Switch;
   }
 
-  /** Payload bytes `host` has received from flow `flow` so far. */
-  received(host: string, flow: number): number {
-    return this.host(host).results().received.find((r) => r.flow === flow)?.bytes ?? 0;
+  /** Payload bytes `to` has accepted in order from `workloads[workload]`'s connection `from` → `to`. */
+  received(workload: number, from: string, to: string): number {
+    const key = connectionKey(workload, from, to);
+    const qp = this.nic(to).receiverQps.find((r) => r.end.key === key);
+    if (qp === undefined) throw new Error(`${to} has no connection ${key}`);
+    return qp.resp.stats.bytesAccepted;
   }
 
   /** PFC frames sent on `node:port` with priority `p` enabled. */

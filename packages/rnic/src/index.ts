@@ -1,7 +1,18 @@
 /**
- * @rocelab/rnic — the host's RDMA NIC as a pure model driven by the virtual clock.
- * First cut: WRITE segmentation, paced flow senders, and a receiver that counts.
+ * @rocelab/rnic — the host's RDMA NIC as a pure model driven by the virtual clock (DESIGN §5):
+ * RC queue pairs (go-back-N / go-back-0, RTO, RNR), DCQCN reaction and notification points in
+ * three variants, the receive buffer with NIC-side PFC and stall prevention, composed in nic.ts.
  */
+export * from './defaults.js';
+export * from './psn.js';
+export * from './aeth.js';
+export * from './rc-requester.js';
+export * from './rc-responder.js';
+export * from './dcqcn-params.js';
+export * from './dcqcn-rate.js';
+export * from './dcqcn-rp.js';
+export * from './dcqcn-np.js';
+export * from './nic-pfc.js';
+export * from './nic-settings.js';
+export * from './nic.js';
 export * from './segmentation.js';
-export * from './flow-sender.js';
-export * from './host.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nextPsn, packetCount, payloadOf, PSN_MASK, writeOpcode } from './segmentation.js';
+import { nextPsn, PSN_MASK } from './psn.js';
+import { packetCount, payloadOf, writeOpcode } from './segmentation.js';
 
 const MTU = 1024;
 const WRITE_FIRST = 0x06;

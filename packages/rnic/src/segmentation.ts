@@ -20,6 +20,9 @@ export function payloadOf(index: number, sizeBytes: number, mtu: number): number
   return Math.min(mtu, sizeBytes - index * mtu);
 }
 
-/** PSNs are 24-bit and wrap (PHYSICS §5.2). */
-export const PSN_MASK = 0xffffff;
-export const nextPsn = (psn: number): number => (psn + 1) & PSN_MASK;
+/** SEND opcodes by position (a SEND carries no RETH; it consumes a posted receive). */
+export function sendOpcode(index: number, count: number): number {
+  if (count === 1) return Opcode.sendOnly;
+  if (index === 0) return Opcode.sendFirst;
+  return index === count - 1 ? Opcode.sendLast : Opcode.sendMiddle;
+}

@@ -16,9 +16,9 @@ export interface RunOptions {
 }
 
 export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
-  const pc = podContext(pod);
+  const pc = podContext(pod, options.seed);
   const all = pod.nodes.map((n) => n.index);
-  const engine = buildEngine(pc, options.seed, all, options.debugUncountedLoss ?? null, options.models);
+  const engine = buildEngine(pc, all, options.debugUncountedLoss ?? null, options.models);
   const hosted = new Set(all);
   for (const fault of pod.faults) scheduleFault(engine, pod, fault, hosted);
   const start = performance.now();

@@ -67,7 +67,7 @@ interface RemoteLink {
 export class MemberProcess {
   private readonly log: Logger;
   private readonly key: Buffer;
-  private readonly pc: PodContext;
+  private pc: PodContext | null = null;
   private readonly hosted: number[];
   private readonly remote = new Map<string, RemoteLink>();
   private engine: Engine | null = null;
@@ -91,7 +91,6 @@ export class MemberProcess {
   constructor(private readonly options: MemberOptions) {
     this.log = options.log.child({ member: options.id });
     this.key = podKey(options.token);
-    this.pc = podContext(options.pod);
     this.hosted = options.nodes.map((name) => {
       const node = options.pod.nodes.find((n) => n.name === name);
       if (node === undefined) throw new Error(`member ${options.id}: node ${name} is not in pod ${options.pod.name}`);
@@ -168,12 +167,13 @@ export class MemberProcess {
 
   /** The directory says who hosts what: build the engine, connect the remote links, report ready. */
   private async setup(directory: Directory): Promise<void> {
-    const { pod } = this.pc;
+    const pod = this.options.pod;
+    this.pc = podContext(pod, directory.seed);
     const hostedSet = new Set(this.hosted);
     const owner = new Map<string, string>();
     for (const m of directory.members) for (const n of m.nodes) owner.set(n, m.id);
     const urlOf = new Map(directory.members.map((m) => [m.id, m.linkUrl]));
-    this.engine = buildEngine(this.pc, directory.seed, this.hosted, this.options.debugUncountedLoss ?? null, this.options.models);
+    this.engine = buildEngine(this.pc, this.hosted, this.options.debugUncountedLoss ?? null, this.options.models);
     for (const spec of pod.links) {
       const aNode = pod.nodes.find((n) => n.name === spec.a.node)!;
       const bNode = pod.nodes.find((n) => n.name === spec.b.node)!;

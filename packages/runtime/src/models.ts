@@ -1,13 +1,15 @@
 /**
  * The composition root of a node: which model runs for each role, built from the pod. Hosts
- * get the NIC model with their flows; ToRs, leaves, spines and plain switches get the switch
- * dataplane with routes computed from the topology.
+ * get the RDMA NIC with their queue pairs and workloads; ToRs, leaves, spines and plain
+ * switches get the switch dataplane with routes computed from the topology.
  */
 import { DEFAULT_WIRE_MODEL, Engine, type NodeModel, type WireModel } from '@rocelab/sim';
-import { Host, type HostPeer } from '@rocelab/rnic';
+import { Nic, type HostPeer, type NicProblem } from '@rocelab/rnic';
 import { planSwitch, Switch, type SwitchProblem } from '@rocelab/switch';
-import { flowWorkloads, routeTable, switchSettingsOf, type PodSpec, type Profile } from '@rocelab/topology';
-import type { FlowWorkload } from '@rocelab/workload';
+import { nicSettingsOf, resolvedWorkloads, routeTable, switchSettingsOf, type PodSpec, type Profile } from '@rocelab/topology';
+import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
+import { hostTraffic, type ResolvedWorkload } from '@rocelab/workload';
+import { hostNames, linkRateOf, qpPlan, type HostQps } from './qp-plan.js';
 import { leakEveryNth } from './debug.js';
 
 /** How each profile counts bytes and time on the wire (DESIGN §5, PHYSICS §7). */
@@ -18,15 +20,19 @@ export function wireModelFor(profile: Profile): WireModel {
 /** Pod-wide inputs every model may need, computed once per process. */
 export interface PodContext {
   pod: PodSpec;
+  /** The run's seed (it may differ from the file's): workloads such as permutations depend on it. */
+  seed: number;
   wire: WireModel;
-  flows: FlowWorkload[];
+  workloads: ResolvedWorkload[];
   hosts: Map<string, HostPeer>;
+  qps: Map<string, HostQps>;
 }
 
-export function podContext(pod: PodSpec): PodContext {
+export function podContext(pod: PodSpec, seed: number): PodContext {
   const hosts = new Map<string, HostPeer>();
   for (const node of pod.nodes) if (node.role === 'host') hosts.set(node.name, { name: node.name, ip: node.ip, mac: node.mac });
-  return { pod, wire: wireModelFor(pod.profile), flows: flowWorkloads(pod), hosts };
+  const workloads = resolvedWorkloads(pod);
+  return { pod, seed, wire: wireModelFor(pod.profile), workloads, hosts, qps: qpPlan(pod, seed, workloads, hosts) };
 }
 
 export function createModel(engine: Engine, pc: PodContext, index: number): NodeModel {
@@ -35,13 +41,21 @@ export function createModel(engine: Engine, pc: PodContext, index: number): Node
   const ctx = engine.context(index);
   const peerMac = (port: number) => pod.nodes[node.ports[port]!.peerNode]!.mac;
   if (node.role === 'host') {
-    return new Host(ctx, {
+    // The topology loader already checked these settings; a problem here is a bug.
+    const problems: NicProblem[] = [];
+    const settings = nicSettingsOf(pod, node, problems);
+    if (problems.length > 0) throw new Error(`${node.name}: NIC settings: ${JSON.stringify(problems)}`);
+    const qps = pc.qps.get(node.name)!;
+    return new Nic(ctx, {
       ip: node.ip,
       mac: node.mac,
       gatewayMac: peerMac(0),
-      flows: pc.flows.filter((f) => f.from === node.name),
-      hosts: pc.hosts,
-      accounting: pc.wire.accounting,
+      requesters: qps.requesters,
+      responders: qps.responders,
+      traffic: hostTraffic(node.name, pc.workloads, { hosts: hostNames(pod), seed: pc.seed, linkRateBps: (h) => linkRateOf(pod, h), rng: (p) => ctx.rng(p) }),
+      settings,
+      wire: pc.wire,
+      dscpMap: DEFAULT_DSCP_MAP,
     });
   }
   // The topology loader already checked these settings; a problem here is a bug.
@@ -69,12 +83,11 @@ export type ModelFactory = (engine: Engine, pc: PodContext, index: number) => No
 /** An engine hosting `hosted` node indices of the pod, every model attached. */
 export function buildEngine(
   pc: PodContext,
-  seed: number,
   hosted: readonly number[],
   debugUncountedLoss: string | null = null,
   factory: ModelFactory = createModel,
 ): Engine {
-  const engine = new Engine({ seed, nodes: pc.pod.nodes, hosted, wire: pc.wire });
+  const engine = new Engine({ seed: pc.seed, nodes: pc.pod.nodes, hosted, wire: pc.wire });
   for (const index of hosted) {
     const model = factory(engine, pc, index);
     engine.attach(index, pc.pod.nodes[index]!.name === debugUncountedLoss ? leakEveryNth(model) : model);

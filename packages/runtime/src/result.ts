@@ -25,16 +25,27 @@ export interface NodeFinal {
   results: unknown;
 }
 
+/** One message a host posted (a `flow` workload posts one or more). */
 export interface FlowResult {
   flow: number;
   from: string;
   to: string;
   sizeBytes: number;
   startNs: number;
-  packetsDelivered: number;
-  bytesDelivered: number;
-  lastArrivalNs: number | null;
-  completed: boolean;
+  /** When its last packet was acknowledged; null if it did not complete within the run. */
+  completionNs: number | null;
+  /** Flow completion time and goodput (payload over completion time). */
+  fctNs: number | null;
+  goodputGbps: number | null;
+  status: string;
+}
+
+/** Pingmesh probes: how many, how many came back, and their round trips. */
+export interface ProbeSummary {
+  sent: number;
+  completed: number;
+  meanRttNs: number | null;
+  maxRttNs: number | null;
 }
 
 export interface RunResult {
@@ -53,6 +64,7 @@ export interface RunResult {
   causalityViolations: number;
   conservation: boolean;
   flows: FlowResult[];
+  probes: ProbeSummary;
   rssMiBPerNode: number;
 }
 
@@ -110,7 +122,7 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     droppedByReason,
     causalityViolations,
     conservation: packets.sent === packets.delivered + packets.dropped + packets.queued,
-    flows: flowResults(finals),
+    ...flowResults(finals),
     rssMiBPerNode: Math.round((sum((f) => f.rssBytes) / Math.max(1, finals.length) / 2 ** 20) * 10) / 10,
   };
 }
@@ -121,29 +133,42 @@ export function exitCodeOf(result: RunResult): number {
 }
 
 interface HostResults {
-  sent: Array<{ flow: number; to: string; sizeBytes: number; startPs: number }>;
-  received: Array<{ flow: number; packets: number; bytes: number; lastPs: number }>;
+  sent: Array<{ flow: number; to: string; sizeBytes: number; postedPs: number; completedPs: number | null; status: string; probe: boolean }>;
 }
 
-function flowResults(finals: readonly NodeFinal[]): FlowResult[] {
-  const received = new Map<number, HostResults['received'][number]>();
-  for (const f of finals) for (const r of (f.results as HostResults | null)?.received ?? []) received.set(r.flow, r);
+function flowResults(finals: readonly NodeFinal[]): { flows: FlowResult[]; probes: ProbeSummary } {
   const flows: FlowResult[] = [];
+  const rtts: number[] = [];
+  let probes = 0;
   for (const f of finals) {
-    for (const s of (f.results as HostResults | null)?.sent ?? []) {
-      const r = received.get(s.flow);
+    for (const m of (f.results as HostResults | null)?.sent ?? []) {
+      const fctPs = m.completedPs === null || m.status !== 'success' ? null : m.completedPs - m.postedPs;
+      if (m.probe) {
+        probes++;
+        if (fctPs !== null) rtts.push(fctPs / 1000);
+        continue;
+      }
       flows.push({
-        flow: s.flow,
+        flow: m.flow,
         from: f.node,
-        to: s.to,
-        sizeBytes: s.sizeBytes,
-        startNs: s.startPs < 0 ? -1 : s.startPs / 1000,
-        packetsDelivered: r?.packets ?? 0,
-        bytesDelivered: r?.bytes ?? 0,
-        lastArrivalNs: r === undefined ? null : r.lastPs / 1000,
-        completed: (r?.bytes ?? 0) === s.sizeBytes && s.startPs >= 0,
+        to: m.to,
+        sizeBytes: m.sizeBytes,
+        startNs: m.postedPs / 1000,
+        completionNs: m.completedPs === null ? null : m.completedPs / 1000,
+        fctNs: fctPs === null ? null : fctPs / 1000,
+        goodputGbps: fctPs === null || fctPs === 0 ? null : (m.sizeBytes * 8) / fctPs * 1000,
+        status: m.status,
       });
     }
   }
-  return flows.sort((a, b) => a.flow - b.flow);
+  flows.sort((a, b) => a.flow - b.flow);
+  return {
+    flows,
+    probes: {
+      sent: probes,
+      completed: rtts.length,
+      meanRttNs: rtts.length === 0 ? null : rtts.reduce((a, b) => a + b, 0) / rtts.length,
+      maxRttNs: rtts.length === 0 ? null : Math.max(...rtts),
+    },
+  };
 }

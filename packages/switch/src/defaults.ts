@@ -13,11 +13,8 @@ export const DYNAMIC_ALPHA = 1 / 8;
 /** Guaranteed bytes per ingress (port, priority) before the shared pool (DESIGN §9; HPCC `reserve` 4096). */
 export const RESERVE_BYTES = 4_096;
 
-/** Cable length the mlx5 headroom formula assumes by default (`MLX5E_DEFAULT_CABLE_LEN 7`, PHYSICS §2.3). */
-export const CABLE_METERS = 7;
-
-/** Light in fibre: ~5 ns per metre; a link's latency counts as that much extra cable in the headroom formula. */
-export const PS_PER_CABLE_METER = 5_000;
+/** Cable length of the mlx5 headroom formula: see `CABLE_METERS` in @rocelab/sim (headroom.ts). */
+export { CABLE_METERS } from '@rocelab/sim';
 
 /** HPCC ns-3's XON hysteresis: resume when shared use + 3072 B ≤ threshold (`resume_offset`, PHYSICS §2.4). */
 export const HPCC_RESUME_OFFSET_BYTES = 3_072;

@@ -7,7 +7,6 @@
 export * from './defaults.js';
 export * from './problem.js';
 export * from './classifier.js';
-export * from './headroom.js';
 export * from './mmu.js';
 export * from './pfc.js';
 export * from './ecn.js';

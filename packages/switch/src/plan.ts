@@ -4,9 +4,8 @@
  * the buffer at all (reported by the topology loader before anything starts).
  */
 import { PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
-import { serializationPs } from '@rocelab/sim';
+import { hpccHeadroomBytes, serializationPs, vendorHeadroomBytes } from '@rocelab/sim';
 import type { SwitchProblem } from './config.js';
-import { hpccHeadroomBytes, vendorHeadroomBytes } from './headroom.js';
 import type { MmuConfig } from './mmu.js';
 import type { SwitchSettings } from './profiles.js';
 

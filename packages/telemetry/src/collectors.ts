@@ -34,3 +34,38 @@ export function readGauge(registry: Registry, name: string, help: string, labelN
     },
   });
 }
+
+/** The bucket view of a model's histogram (see FixedHistogram in @rocelab/sim). */
+export interface HistogramView {
+  readonly bounds: readonly number[];
+  cumulative(): number[];
+  readonly sum: number;
+  readonly count: number;
+}
+
+/**
+ * A histogram read from the model at each scrape. prom-client's Histogram can only observe,
+ * so this registers a metric object of its own that renders buckets, sum and count.
+ */
+export function readHistogram(registry: Registry, name: string, help: string, labelNames: readonly string[], read: (emit: (labels: Labels, h: HistogramView) => void) => void): void {
+  const metric = {
+    name,
+    help,
+    type: 'histogram' as const,
+    labelNames,
+    aggregator: 'sum' as const,
+    reset: () => undefined,
+    get: async () => {
+      const values: Array<{ metricName: string; labels: Labels; value: number }> = [];
+      read((labels, h) => {
+        const cumulative = h.cumulative();
+        h.bounds.forEach((le, i) => values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: String(le) }, value: cumulative[i]! }));
+        values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: h.count });
+        values.push({ metricName: `${name}_sum`, labels, value: h.sum });
+        values.push({ metricName: `${name}_count`, labels, value: h.count });
+      });
+      return { name, help, type: 'histogram', values, aggregator: 'sum' };
+    },
+  };
+  registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+}

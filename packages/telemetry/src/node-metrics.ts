@@ -5,7 +5,7 @@
  */
 import { DROP_REASONS, type NodeStats } from '@rocelab/sim';
 import { Registry } from 'prom-client';
-import { readCounter, readGauge } from './collectors.js';
+import { readCounter, readGauge, readHistogram, type HistogramView } from './collectors.js';
 
 const PRIORITIES = [0, 1, 2, 3, 4, 5, 6, 7];
 
@@ -24,6 +24,30 @@ export interface NodeMetricsSource {
   windows(): number;
   /** Switches: queues, buffers, ECN, PFC generation and the watchdog. */
   switch?: SwitchMetricsSource;
+  /** Hosts: the RDMA NIC. */
+  nic?: NicMetricsSource;
+}
+
+export type NakType = 'seq' | 'rnr';
+export type StormLevel = 'warning' | 'error';
+
+/** What a host's NIC adds (DESIGN §6, NIC). */
+export interface NicMetricsSource {
+  cnpsSent(): number;
+  cnpsReceived(): number;
+  retransmittedPackets(): number;
+  naksSent(type: NakType): number;
+  naksReceived(type: NakType): number;
+  rtoExpirations(): number;
+  /** Payload bytes accepted in order by this host's responders. */
+  goodputBytes(): number;
+  stormEvents(level: StormLevel): number;
+  /** Virtual seconds this NIC held its ToR paused (port 0, its lossless priorities). */
+  pausingSeconds(priority: number): number;
+  messageCompletionSeconds: HistogramView;
+  probeRttSeconds: HistogramView;
+  /** Per-QP DCQCN state, only when the pod asks for it (bounded by the NIC). */
+  qps?(): Array<{ qp: string; rateBps: number; targetBps: number; alpha: number }>;
 }
 
 /** What a switch adds, per (port, priority) unless noted. */
@@ -84,6 +108,31 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
     perPriority('rocelab_pfcwd_storms_detected_total', 'PFC storms the watchdog declared on this queue.', (i, p) => sw.stormsDetected(i, p));
     perPriority('rocelab_pfcwd_storms_restored_total', 'PFC storms the watchdog restored on this queue.', (i, p) => sw.stormsRestored(i, p));
     perPort('rocelab_flooded_packets_total', 'Copies this switch made by flooding a packet out of this port (unknown destination MAC).', (i) => sw.floodCopies(i));
+  }
+  const nic = source.nic;
+  if (nic !== undefined) {
+    const one = (name: string, help: string, value: () => number) => readCounter(registry, name, help, [], (emit) => emit({}, value()));
+    one('rocelab_cnp_sent_total', 'CNPs this NIC sent as notification point.', () => nic.cnpsSent());
+    one('rocelab_cnp_received_total', 'CNPs this NIC received as reaction point.', () => nic.cnpsReceived());
+    one('rocelab_retransmitted_packets_total', 'Data packets sent again by go-back-N/0 or after a timeout.', () => nic.retransmittedPackets());
+    const types: NakType[] = ['seq', 'rnr'];
+    readCounter(registry, 'rocelab_naks_sent_total', 'NAKs this NIC sent, by type (PSN sequence error, RNR).', ['type'], (emit) => types.forEach((type) => emit({ type }, nic.naksSent(type))));
+    readCounter(registry, 'rocelab_naks_received_total', 'NAKs this NIC received, by type.', ['type'], (emit) => types.forEach((type) => emit({ type }, nic.naksReceived(type))));
+    one('rocelab_rto_expirations_total', 'Local ACK timeouts that expired.', () => nic.rtoExpirations());
+    one('rocelab_goodput_bytes_total', 'Payload bytes received in order (accepted by the responder).', () => nic.goodputBytes());
+    const levels: StormLevel[] = ['warning', 'error'];
+    readCounter(registry, 'rocelab_nic_pause_storm_events_total', 'NIC stall prevention events (mlx5 tx_pause_storm_warning/error_events).', ['level'], (emit) =>
+      levels.forEach((level) => emit({ level }, nic.stormEvents(level))),
+    );
+    perPriority('rocelab_pfc_pausing_seconds_total', 'Virtual seconds this NIC held its ToR paused.', (i, p) => (i === 0 ? nic.pausingSeconds(p) : 0));
+    readHistogram(registry, 'rocelab_message_completion_seconds', 'Message completion time (post to last ACK), virtual seconds.', [], (emit) => emit({}, nic.messageCompletionSeconds));
+    readHistogram(registry, 'rocelab_probe_rtt_seconds', 'Pingmesh probe round-trip time, virtual seconds.', [], (emit) => emit({}, nic.probeRttSeconds));
+    if (nic.qps !== undefined) {
+      const qps = nic.qps.bind(nic);
+      readGauge(registry, 'rocelab_qp_rate_bytes_per_second', 'DCQCN current rate of a QP, bytes per virtual second.', ['qp'], (emit) => qps().forEach((q) => emit({ qp: q.qp }, q.rateBps / 8)));
+      readGauge(registry, 'rocelab_qp_target_rate_bytes_per_second', 'DCQCN target rate of a QP, bytes per virtual second.', ['qp'], (emit) => qps().forEach((q) => emit({ qp: q.qp }, q.targetBps / 8)));
+      readGauge(registry, 'rocelab_dcqcn_alpha_ratio', 'DCQCN α of a QP (0–1).', ['qp'], (emit) => qps().forEach((q) => emit({ qp: q.qp }, q.alpha)));
+    }
   }
   readCounter(registry, 'rocelab_virtual_seconds_total', 'Virtual seconds this node has executed; divide rates by its rate for per-virtual-second rates.', [], (emit) => emit({}, source.virtualSeconds()));
   readCounter(registry, 'rocelab_events_processed_total', 'Model events this node processed.', [], (emit) => emit({}, source.events()));

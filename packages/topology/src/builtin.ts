@@ -1,7 +1,8 @@
 /**
  * What every pod understands: the core file plus each mechanism package's contribution.
  */
-import { FLOW_KIND, mergeExtensions, type SchemaExtensions } from './extensions.js';
+import { WORKLOAD_KIND_TABLE, mergeExtensions, type SchemaExtensions } from './extensions.js';
+import { NIC_EXTENSION } from './nic-extension.js';
 import { SWITCH_EXTENSION } from './switch-extension.js';
 
-export const BUILTIN_EXTENSIONS: SchemaExtensions = Object.freeze(mergeExtensions({ workloads: { flow: FLOW_KIND } }, SWITCH_EXTENSION));
+export const BUILTIN_EXTENSIONS: SchemaExtensions = Object.freeze(mergeExtensions({ workloads: WORKLOAD_KIND_TABLE }, SWITCH_EXTENSION, NIC_EXTENSION));

@@ -4,10 +4,12 @@
  * a workload kind, two small hooks); the composition root passes them to `parseTopology`.
  *
  * Workload hooks receive the unit parsers as an argument (`UNITS`) instead of importing them:
- * `@rocelab/workload` cannot depend on this package, and the parsers must have one home.
+ * `@rocelab/workload` cannot depend on this package, and the parsers must have one home. Likewise
+ * the files a kind names (a `poisson` size CDF) are read here, through `WorkloadFiles` (cdf.ts).
  */
-import { flowHostRefs, flowSchema, resolveFlow, type HostRef, type UnitParsers } from '@rocelab/workload';
+import { WORKLOAD_KINDS, flowHostRefs, flowSchema, isWorkloadKind, resolveFlow, resolveWorkload, type HostRef, type ResolvedWorkload, type UnitParsers, type WorkloadFiles } from '@rocelab/workload';
 import type { FlowWorkload } from '@rocelab/workload';
+import { cdfFilesFor } from './cdf.js';
 import type { PodSpec } from './pod.js';
 import { UNITS } from './units.js';
 
@@ -20,7 +22,7 @@ export interface WorkloadKind {
   /** The fields naming hosts, checked by the loader against the pod's nodes. */
   hostRefs(raw: Record<string, unknown>): HostRef[];
   /** Value checks and unit conversion; throws WorkloadError. The loader only checks it succeeds. */
-  resolve(raw: Record<string, unknown>, index: number, units: UnitParsers): unknown;
+  resolve(raw: Record<string, unknown>, index: number, units: UnitParsers, files: WorkloadFiles): unknown;
 }
 
 /** A bad value a contributed key's package found once the pod is resolved; the loader adds the path. */
@@ -50,6 +52,9 @@ export interface SchemaExtensions {
 
 export const FLOW_KIND: WorkloadKind = { schema: flowSchema, hostRefs: flowHostRefs, resolve: resolveFlow };
 
+/** Every built-in workload kind by its `kind` value: flow, incast, permutation, shuffle, poisson, pingmesh (packages/workload). */
+export const WORKLOAD_KIND_TABLE: Readonly<Record<string, WorkloadKind>> = { ...WORKLOAD_KINDS, flow: FLOW_KIND };
+
 function mergeSection<T>(section: string, parts: Array<Readonly<Record<string, T>> | undefined>): Record<string, T> {
   const out: Record<string, T> = {};
   for (const part of parts) {
@@ -74,4 +79,14 @@ export function mergeExtensions(...parts: SchemaExtensions[]): SchemaExtensions 
 /** The pod's `flow` workloads with units converted (the pod keeps workload items as written). */
 export function flowWorkloads(pod: PodSpec): FlowWorkload[] {
   return pod.workloads.filter((w) => w.kind === 'flow').map((w) => resolveFlow(w.raw, w.index, UNITS));
+}
+
+/**
+ * The pod's workloads of the built-in kinds, resolved (units converted, CDF files read relative
+ * to `pod.file`), in file order — what `hostTraffic` (packages/workload) takes. Items of kinds
+ * other packages contribute are left out.
+ */
+export function resolvedWorkloads(pod: PodSpec): ResolvedWorkload[] {
+  const files = cdfFilesFor(pod.file);
+  return pod.workloads.flatMap((w) => (isWorkloadKind(w.kind) ? [resolveWorkload(w.kind, w.raw, w.index, UNITS, files)] : []));
 }

@@ -12,8 +12,10 @@
 export type * from './pod.js';
 export { ROOT, TopologyError, childPath, describeValue, formatProblem, type Problem, type ProblemCode } from './errors.js';
 export { BUILTIN_EXTENSIONS } from './builtin.js';
-export { FLOW_KIND, flowWorkloads, mergeExtensions, type ExtensionProblem, type JsonSchema, type PodCheck, type SchemaExtensions, type WorkloadKind } from './extensions.js';
+export { CdfError, cdfFilesFor, cdfPath, parseCdf, readCdfFile } from './cdf.js';
+export { FLOW_KIND, WORKLOAD_KIND_TABLE, flowWorkloads, mergeExtensions, resolvedWorkloads, type ExtensionProblem, type JsonSchema, type PodCheck, type SchemaExtensions, type WorkloadKind } from './extensions.js';
 export { SWITCH_EXTENSION, switchSettingsOf } from './switch-extension.js';
+export { NIC_EXTENSION, nicSettingsOf } from './nic-extension.js';
 export { formatIpv4, inSubnet, parseIpv4, parseSubnet, prefixMask } from './ipv4.js';
 export { loadTopologyFile, parseTopology } from './load.js';
 export { MAC_BASE } from './nodes.js';

@@ -3,6 +3,7 @@
  * Workload items are checked through their kind's hooks (extensions.ts) and kept as written.
  */
 import { WorkloadError } from '@rocelab/workload';
+import { cdfFilesFor } from './cdf.js';
 import { describeValue, type Problems } from './errors.js';
 import type { SchemaExtensions } from './extensions.js';
 import type { NodeTable } from './nodes.js';
@@ -10,7 +11,9 @@ import type { FaultSpec, LinkSpec, WorkloadSpec } from './pod.js';
 import { LINK_FAULT_KINDS, type RawTopology } from './schema.js';
 import { UNITS, parseDuration } from './units.js';
 
-export function resolveWorkloads(raw: RawTopology, table: NodeTable, ext: SchemaExtensions, problems: Problems): WorkloadSpec[] {
+/** `file` is the topology file: files a workload names (size CDFs) are relative to its directory. */
+export function resolveWorkloads(raw: RawTopology, file: string, table: NodeTable, ext: SchemaExtensions, problems: Problems): WorkloadSpec[] {
+  const files = cdfFilesFor(file);
   return (raw.workloads ?? []).map((item, index) => {
     const path = `workloads[${index}]`;
     const kind = ext.workloads![item.kind]!; // the schema admits registered kinds only
@@ -21,7 +24,7 @@ export function resolveWorkloads(raw: RawTopology, table: NodeTable, ext: Schema
       problems.add('reference', `${path}.${ref.field}`, 'the name of a host', `${JSON.stringify(ref.name)} (${why})`);
     }
     try {
-      kind.resolve(item, index, UNITS);
+      kind.resolve(item, index, UNITS, files);
     } catch (err) {
       if (!(err instanceof WorkloadError)) throw err;
       for (const p of err.problems) problems.add('value', `${path}.${p.field}`, p.expected, describeValue(p.actual));

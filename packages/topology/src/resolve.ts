@@ -17,7 +17,7 @@ export function resolvePod(raw: RawTopology, file: string, ext: SchemaExtensions
   const table = resolveNodes(raw.nodes, problems);
   const links = resolveLinks(raw, table, problems);
   checkHosts(table, raw.links ?? [], problems);
-  const workloads = resolveWorkloads(raw, table, ext, problems);
+  const workloads = resolveWorkloads(raw, file, table, ext, problems);
   const faults = resolveFaults(raw, links, table, problems);
   if (problems.list.length > 0) throw new TopologyError(file, problems.list);
   attachPorts(table, links);

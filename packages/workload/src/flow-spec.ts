@@ -1,17 +1,20 @@
 /**
- * The `flow` workload: one sender streams `sizeBytes` of RDMA WRITE payload to one receiver,
- * starting at a fixed virtual time or at a time drawn from the sender's seeded stream.
+ * The `flow` workload: one sender sends `sizeBytes` of RDMA payload to one receiver on one
+ * connection, starting at a fixed virtual time or at a time drawn from the sender's seeded
+ * stream — as one message, or split into `messageBytes` messages posted back to back.
  *
  * ```yaml
  * - {kind: flow, from: h1, to: h4, sizeBytes: 10MB, start: 0us}
  * - {kind: flow, from: h2, to: h3, sizeBytes: 1MiB, start: {uniform: [0us, 200us]}, rate: 10G}
+ * - {kind: flow, from: h1, to: h2, sizeBytes: 64MiB, messageBytes: 1MiB, start: 0us}   # 64 WRITEs of 1 MiB
  * ```
  */
+import type { Opcode } from './traffic.js';
 
 export type FlowStart = { kind: 'at'; atPs: number } | { kind: 'uniform'; minPs: number; maxPs: number };
 
 export interface FlowWorkload {
-  /** Position in the topology's `workloads` list (also the flow id). */
+  /** Position in the topology's `workloads` list (flow ids derive from it: flow-id.ts). */
   index: number;
   from: string;
   to: string;
@@ -21,4 +24,12 @@ export interface FlowWorkload {
   rateBps: number | null;
   /** DSCP of the data packets; default 26 (RoCE, lossless priority 3 — DESIGN §9). */
   dscp: number;
+  /**
+   * Size of each message when the flow is split (the last one carries the remainder); absent =
+   * one message of `sizeBytes`. Optional (set only when the file gives it) so flows built before
+   * it existed stay valid.
+   */
+  messageBytes?: number;
+  /** Absent = `write`. */
+  opcode?: Opcode;
 }

@@ -1,8 +1,13 @@
 /**
- * How much headroom a lossless ingress queue needs: the bytes the upstream still sends after
- * this switch decides to pause it (PHYSICS §2.3). Pure formulas; the MMU enforces them.
+ * How much headroom a lossless receiver needs: the bytes its upstream still sends after it
+ * decides to pause (PHYSICS §2.3). Pure formulas; the switch MMU and the NIC's receive buffer
+ * size their XOFF points from them.
  */
-import { CABLE_METERS, PS_PER_CABLE_METER } from './defaults.js';
+/** Cable length the mlx5 headroom formula assumes by default (`MLX5E_DEFAULT_CABLE_LEN 7`, PHYSICS §2.3). */
+export const CABLE_METERS = 7;
+
+/** Light in fibre: ~5 ns per metre; a link's latency counts as that much extra cable. */
+export const PS_PER_CABLE_METER = 5_000;
 
 /**
  * The mlx5 driver's `calculate_xoff` (drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c),

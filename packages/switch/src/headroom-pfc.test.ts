@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dataFrame } from '@rocelab/sim/testing';
 import { pfcFrame } from '@rocelab/wire';
-import { hpccHeadroomBytes, mlx5XoffBytes, vendorHeadroomBytes } from './headroom.js';
+import { hpccHeadroomBytes, mlx5XoffBytes, vendorHeadroomBytes } from '@rocelab/sim';
 import { H2_IP, switchPair } from './testing.js';
 
 test('the mlx5 formula in its integer arithmetic (PHYSICS §2.3 examples)', () => {

@@ -1,0 +1,256 @@
+/**
+ * The `nic:` keys of the topology file (pod-wide under `defaults.nic`, per host under a node's
+ * `nic:`): their JSON Schema, the profile bundles, and the resolution into `NicSettings` with
+ * every bad value reported as a problem naming the field and its valid range.
+ *
+ * ```yaml
+ * defaults:
+ *   nic: {recovery: goBack0, dcqcn: {enabled: true, rateIncreaseTimer: 55us}, drainRate: 20G}
+ * nodes:
+ *   - {name: h4, role: host, ip: 10.0.0.4, nic: {dcqcn: {enabled: false}}}
+ * ```
+ */
+import { PFC_MAX_QUANTA, PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
+import { serializationPs, vendorHeadroomBytes, type UnitParsers } from '@rocelab/sim';
+import { localAckTimeoutPs } from './aeth.js';
+import { checkDcqcnParams, dcqcnDefaults, type DcqcnParams, type DcqcnVariant } from './dcqcn-params.js';
+import {
+  ACK_EVERY,
+  ACK_EVERY_HPCC,
+  ACK_TIMEOUT_EXPONENT,
+  ACK_TIMEOUT_EXPONENT_DRILL,
+  CNP_PACKET_DSCP,
+  DATA_DSCP,
+  DRAIN_RATE_FACTOR,
+  HPCC_NAK_INTERVAL_PS,
+  NIC_WATCHDOG_DRILL,
+  NIC_WATCHDOG_VENDOR,
+  RETRY_COUNT,
+  RNR_RETRY,
+  RNR_TIMER_CODE,
+  RX_BUFFER_BYTES,
+} from './defaults.js';
+import type { NicWatchdogConfig } from './nic-pfc.js';
+import type { Recovery } from './rc-requester.js';
+
+export type NicProfile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
+export type NicTiming = 'default' | 'drill';
+
+export interface NicSettings {
+  recovery: Recovery;
+  /** Local ACK timeout; null = none (hpcc-ns3). */
+  ackTimeoutPs: number | null;
+  retryCount: number;
+  rnrRetry: number;
+  rnrTimerCode: number;
+  ackEvery: number;
+  nakPolicy: 'oncePerGap' | 'hpcc';
+  nakIntervalPs: number;
+  /** Receives each responder QP has posted for SENDs. */
+  postedReceives: number;
+  dcqcn: { enabled: boolean; variant: DcqcnVariant; params: DcqcnParams };
+  cnpIntervalPs: number;
+  dataDscp: number;
+  cnpDscp: number;
+  pfc: {
+    bufferBytes: number;
+    xoffBytes: number;
+    xonBytes: number;
+    drainBps: number;
+    lossless: number[];
+    watchdog: NicWatchdogConfig;
+  };
+  /** A standing pause is renewed every half pause time at the link rate. */
+  pfcRefreshPs: number;
+  /** Export per-QP DCQCN rate, target and α (bounded to the first 16 QPs). */
+  qpMetrics: boolean;
+  /** A rate increase shortens a pacing gap already running (hardware limiters); false in hpcc-ns3. */
+  repace: boolean;
+}
+
+/** The port a NIC sizes its buffer for: what arrives from its ToR. */
+export interface NicPort {
+  in: { rateBps: number; latencyPs: number; mtu: number };
+}
+
+export interface NicProblem {
+  field: string;
+  expected: string;
+  actual: unknown;
+}
+
+const DURATION = { type: 'string', description: 'a duration like 1ms, 300us or 55us' } as const;
+const RATE = { type: ['string', 'integer'], description: 'a rate like 40G, 100M or 5M' } as const;
+const BYTES = { type: ['integer', 'string'], description: 'a size in bytes: an integer or a string like 256KiB' } as const;
+
+/** DCQCN parameters in file units: `…Ps` as durations, `…Bps` as rates, `…Bytes` as sizes. */
+const DCQCN_KEYS: Record<string, { param: keyof DcqcnParams; unit: 'duration' | 'rate' | 'bytes' | 'number' | 'integer' | 'boolean' }> = {
+  g: { param: 'g', unit: 'number' },
+  gFixed: { param: 'gFixed', unit: 'integer' },
+  initialAlpha: { param: 'initialAlpha', unit: 'number' },
+  alphaPeriod: { param: 'alphaPeriodPs', unit: 'duration' },
+  rateDecreasePeriod: { param: 'rateDecreasePeriodPs', unit: 'duration' },
+  rateIncreaseTimer: { param: 'rateIncreaseTimerPs', unit: 'duration' },
+  byteCounter: { param: 'byteCounterBytes', unit: 'bytes' },
+  fastRecoverySteps: { param: 'fastRecoverySteps', unit: 'integer' },
+  aiRate: { param: 'aiRateBps', unit: 'rate' },
+  haiRate: { param: 'haiRateBps', unit: 'rate' },
+  minRate: { param: 'minRateBps', unit: 'rate' },
+  clampTargetRate: { param: 'clampTargetRate', unit: 'boolean' },
+  clampTargetAfterTimeIncrease: { param: 'clampTargetAfterTimeIncrease', unit: 'boolean' },
+  rateOnFirstCnp: { param: 'rateOnFirstCnp', unit: 'number' },
+  rpgGd: { param: 'rpgGd', unit: 'integer' },
+  minDecFactorPercent: { param: 'minDecFactorPercent', unit: 'integer' },
+  cnpInterval: { param: 'cnpIntervalPs', unit: 'duration' },
+};
+const SCHEMA_OF = { duration: DURATION, rate: RATE, bytes: BYTES, number: { type: 'number' }, integer: { type: 'integer' }, boolean: { type: 'boolean' } } as const;
+
+/** One `nic:` object; every key optional (the profile fills the rest). */
+export const nicConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'NIC settings',
+  properties: {
+    recovery: { enum: ['goBackN', 'goBack0'], description: 'goBackN or goBack0' },
+    ackTimeout: { type: 'string', description: 'a duration like 67ms, or none' },
+    retryCount: { type: 'integer', description: 'a retry count 0..7' },
+    rnrRetry: { type: 'integer', description: 'an RNR retry count 0..7 (7 = forever)' },
+    rnrTimerCode: { type: 'integer', description: 'an IBTA RNR timer code 0..31' },
+    ackEvery: { type: 'integer', description: 'ACK every n packets, n ≥ 1' },
+    postedReceives: { type: 'integer', description: 'receives posted per QP, ≥ 0' },
+    dataDscp: { type: 'integer', description: 'a DSCP 0..63' },
+    rxBufferBytes: BYTES,
+    xoffBytes: BYTES,
+    xonBytes: BYTES,
+    drainRate: RATE,
+    watchdog: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'NIC stall prevention {enabled, critical, minor}',
+      properties: { enabled: { type: 'boolean' }, critical: DURATION, minor: DURATION },
+    },
+    qpMetrics: { type: 'boolean' },
+    dcqcn: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'DCQCN {enabled, and any parameter of the profile}',
+      properties: { enabled: { type: 'boolean' }, ...Object.fromEntries(Object.entries(DCQCN_KEYS).map(([key, d]) => [key, SCHEMA_OF[d.unit]])) },
+    },
+  },
+} as const;
+
+/** The profile's NIC, sized for its port. */
+export function nicProfileSettings(profile: NicProfile, timing: NicTiming, port: NicPort): NicSettings {
+  const hpcc = profile === 'hpcc-ns3';
+  const variant: DcqcnVariant = hpcc ? 'hpcc-ns3' : profile === 'paper' ? 'paper' : 'vendor';
+  const params = dcqcnDefaults(variant, port.in.rateBps);
+  const maxFrame = port.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES;
+  const xoff = RX_BUFFER_BYTES - vendorHeadroomBytes(port.in.rateBps, port.in.latencyPs, maxFrame);
+  return {
+    recovery: 'goBackN',
+    ackTimeoutPs: hpcc ? null : localAckTimeoutPs(timing === 'drill' ? ACK_TIMEOUT_EXPONENT_DRILL : ACK_TIMEOUT_EXPONENT),
+    retryCount: RETRY_COUNT,
+    rnrRetry: RNR_RETRY,
+    rnrTimerCode: RNR_TIMER_CODE,
+    ackEvery: hpcc ? ACK_EVERY_HPCC : ACK_EVERY,
+    nakPolicy: hpcc ? 'hpcc' : 'oncePerGap',
+    nakIntervalPs: HPCC_NAK_INTERVAL_PS,
+    postedReceives: Number.MAX_SAFE_INTEGER,
+    dcqcn: { enabled: true, variant, params },
+    cnpIntervalPs: params.cnpIntervalPs ?? 0,
+    dataDscp: DATA_DSCP,
+    cnpDscp: CNP_PACKET_DSCP,
+    pfc: {
+      bufferBytes: RX_BUFFER_BYTES,
+      xoffBytes: xoff,
+      xonBytes: xoff - maxFrame,
+      drainBps: DRAIN_RATE_FACTOR * port.in.rateBps,
+      lossless: profile === 'sonic' ? [3, 4] : [3],
+      watchdog: { enabled: true, ...(timing === 'drill' ? NIC_WATCHDOG_DRILL : NIC_WATCHDOG_VENDOR) },
+    },
+    pfcRefreshPs: Math.floor((PFC_MAX_QUANTA * serializationPs(PFC_QUANTUM_BITS / 8, port.in.rateBps)) / 2),
+    qpMetrics: false,
+    repace: !hpcc,
+  };
+}
+
+type Raw = Record<string, unknown>;
+
+/** Profile, then `defaults.nic`, then the host's `nic:` — each field overrides. */
+export function resolveNicSettings(
+  profile: NicProfile,
+  timing: NicTiming,
+  port: NicPort,
+  layers: ReadonlyArray<Raw | undefined>,
+  units: UnitParsers,
+  problems: NicProblem[],
+): NicSettings {
+  const s = nicProfileSettings(profile, timing, port);
+  for (const raw of layers) if (raw !== undefined) applyLayer(s, raw, units, problems);
+  checkTogether(s, port, problems);
+  return s;
+}
+
+function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicProblem[]): void {
+  const parse = <T>(field: string, value: unknown, fn: (v: never) => T, ok: (v: T) => boolean = () => true, expected = ''): T | undefined => {
+    if (value === undefined) return undefined;
+    try {
+      const parsed = fn(value as never);
+      if (ok(parsed)) return parsed;
+      problems.push({ field, expected, actual: value });
+    } catch (err) {
+      problems.push({ field, expected: (err as { expected?: string }).expected ?? String(err), actual: value });
+    }
+    return undefined;
+  };
+  const int = (lo: number, hi: number) => (v: number) => Number.isInteger(v) && v >= lo && v <= hi;
+  const set = <K extends keyof NicSettings>(key: K, value: NicSettings[K] | undefined) => {
+    if (value !== undefined) s[key] = value;
+  };
+  set('recovery', raw.recovery as Recovery | undefined);
+  set('ackTimeoutPs', parse('ackTimeout', raw.ackTimeout, (v: string) => (v === 'none' ? null : units.duration(v)), (v) => v === null || v > 0, 'a duration > 0, or none'));
+  set('retryCount', parse('retryCount', raw.retryCount, Number, int(0, 7), 'a retry count 0..7'));
+  set('rnrRetry', parse('rnrRetry', raw.rnrRetry, Number, int(0, 7), 'an RNR retry count 0..7 (7 = forever)'));
+  set('rnrTimerCode', parse('rnrTimerCode', raw.rnrTimerCode, Number, int(0, 31), 'an IBTA RNR timer code 0..31'));
+  set('ackEvery', parse('ackEvery', raw.ackEvery, Number, int(1, 1 << 20), 'ACK every n packets, n ≥ 1'));
+  set('postedReceives', parse('postedReceives', raw.postedReceives, Number, int(0, Number.MAX_SAFE_INTEGER), 'receives posted per QP, ≥ 0'));
+  set('dataDscp', parse('dataDscp', raw.dataDscp, Number, int(0, 63), 'a DSCP 0..63'));
+  set('qpMetrics', raw.qpMetrics as boolean | undefined);
+  const pfc = s.pfc;
+  pfc.bufferBytes = parse('rxBufferBytes', raw.rxBufferBytes, units.bytes, (v) => v > 0, 'a receive buffer in bytes > 0') ?? pfc.bufferBytes;
+  pfc.xoffBytes = parse('xoffBytes', raw.xoffBytes, units.bytes) ?? pfc.xoffBytes;
+  pfc.xonBytes = parse('xonBytes', raw.xonBytes, units.bytes) ?? pfc.xonBytes;
+  pfc.drainBps = parse('drainRate', raw.drainRate, units.rate) ?? pfc.drainBps;
+  const wd = raw.watchdog as Raw | undefined;
+  if (wd !== undefined) {
+    pfc.watchdog = {
+      enabled: (wd.enabled as boolean | undefined) ?? pfc.watchdog.enabled,
+      criticalPs: parse('watchdog.critical', wd.critical, units.duration, (v) => v > 0, 'a critical timeout > 0') ?? pfc.watchdog.criticalPs,
+      minorPs: parse('watchdog.minor', wd.minor, units.duration, (v) => v > 0, 'a minor timeout > 0') ?? pfc.watchdog.minorPs,
+    };
+  }
+  const dcqcn = raw.dcqcn as Raw | undefined;
+  if (dcqcn !== undefined) {
+    s.dcqcn.enabled = (dcqcn.enabled as boolean | undefined) ?? s.dcqcn.enabled;
+    const params: Record<string, unknown> = { ...s.dcqcn.params };
+    for (const [key, { param, unit }] of Object.entries(DCQCN_KEYS)) {
+      const value = dcqcn[key];
+      if (value === undefined) continue;
+      const parser = unit === 'duration' ? units.duration : unit === 'rate' ? units.rate : unit === 'bytes' ? units.bytes : (v: unknown) => v;
+      const parsed = parse(`dcqcn.${key}`, value, parser as (v: never) => unknown);
+      if (parsed !== undefined) params[param] = parsed;
+    }
+    s.dcqcn.params = params as unknown as DcqcnParams;
+    if (s.dcqcn.params.cnpIntervalPs !== null) s.cnpIntervalPs = s.dcqcn.params.cnpIntervalPs;
+  }
+}
+
+function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[]): void {
+  const userKey = new Map(Object.entries(DCQCN_KEYS).map(([key, d]) => [d.param as string, key]));
+  for (const p of checkDcqcnParams(s.dcqcn.params, port.in.rateBps)) problems.push({ ...p, field: `dcqcn.${userKey.get(p.field) ?? p.field}` });
+  const pfc = s.pfc;
+  if (pfc.xoffBytes > pfc.bufferBytes) problems.push({ field: 'xoffBytes', expected: `an XOFF threshold within the receive buffer (≤ ${pfc.bufferBytes} B)`, actual: pfc.xoffBytes });
+  else if (pfc.xonBytes >= pfc.xoffBytes) problems.push({ field: 'xonBytes', expected: `an XON threshold below XOFF (< ${pfc.xoffBytes} B)`, actual: pfc.xonBytes });
+  if (!(pfc.drainBps > 0)) problems.push({ field: 'drainRate', expected: 'a drain rate > 0', actual: pfc.drainBps });
+  if (pfc.watchdog.minorPs > pfc.watchdog.criticalPs) problems.push({ field: 'watchdog.minor', expected: 'a minor timeout no longer than the critical one', actual: pfc.watchdog.minorPs });
+}

@@ -1,0 +1,445 @@
+/**
+ * A host's RDMA NIC (DESIGN §5): RC queue pairs (requesters for the connections this host
+ * opens, responders for those others open to it), DCQCN per QP (reaction point paces the
+ * sender, notification point turns CE marks into CNPs), the receive buffer with its PFC, and
+ * the workload that posts messages. One port; replies (ACK/NAK/CNP) go before data, data
+ * QPs round robin, each paced at its DCQCN rate.
+ */
+import { FrameKind, Opcode, frameBytes, newFrame, serializedBytes, type ByteAccounting, type DscpMap, type Frame } from '@rocelab/wire';
+import { FixedHistogram, exponentialBounds, wireTimePs, type NodeContext, type NodeModel, type WireModel } from '@rocelab/sim';
+import type { HostTraffic, MessagePost } from '@rocelab/workload';
+import { syndromeKind } from './aeth.js';
+import { DcqcnNotificationPoint } from './dcqcn-np.js';
+import { DcqcnReactionPoint } from './dcqcn-rp.js';
+import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S } from './defaults.js';
+import { NicPfc, type NicPfcTimer } from './nic-pfc.js';
+import type { NicSettings } from './nic-settings.js';
+import { RcRequester, type Completion } from './rc-requester.js';
+import { RcResponder } from './rc-responder.js';
+
+export interface HostPeer {
+  name: string;
+  ip: number;
+  mac: number;
+}
+
+/** One end of a connection: the QP number (the same at both ends) and the host at the other end. */
+export interface QpEnd {
+  qpn: number;
+  key: string;
+  peer: HostPeer;
+  probe: boolean;
+  /** DSCP of the connection's data and ACKs (ACKs ride their QP's priority, DESIGN §9). */
+  dscp: number;
+  /** A cap on the sending rate (a flow's `rate`), bit/s; null = none. */
+  rateCapBps: number | null;
+}
+
+export interface NicConfig {
+  ip: number;
+  mac: number;
+  /** The ToR's MAC: every frame's first hop. */
+  gatewayMac: number;
+  /** Connections this host sends on, and connections other hosts send to it. */
+  requesters: readonly QpEnd[];
+  responders: readonly QpEnd[];
+  traffic: HostTraffic;
+  settings: NicSettings;
+  wire: WireModel;
+  dscpMap: DscpMap;
+}
+
+/** What happened to one message this host posted (the run's per-flow results). */
+export interface MessageResult {
+  flow: number;
+  to: string;
+  sizeBytes: number;
+  postedPs: number;
+  completedPs: number | null;
+  status: Completion['status'] | 'pending';
+  probe: boolean;
+}
+
+export type NicFault = { kind: 'nicPauseStorm' };
+
+interface SenderQp {
+  index: number;
+  end: QpEnd;
+  req: RcRequester;
+  rp: DcqcnReactionPoint | null;
+  nextSendPs: number;
+  /** The last packet's start and wire bytes: a rate increase may let the next one go earlier. */
+  lastSendPs: number;
+  lastWireBytes: number;
+  priority: number;
+  messages: Map<number, MessageResult>;
+}
+
+interface ReceiverQp {
+  /** Its timer: QP_TIMER_BASE + senders + index. */
+  timer: number;
+  end: QpEnd;
+  resp: RcResponder;
+  np: DcqcnNotificationPoint | null;
+}
+
+const PORT = 0;
+const POST_TIMER = 0;
+const WAKE_TIMER = 1;
+const PFC_TIMERS: readonly NicPfcTimer[] = ['drain', 'refresh', 'minor', 'critical'];
+const PFC_TIMER_BASE = 2;
+const QP_TIMER_BASE = 8;
+
+export class Nic implements NodeModel {
+  private readonly senders: SenderQp[];
+  private readonly receivers: ReceiverQp[];
+  private readonly senderByQpn = new Map<number, SenderQp>();
+  private readonly receiverByQpn = new Map<number, ReceiverQp>();
+  private readonly senderByKey = new Map<string, SenderQp>();
+  private readonly replies: Frame[] = [];
+  readonly pfc: NicPfc;
+  private readonly lineRateBps: number;
+  private readonly accounting: ByteAccounting;
+  private nextPost: MessagePost | null;
+  private wrId = 0;
+  private rr = 0;
+  private ipId = 0;
+  readonly stats = {
+    cnpsSent: 0,
+    cnpsReceived: 0,
+    naksReceived: { seq: 0, rnr: 0 },
+    goodputBytes: 0,
+    messagesReceived: 0,
+  };
+  readonly completion = new FixedHistogram(exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS));
+  readonly probeRtt = new FixedHistogram(exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS));
+  private readonly messageLog: MessageResult[] = [];
+
+  constructor(
+    private readonly ctx: NodeContext,
+    private readonly config: NicConfig,
+  ) {
+    if (ctx.ports.length !== 1) throw new Error(`host ${ctx.name} needs exactly one port, has ${ctx.ports.length}`);
+    const s = config.settings;
+    const port = ctx.ports[PORT]!;
+    this.lineRateBps = port.out.rateBps;
+    this.accounting = config.wire.accounting;
+    this.senders = config.requesters.map((end, index) => ({
+      index,
+      end,
+      req: new RcRequester({ mtu: port.out.mtu, recovery: s.recovery, ackTimeoutPs: s.ackTimeoutPs, retryCount: s.retryCount, rnrRetry: s.rnrRetry, initialPsn: 0 }),
+      rp: s.dcqcn.enabled ? new DcqcnReactionPoint(s.dcqcn.params, this.lineRateBps) : null,
+      nextSendPs: 0,
+      lastSendPs: 0,
+      lastWireBytes: 0,
+      priority: config.dscpMap[end.dscp]!,
+      messages: new Map(),
+    }));
+    this.receivers = config.responders.map((end, index) => {
+      const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery });
+      resp.postReceive(s.postedReceives);
+      return { timer: QP_TIMER_BASE + config.requesters.length + index, end, resp, np: s.dcqcn.enabled && s.dcqcn.variant !== 'hpcc-ns3' ? new DcqcnNotificationPoint(s.dcqcn.variant, s.cnpIntervalPs) : null };
+    });
+    for (const q of this.senders) {
+      this.senderByQpn.set(q.end.qpn, q);
+      this.senderByKey.set(q.end.key, q);
+    }
+    for (const r of this.receivers) this.receiverByQpn.set(r.end.qpn, r);
+    this.pfc = new NicPfc(
+      { ...s.pfc, refreshPs: s.pfcRefreshPs },
+      {
+        sendPause: (frame) => ctx.sendControl(PORT, frame),
+        setTimer: (name, atPs) => {
+          const id = PFC_TIMER_BASE + PFC_TIMERS.indexOf(name);
+          if (atPs === null) ctx.cancelTimer(id);
+          else ctx.setTimer(id, atPs);
+        },
+        timePs: (bytes, bps) => wireTimePs(bytes, bps, config.wire),
+      },
+    );
+    this.nextPost = config.traffic.next();
+    if (this.nextPost !== null) ctx.setTimer(POST_TIMER, this.nextPost.atPs);
+  }
+
+  // --- sending -------------------------------------------------------------------------------
+
+  nextFrame(_port: number, nowPs: number, pausedMask: number): Frame | null {
+    for (let i = 0; i < this.replies.length; i++) {
+      const reply = this.replies[i]!;
+      if ((pausedMask & (1 << this.config.dscpMap[reply.dscp]!)) !== 0) continue;
+      this.replies.splice(i, 1);
+      if (reply.kind === FrameKind.cnp) this.stats.cnpsSent++;
+      return this.transmit(reply);
+    }
+    const n = this.senders.length;
+    let wakePs = Infinity;
+    for (let k = 0; k < n; k++) {
+      const i = (this.rr + k) % n;
+      const q = this.senders[i]!;
+      if ((pausedMask & (1 << q.priority)) !== 0 || !q.req.hasPacket(nowPs)) continue;
+      if (q.nextSendPs > nowPs && !this.repace(nowPs, q)) {
+        wakePs = Math.min(wakePs, q.nextSendPs, this.config.settings.repace ? (q.rp?.nextRateChangePs() ?? Infinity) : Infinity);
+        continue;
+      }
+      this.rr = (i + 1) % n;
+      return this.transmit(this.dataFrame(nowPs, q));
+    }
+    if (wakePs !== Infinity) {
+      const pending = this.ctx.timerDeadlinePs(WAKE_TIMER);
+      if (pending === null || pending > wakePs) this.ctx.setTimer(WAKE_TIMER, wakePs);
+    }
+    return null;
+  }
+
+  /**
+   * A QP waiting out its pacing gap after a rate increase: a hardware rate limiter applies the
+   * new rate at once, so the gap since the last packet is re-measured at the current rate.
+   * (`hpcc-ns3` keeps the gap fixed at send time, as `UpdateNextAvail` does.) True = may send now.
+   */
+  private repace(nowPs: number, q: SenderQp): boolean {
+    if (!this.config.settings.repace || q.rp === null) return false;
+    const rate = Math.min(q.rp.rateBps(nowPs), q.end.rateCapBps ?? Infinity);
+    const earliest = rate >= this.lineRateBps ? q.lastSendPs : q.lastSendPs + wireTimePs(q.lastWireBytes, rate, this.config.wire);
+    if (earliest < q.nextSendPs) q.nextSendPs = Math.max(earliest, nowPs);
+    return q.nextSendPs <= nowPs;
+  }
+
+  private dataFrame(nowPs: number, q: SenderQp): Frame {
+    const p = q.req.nextPacket(nowPs)!;
+    const frame = newFrame(FrameKind.data, {
+      srcMac: this.config.mac,
+      dstMac: this.config.gatewayMac,
+      srcIp: this.config.ip,
+      dstIp: q.end.peer.ip,
+      dscp: q.end.dscp,
+      ecn: 2, // ECT(0): RoCEv2 data is ECN-capable (DCQCN)
+      udpSrcPort: udpSourcePort(q.end.qpn),
+      opcode: p.opcode,
+      destQp: q.end.qpn,
+      psn: p.psn,
+      ackReq: p.ackReq,
+      dmaLength: p.dmaLength,
+      payloadBytes: p.payloadBytes,
+    });
+    // Pace the QP: the next packet may start once this one would have left at the QP's rate
+    // (HPCC `UpdateNextAvail`; a new rate takes effect from the next gap).
+    const rate = Math.min(q.rp?.rateBps(nowPs) ?? this.lineRateBps, q.end.rateCapBps ?? Infinity);
+    q.lastSendPs = nowPs;
+    q.lastWireBytes = serializedBytes(frame, this.accounting);
+    if (rate < this.lineRateBps) q.nextSendPs = nowPs + wireTimePs(q.lastWireBytes, rate, this.config.wire);
+    q.rp?.onBytesSent(nowPs, frameBytes(frame, this.accounting));
+    this.armRequester(q);
+    return frame;
+  }
+
+  private transmit(frame: Frame): Frame {
+    frame.ipId = this.ipId;
+    this.ipId = (this.ipId + 1) & 0xffff;
+    this.ctx.originate(frame);
+    return frame;
+  }
+
+  // --- receiving -------------------------------------------------------------------------------
+
+  onFrame(nowPs: number, port: number, frame: Frame): void {
+    if (frame.dstIp !== this.config.ip || frame.dstMac !== this.config.mac) return this.ctx.drop(frame, 'misdelivered', port);
+    if (!this.pfc.receive(nowPs, frame, frameBytes(frame, this.accounting))) this.ctx.drop(frame, 'buffer', port);
+  }
+
+  /** A frame reached host memory: the transport sees it now. */
+  private process(nowPs: number, frame: Frame): void {
+    switch (frame.kind) {
+      case FrameKind.data:
+        this.onData(nowPs, frame);
+        break;
+      case FrameKind.ack:
+        this.onAckOrNak(nowPs, frame);
+        break;
+      case FrameKind.cnp: {
+        this.ctx.deliver(frame);
+        const q = this.senderByQpn.get(frame.destQp);
+        if (q !== undefined) {
+          this.stats.cnpsReceived++;
+          q.rp?.onCnp(nowPs);
+        }
+        break;
+      }
+      case FrameKind.pfc:
+        throw new Error('PFC frames never reach the transport');
+    }
+    this.ctx.kick(PORT);
+  }
+
+  private onData(nowPs: number, frame: Frame): void {
+    const r = this.receiverByQpn.get(frame.destQp);
+    if (r === undefined) return this.ctx.drop(frame, 'misdelivered', PORT);
+    const ce = frame.ecn === 3;
+    if (ce && r.np !== null) {
+      if (r.np.onCe(nowPs)) this.queueCnp(r);
+      this.armNotificationPoint(r);
+    }
+    const result = r.resp.onPacket(nowPs, frame.psn, frame.opcode, frame.payloadBytes, frame.ackReq);
+    switch (result.verdict) {
+      case 'accepted':
+        this.ctx.deliver(frame);
+        this.stats.goodputBytes += frame.payloadBytes;
+        if (result.messageBytes !== null) this.stats.messagesReceived++;
+        break;
+      case 'outOfSequence':
+      case 'duplicate':
+        this.ctx.drop(frame, 'out_of_sequence', PORT);
+        break;
+      case 'rnr':
+        this.ctx.drop(frame, 'buffer', PORT); // no receive posted: nowhere to put a SEND
+        break;
+    }
+    const reply = result.reply;
+    if (reply === null) return;
+    // hpcc-ns3: no CNP packets; the ACK of a CE-marked packet carries the CNP flag (PHYSICS §1.6).
+    const cnpFlag = ce && this.config.settings.dcqcn.enabled && this.config.settings.dcqcn.variant === 'hpcc-ns3';
+    this.replies.push(
+      newFrame(FrameKind.ack, {
+        ...this.addressTo(r.end.peer, r.end.qpn),
+        dscp: r.end.dscp,
+        opcode: Opcode.acknowledge,
+        destQp: r.end.qpn,
+        psn: reply.psn,
+        msn: reply.msn,
+        syndrome: reply.kind === 'ack' ? 0 : reply.syndrome,
+        becn: cnpFlag,
+      }),
+    );
+  }
+
+  private onAckOrNak(nowPs: number, frame: Frame): void {
+    this.ctx.deliver(frame);
+    const q = this.senderByQpn.get(frame.destQp);
+    if (q === undefined) return;
+    if (frame.becn) {
+      this.stats.cnpsReceived++;
+      q.rp?.onCnp(nowPs);
+    }
+    const kind = syndromeKind(frame.syndrome);
+    let done: Completion[];
+    if (kind === 'ack') {
+      done = q.req.onAck(nowPs, frame.psn);
+    } else {
+      if (kind === 'rnrNak') this.stats.naksReceived.rnr++;
+      else this.stats.naksReceived.seq++;
+      done = q.req.onNak(nowPs, frame.psn, frame.syndrome);
+    }
+    this.complete(q, done);
+    this.armRequester(q);
+  }
+
+  private queueCnp(r: ReceiverQp): void {
+    this.replies.push(
+      newFrame(FrameKind.cnp, {
+        ...this.addressTo(r.end.peer, r.end.qpn),
+        dscp: this.config.settings.cnpDscp,
+        opcode: Opcode.cnp,
+        destQp: r.end.qpn,
+        becn: true,
+      }),
+    );
+  }
+
+  private addressTo(peer: HostPeer, qpn: number): Pick<Frame, 'srcMac' | 'dstMac' | 'srcIp' | 'dstIp' | 'udpSrcPort'> {
+    return { srcMac: this.config.mac, dstMac: this.config.gatewayMac, srcIp: this.config.ip, dstIp: peer.ip, udpSrcPort: udpSourcePort(qpn) };
+  }
+
+  // --- timers, posts, completions ----------------------------------------------------------
+
+  onTimer(nowPs: number, timer: number): void {
+    if (timer === POST_TIMER) return this.postDue(nowPs);
+    if (timer === WAKE_TIMER) return this.ctx.kick(PORT);
+    if (timer < QP_TIMER_BASE) {
+      const frame = this.pfc.onTimer(nowPs, PFC_TIMERS[timer - PFC_TIMER_BASE]!);
+      if (frame !== null) this.process(nowPs, frame);
+      return;
+    }
+    const i = timer - QP_TIMER_BASE;
+    if (i < this.senders.length) {
+      const q = this.senders[i]!;
+      this.complete(q, q.req.onTimer(nowPs));
+      this.armRequester(q);
+    } else {
+      const r = this.receivers[i - this.senders.length]!;
+      if (r.np?.onTimer(nowPs)) this.queueCnp(r);
+      this.armNotificationPoint(r);
+    }
+    this.ctx.kick(PORT);
+  }
+
+  onFault(nowPs: number, fault: unknown): void {
+    if ((fault as NicFault).kind === 'nicPauseStorm') this.pfc.startStorm(nowPs);
+  }
+
+  private postDue(nowPs: number): void {
+    while (this.nextPost !== null && this.nextPost.atPs <= nowPs) {
+      const post = this.nextPost;
+      const q = this.senderByKey.get(post.connection);
+      if (q === undefined) throw new Error(`${this.ctx.name}: no QP for connection ${post.connection}`);
+      const id = this.wrId++;
+      const result: MessageResult = { flow: post.flow, to: post.to, sizeBytes: post.sizeBytes, postedPs: nowPs, completedPs: null, status: 'pending', probe: post.probe };
+      q.messages.set(id, result);
+      this.messageLog.push(result);
+      q.req.post({ id, opcode: post.opcode, sizeBytes: post.sizeBytes, postedPs: nowPs });
+      this.nextPost = this.config.traffic.next();
+    }
+    if (this.nextPost !== null) this.ctx.setTimer(POST_TIMER, this.nextPost.atPs);
+    this.ctx.kick(PORT);
+  }
+
+  private complete(q: SenderQp, done: readonly Completion[]): void {
+    for (const c of done) {
+      const m = q.messages.get(c.wrId);
+      if (m === undefined) continue;
+      q.messages.delete(c.wrId);
+      m.completedPs = c.completedPs;
+      m.status = c.status;
+      if (c.status !== 'success') continue;
+      const seconds = (c.completedPs - c.postedPs) / 1e12;
+      (m.probe ? this.probeRtt : this.completion).observe(seconds);
+    }
+  }
+
+  /** Keep the QP's timer on the requester's deadline (RTO or RNR wait). */
+  private armRequester(q: SenderQp): void {
+    this.arm(QP_TIMER_BASE + q.index, q.req.deadlinePs());
+  }
+
+  /** The paper NP sends a pending CNP at the end of its window. */
+  private armNotificationPoint(r: ReceiverQp): void {
+    this.arm(r.timer, r.np?.deadlinePs() ?? null);
+  }
+
+  private arm(timer: number, deadline: number | null): void {
+    if (deadline === this.ctx.timerDeadlinePs(timer)) return;
+    if (deadline === null) this.ctx.cancelTimer(timer);
+    else this.ctx.setTimer(timer, Math.max(deadline, this.ctx.nowPs));
+  }
+
+  // --- accounting and observation ----------------------------------------------------------
+
+  heldFrames(): number {
+    return this.pfc.heldFrames;
+  }
+
+  get senderQps(): readonly SenderQp[] {
+    return this.senders;
+  }
+
+  get receiverQps(): readonly ReceiverQp[] {
+    return this.receivers;
+  }
+
+  results(): { sent: MessageResult[] } {
+    return { sent: this.messageLog };
+  }
+}
+
+/** RoCEv2 sets the UDP source port per QP for ECMP entropy (PHYSICS §5.1). */
+export function udpSourcePort(qpn: number): number {
+  return 49152 + (qpn % 16384);
+}

@@ -1,0 +1,334 @@
+/**
+ * The requester (sending) side of one RC QP (PHYSICS §5.2, IB semantics). It segments posted
+ * WRITEs and SENDs into PSN-ordered packets, completes them on cumulative ACKs and retransmits
+ * by go-back-N or go-back-0. A deterministic core (STYLE §2): the NIC decides when a packet may
+ * go (pacing, DCQCN), calls `deadlinePs()`/`onTimer()` and hands in ACKs and NAKs. There is no
+ * window: IB RC has none, and the rate limiter paces the QP.
+ *
+ * PSNs are unwrapped inside: `seq` counts packets from `initialPsn` (seq 0), so comparisons are
+ * plain integer ones; only the wire sees 24-bit PSNs.
+ */
+import { NAK_INVALID_REQUEST, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, rnrTimerPs, syndromeKind, syndromeValue } from './aeth.js';
+import { PSN_MASK, psnAdd, psnDiff } from './psn.js';
+import { packetCount, payloadOf, sendOpcode, writeOpcode } from './segmentation.js';
+
+/** go-back-N resends from the lost packet; go-back-0 resends the whole message (Guo et al., SIGCOMM 2016). */
+export type Recovery = 'goBackN' | 'goBack0';
+
+/** Retransmission default: go-back-N (DESIGN §9). The other RC defaults are in defaults.ts. */
+export const DEFAULT_RECOVERY: Recovery = 'goBackN';
+/** `rnrRetry` 7 means retry forever (IBTA; PHYSICS §5.2; Linux rxe `rnr_retry != 7`). */
+export const RNR_RETRY_INFINITE = 7;
+
+/**
+ * At most 2^23 − 1 PSNs outstanding: beyond that the responder could no longer tell a
+ * retransmission from a packet ahead of it (PSN "after" is a half-space test, PHYSICS §5.2).
+ */
+const MAX_OUTSTANDING = 0x7fffff;
+
+export interface RequesterConfig {
+  /** Payload bytes per packet. */
+  mtu: number;
+  recovery: Recovery;
+  /** Local ACK timeout; null = none (hpcc-ns3 has no RTO, PHYSICS §5.3). */
+  ackTimeoutPs: number | null;
+  /** 0..7: RTO retransmissions allowed; the expiry after the last one errors the QP (IB `retry_cnt`). */
+  retryCount: number;
+  /** 0..7: RNR retries allowed, 7 = infinite (IB `rnr_retry`). */
+  rnrRetry: number;
+  /** 24-bit PSN of the first packet. */
+  initialPsn: number;
+}
+
+export type WorkOpcode = 'write' | 'send';
+
+export interface WorkRequest {
+  id: number;
+  opcode: WorkOpcode;
+  sizeBytes: number;
+  postedPs: number;
+}
+
+/** One packet to transmit; the NIC adds addresses, IP ID, DSCP and pacing. */
+export interface RequesterPacket {
+  psn: number;
+  opcode: number;
+  payloadBytes: number;
+  /** The RETH's DMA length on the first packet of a WRITE, else 0. */
+  dmaLength: number;
+  /** Set on the last packet of a message. */
+  ackReq: boolean;
+  wrId: number;
+  /** This PSN went out before (the PSN is below the highest ever sent). */
+  retransmission: boolean;
+}
+
+/**
+ * IB work-completion statuses: the WR that hit the error gets its cause; the QP then errors and
+ * every other posted WR is `flushed` (`IBV_WC_WR_FLUSH_ERR`).
+ */
+export type CompletionStatus = 'success' | 'retryExceeded' | 'rnrRetryExceeded' | 'remoteInvalidRequest' | 'remoteAccessError' | 'remoteOperationalError' | 'flushed';
+
+export interface Completion {
+  wrId: number;
+  opcode: WorkOpcode;
+  sizeBytes: number;
+  postedPs: number;
+  completedPs: number;
+  status: CompletionStatus;
+}
+
+export type RequesterState = 'ready' | 'error';
+
+interface Message {
+  wr: WorkRequest;
+  firstSeq: number;
+  count: number;
+}
+
+export class RcRequester {
+  readonly stats = {
+    packetsSent: 0,
+    retransmittedPackets: 0,
+    rtoExpirations: 0,
+    /** Valid NAKs by kind; `fatal` = remote errors and reserved syndromes. */
+    naksReceived: { seq: 0, rnr: 0, fatal: 0 },
+    /** Work requests completed with `success`. */
+    completed: 0,
+    /** Work requests completed with an error status (including `flushed`). */
+    failed: 0,
+  };
+  private current: RequesterState = 'ready';
+  /** Posted, uncompleted messages in PSN order; the head contains sndUna. */
+  private readonly messages: Message[] = [];
+  private una = 0;
+  private nxt = 0;
+  /** One past the highest seq ever sent. */
+  private sentEnd = 0;
+  /** One past the last posted seq. */
+  private postEnd = 0;
+  private retryLeft: number;
+  private rnrLeft: number;
+  private rtoDeadlinePs: number | null = null;
+  private rnrUntilPs: number | null = null;
+
+  constructor(private readonly config: RequesterConfig) {
+    checkConfig(config);
+    this.retryLeft = config.retryCount;
+    this.rnrLeft = config.rnrRetry;
+  }
+
+  get state(): RequesterState {
+    return this.current;
+  }
+
+  get outstandingPackets(): number {
+    return this.nxt - this.una;
+  }
+
+  /** Queue a message; it takes the next `packetCount` PSNs (a 0-byte message takes one). */
+  post(wr: WorkRequest): void {
+    if (this.current === 'error') throw new Error(`RC requester: WR ${wr.id} posted to a QP in error`);
+    if (!(Number.isSafeInteger(wr.sizeBytes) && wr.sizeBytes >= 0)) throw new RangeError(`RC requester: WR ${wr.id} size must be an integer ≥ 0, got ${wr.sizeBytes}`);
+    const count = packetCount(wr.sizeBytes, this.config.mtu);
+    this.messages.push({ wr, firstSeq: this.postEnd, count });
+    this.postEnd += count;
+  }
+
+  hasPacket(nowPs: number): boolean {
+    return (
+      this.current === 'ready' &&
+      this.nxt < this.postEnd &&
+      (this.rnrUntilPs === null || nowPs >= this.rnrUntilPs) &&
+      this.nxt - this.una < MAX_OUTSTANDING
+    );
+  }
+
+  /** The packet at sndNxt, regenerated from the message table when it is a retransmission. */
+  nextPacket(nowPs: number): RequesterPacket | null {
+    if (!this.hasPacket(nowPs)) return null;
+    this.rnrUntilPs = null;
+    const seq = this.nxt++;
+    const m = this.messages[this.indexOf(seq)]!;
+    const i = seq - m.firstSeq;
+    const write = m.wr.opcode === 'write';
+    const retransmission = seq < this.sentEnd;
+    this.sentEnd = Math.max(this.sentEnd, this.nxt);
+    this.stats.packetsSent++;
+    if (retransmission) this.stats.retransmittedPackets++;
+    if (this.rtoDeadlinePs === null && this.config.ackTimeoutPs !== null) this.rtoDeadlinePs = nowPs + this.config.ackTimeoutPs;
+    return {
+      psn: this.psnOf(seq),
+      opcode: write ? writeOpcode(i, m.count) : sendOpcode(i, m.count),
+      payloadBytes: payloadOf(i, m.wr.sizeBytes, this.config.mtu),
+      dmaLength: write && i === 0 ? m.wr.sizeBytes : 0,
+      ackReq: i === m.count - 1,
+      wrId: m.wr.id,
+      retransmission,
+    };
+  }
+
+  /** Cumulative ACK of everything up to `psn`. A PSN never sent or already acknowledged is stale. */
+  onAck(nowPs: number, psn: number): Completion[] {
+    const seq = this.toSeq(psn);
+    if (seq === null) return [];
+    const done = this.credit(nowPs, seq + 1);
+    this.restartRto(nowPs);
+    return done;
+  }
+
+  /**
+   * A NAK for `psn` (the responder's ePSN). Everything before it is acknowledged, then:
+   * sequence error → resend from `psn` (go-back-N) or its message's first PSN (go-back-0);
+   * RNR → the same after the coded RNR wait; any other code → the QP errors.
+   * Sequence errors do not consume the retry counter: only RTOs do (PHYSICS §5.2 `retryCnt−−`
+   * on RTO expiry). Linux rxe charges them too (`COMPST_ERROR_RETRY`); not charging them is
+   * what makes a go-back-0 QP livelock forever instead of erroring (PHYSICS §5.4, §7a #7).
+   */
+  onNak(nowPs: number, psn: number, syndrome: number): Completion[] {
+    const kind = syndromeKind(syndrome);
+    if (kind === 'ack') return this.onAck(nowPs, psn);
+    const seq = this.toSeq(psn);
+    if (seq === null) return [];
+    switch (kind) {
+      case 'nak':
+        if (syndrome === NAK_PSN_SEQUENCE_ERROR) return this.goBack(nowPs, seq);
+        this.stats.naksReceived.fatal++;
+        return this.fail(nowPs, remoteErrorStatus(syndrome));
+      case 'rnrNak':
+        return this.onRnrNak(nowPs, seq, syndromeValue(syndrome));
+      case 'reserved':
+        this.stats.naksReceived.fatal++;
+        return this.fail(nowPs, 'remoteOperationalError'); // rxe errors the QP too; status as for an unknown NAK code
+    }
+  }
+
+  /** When to call `onTimer`: the earlier of the RTO deadline and the end of an RNR wait. */
+  deadlinePs(): number | null {
+    if (this.rtoDeadlinePs === null) return this.rnrUntilPs;
+    if (this.rnrUntilPs === null) return this.rtoDeadlinePs;
+    return Math.min(this.rtoDeadlinePs, this.rnrUntilPs);
+  }
+
+  /**
+   * An RTO expiry rewinds to sndUna (under go-back-0 sndUna is always a message start, so that
+   * is also "the start of sndUna's message"); the timer restarts with the first retransmission,
+   * so a QP the pacer holds back is not charged for time it could not send.
+   */
+  onTimer(nowPs: number): Completion[] {
+    if (this.current === 'error') return [];
+    if (this.rnrUntilPs !== null && nowPs >= this.rnrUntilPs) this.rnrUntilPs = null;
+    if (this.rtoDeadlinePs === null || nowPs < this.rtoDeadlinePs) return [];
+    this.rtoDeadlinePs = null;
+    this.stats.rtoExpirations++;
+    if (this.retryLeft === 0) return this.fail(nowPs, 'retryExceeded');
+    this.retryLeft--;
+    this.nxt = this.una;
+    return [];
+  }
+
+  private goBack(nowPs: number, seq: number): Completion[] {
+    this.stats.naksReceived.seq++;
+    const done = this.credit(nowPs, seq);
+    this.nxt = this.restartPoint(seq);
+    this.restartRto(nowPs);
+    return done;
+  }
+
+  private onRnrNak(nowPs: number, seq: number, timerCode: number): Completion[] {
+    this.stats.naksReceived.rnr++;
+    const done = this.credit(nowPs, seq);
+    this.nxt = this.restartPoint(seq);
+    this.restartRto(nowPs);
+    if (this.rnrLeft === 0) return [...done, ...this.fail(nowPs, 'rnrRetryExceeded')];
+    if (this.config.rnrRetry !== RNR_RETRY_INFINITE) this.rnrLeft--;
+    this.rnrUntilPs = nowPs + rnrTimerPs(timerCode);
+    return done;
+  }
+
+  /**
+   * The responder holds every PSN before `end`. New data resets both retry counters (rxe
+   * `reset_retry_counters`). Go-back-0 credits whole messages only: it resends a message from its
+   * first packet anyway, so sndUna stays on a message boundary.
+   */
+  private credit(nowPs: number, end: number): Completion[] {
+    if (end <= this.una) return [];
+    this.retryLeft = this.config.retryCount;
+    this.rnrLeft = this.config.rnrRetry;
+    this.una = this.config.recovery === 'goBack0' ? this.restartPoint(end) : end;
+    this.nxt = Math.max(this.nxt, this.una);
+    let n = 0;
+    while (n < this.messages.length && this.messages[n]!.firstSeq + this.messages[n]!.count <= this.una) n++;
+    this.stats.completed += n;
+    return this.messages.splice(0, n).map((m) => completion(m, nowPs, 'success'));
+  }
+
+  /** Where a go-back resumes for a loss at `seq`. */
+  private restartPoint(seq: number): number {
+    if (this.config.recovery === 'goBackN' || seq >= this.postEnd) return seq;
+    return this.messages[this.indexOf(seq)]!.firstSeq;
+  }
+
+  private restartRto(nowPs: number): void {
+    const timeout = this.config.ackTimeoutPs;
+    this.rtoDeadlinePs = timeout !== null && this.nxt > this.una ? nowPs + timeout : null;
+  }
+
+  /** The QP errors: the head WR gets `status`, every other posted WR is flushed. */
+  private fail(nowPs: number, status: CompletionStatus): Completion[] {
+    this.current = 'error';
+    this.rtoDeadlinePs = null;
+    this.rnrUntilPs = null;
+    const failed = this.messages.splice(0).map((m, i) => completion(m, nowPs, i === 0 ? status : 'flushed'));
+    this.stats.failed += failed.length;
+    return failed;
+  }
+
+  /** A response PSN as a seq, or null when stale: outside [sndUna, highest sent]. */
+  private toSeq(psn: number): number | null {
+    if (this.current === 'error') return null;
+    const d = psnDiff(psn, this.psnOf(this.una));
+    return d < this.sentEnd - this.una ? this.una + d : null;
+  }
+
+  private psnOf(seq: number): number {
+    return psnAdd(this.config.initialPsn, seq % (PSN_MASK + 1));
+  }
+
+  /** Index of the message holding `seq` (binary search; messages are contiguous in seq). */
+  private indexOf(seq: number): number {
+    let lo = 0;
+    let hi = this.messages.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.messages[mid]!.firstSeq <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    const m = this.messages[lo];
+    if (m === undefined || seq < m.firstSeq || seq >= m.firstSeq + m.count) throw new Error(`RC requester: no message holds seq ${seq}`);
+    return lo;
+  }
+}
+
+function completion(m: Message, nowPs: number, status: CompletionStatus): Completion {
+  return { wrId: m.wr.id, opcode: m.wr.opcode, sizeBytes: m.wr.sizeBytes, postedPs: m.wr.postedPs, completedPs: nowPs, status };
+}
+
+/** NAK code → completion status, as Linux rxe maps them (unknown codes are remote operational errors). */
+function remoteErrorStatus(syndrome: number): CompletionStatus {
+  if (syndrome === NAK_INVALID_REQUEST) return 'remoteInvalidRequest';
+  if (syndrome === NAK_REMOTE_ACCESS_ERROR) return 'remoteAccessError';
+  return 'remoteOperationalError';
+}
+
+function checkConfig(c: RequesterConfig): void {
+  const bad: string[] = [];
+  const inRange = (v: number, lo: number, hi: number): boolean => Number.isInteger(v) && v >= lo && v <= hi;
+  if (!(Number.isSafeInteger(c.mtu) && c.mtu > 0)) bad.push(`mtu must be a positive integer, got ${c.mtu}`);
+  if (c.recovery !== 'goBackN' && c.recovery !== 'goBack0') bad.push(`recovery must be goBackN or goBack0, got ${String(c.recovery)}`);
+  if (c.ackTimeoutPs !== null && !(Number.isSafeInteger(c.ackTimeoutPs) && c.ackTimeoutPs > 0)) bad.push(`ackTimeoutPs must be null or a positive integer, got ${c.ackTimeoutPs}`);
+  if (!inRange(c.retryCount, 0, 7)) bad.push(`retryCount must be 0..7, got ${c.retryCount}`);
+  if (!inRange(c.rnrRetry, 0, 7)) bad.push(`rnrRetry must be 0..7, got ${c.rnrRetry}`);
+  if (!inRange(c.initialPsn, 0, PSN_MASK)) bad.push(`initialPsn must be 0..0xFFFFFF, got ${c.initialPsn}`);
+  if (bad.length > 0) throw new RangeError(`RC requester config: ${bad.join('; ')}`);
+}

@@ -1,0 +1,199 @@
+/**
+ * The responder (receiving) side of one RC QP (PHYSICS §5.2): accepts request packets in PSN
+ * order, coalesces ACKs, NAKs sequence errors and answers RNR NAK to a SEND with no posted
+ * receive. A deterministic core (STYLE §2): the NIC hands in each request packet and sends the
+ * reply it gets back.
+ */
+import { NAK_PSN_SEQUENCE_ERROR, rnrNakSyndrome } from './aeth.js';
+import { nextPsn, PSN_MASK, psnAdd, psnAfter } from './psn.js';
+import { DEFAULT_RECOVERY, type Recovery } from './rc-requester.js';
+
+/** IB: one NAK per sequence error (PHYSICS §5.2; Linux rxe `RESPST_ERR_PSN_OUT_OF_SEQ`). hpcc's interval is in defaults.ts. */
+export const DEFAULT_NAK_POLICY: NakPolicy = 'oncePerGap';
+
+export type NakPolicy = 'oncePerGap' | 'hpcc';
+
+export interface ResponderConfig {
+  /** 24-bit PSN expected first. */
+  initialPsn: number;
+  /** Coalescing: ACK every n in-order packets (1 = every packet); always on AckReq and at a message's end. */
+  ackEvery: number;
+  /**
+   * 'oncePerGap': one NAK per sequence error, re-ACK of duplicates (IB, PHYSICS §5.2).
+   * 'hpcc': a NAK when now ≥ the NAK timer or ePSN differs from the last NAKed PSN, then the
+   * timer moves to now + `nakIntervalPs`; duplicates get no reply (hpcc-ns3 `ReceiverCheckSeq`).
+   */
+  nakPolicy: NakPolicy;
+  /** hpcc: the NAK timer interval (500 µs in hpcc-ns3). */
+  nakIntervalPs: number;
+  /** The IBTA RNR timer code an RNR NAK asks the requester to wait (e.g. 1 = 10 µs). */
+  rnrTimerCode: number;
+  /**
+   * Must match the requester's; default goBackN. goBack0: a sequence error discards the partly
+   * received message and expects its first packet again, so a message is delivered only from one
+   * loss-free pass (Guo et al. 2016; hpcc-ns3 `L2_BACK_TO_ZERO` rolls the receiver back too,
+   * PHYSICS §5.2). Without this a go-back-0 requester cannot livelock (PHYSICS §7a #7).
+   */
+  recovery?: Recovery;
+}
+
+export type ResponderReply = { kind: 'ack'; psn: number; msn: number } | { kind: 'nak'; psn: number; msn: number; syndrome: number } | null;
+
+export interface ResponderResult {
+  verdict: 'accepted' | 'outOfSequence' | 'duplicate' | 'rnr';
+  reply: ResponderReply;
+  /** The packet completed a message (its last packet accepted in order): bytes of that message. */
+  messageBytes: number | null;
+}
+
+type Position = 'first' | 'middle' | 'last' | 'only';
+
+/**
+ * Position in its message of each RC request opcode 0x00–0x0B (PHYSICS §5.1): SEND First,
+ * Middle, Last, Last+Imm, Only, Only+Imm, then the same six for RDMA WRITE.
+ */
+const POSITIONS: readonly Position[] = ['first', 'middle', 'last', 'last', 'only', 'only', 'first', 'middle', 'last', 'last', 'only', 'only'];
+const LAST_SEND_OPCODE = 0x05; // SEND Only with Immediate
+
+export class RcResponder {
+  readonly stats = {
+    acksSent: 0,
+    naksSent: { seq: 0, rnr: 0 },
+    outOfSequence: 0,
+    duplicates: 0,
+    messagesCompleted: 0,
+    /** Payload accepted in order, including partial messages a go-back-0 rollback later discarded. */
+    bytesAccepted: 0,
+    /** Payload of partial messages discarded by go-back-0 rollbacks (goodput = accepted − discarded). */
+    bytesDiscarded: 0,
+  };
+  private ePsn: number;
+  private msn = 0;
+  private nakSent = false;
+  private receives = 0;
+  /** In-order packets accepted since the last ACK. */
+  private sinceAck = 0;
+  /** First PSN of the message being reassembled (= ePSN between messages) and its bytes so far. */
+  private msgStartPsn: number;
+  private msgBytes = 0;
+  /** The message being reassembled is a SEND that took a receive (returned if it is discarded). */
+  private msgHoldsReceive = false;
+  private nakTimerPs = 0;
+  private lastNakPsn: number | null = null;
+  private readonly recovery: Recovery;
+
+  constructor(private readonly config: ResponderConfig) {
+    checkConfig(config);
+    this.recovery = config.recovery ?? DEFAULT_RECOVERY;
+    this.ePsn = config.initialPsn;
+    this.msgStartPsn = config.initialPsn;
+  }
+
+  get expectedPsn(): number {
+    return this.ePsn;
+  }
+
+  get postedReceives(): number {
+    return this.receives;
+  }
+
+  /** Post receives for SENDs (WRITEs need none). */
+  postReceive(count = 1): void {
+    if (!(Number.isSafeInteger(count) && count > 0)) throw new RangeError(`RC responder: receive count must be a positive integer, got ${count}`);
+    this.receives += count;
+  }
+
+  /** One request packet (SEND or WRITE, opcode 0x00–0x0B). */
+  onPacket(nowPs: number, psn: number, opcode: number, payloadBytes: number, ackReq: boolean): ResponderResult {
+    const position = POSITIONS[opcode];
+    if (position === undefined) throw new RangeError(`RC responder: opcode 0x${opcode.toString(16)} is not a SEND or WRITE request`);
+    if (psn === this.ePsn) return this.inOrder(psn, opcode <= LAST_SEND_OPCODE, position, payloadBytes, ackReq);
+    if (psnAfter(psn, this.ePsn)) return this.ahead(nowPs);
+    return this.duplicate();
+  }
+
+  private inOrder(psn: number, send: boolean, position: Position, payloadBytes: number, ackReq: boolean): ResponderResult {
+    const first = position === 'first' || position === 'only';
+    const last = position === 'last' || position === 'only';
+    if (send && first) {
+      if (this.receives === 0) {
+        this.stats.naksSent.rnr++;
+        return { verdict: 'rnr', reply: { kind: 'nak', psn, msn: this.msn, syndrome: rnrNakSyndrome(this.config.rnrTimerCode) }, messageBytes: null };
+      }
+      this.receives--;
+      this.msgHoldsReceive = true;
+    }
+    this.ePsn = nextPsn(psn);
+    this.nakSent = false;
+    this.msgBytes += payloadBytes;
+    this.stats.bytesAccepted += payloadBytes;
+    this.sinceAck++;
+    let messageBytes: number | null = null;
+    if (last) {
+      this.msn = (this.msn + 1) & PSN_MASK; // the MSN is 24 bits wide in the AETH
+      this.stats.messagesCompleted++;
+      messageBytes = this.msgBytes;
+      this.msgBytes = 0;
+      this.msgHoldsReceive = false;
+      this.msgStartPsn = this.ePsn;
+    }
+    const reply = ackReq || last || this.sinceAck >= this.config.ackEvery ? this.ack(psn) : null;
+    return { verdict: 'accepted', reply, messageBytes };
+  }
+
+  /** A gap: drop the packet; maybe NAK the expected PSN. */
+  private ahead(nowPs: number): ResponderResult {
+    this.stats.outOfSequence++;
+    if (!this.nakDue(nowPs)) return { verdict: 'outOfSequence', reply: null, messageBytes: null };
+    if (this.recovery === 'goBack0') this.discardPartialMessage();
+    this.lastNakPsn = this.ePsn;
+    this.stats.naksSent.seq++;
+    return { verdict: 'outOfSequence', reply: { kind: 'nak', psn: this.ePsn, msn: this.msn, syndrome: NAK_PSN_SEQUENCE_ERROR }, messageBytes: null };
+  }
+
+  private nakDue(nowPs: number): boolean {
+    switch (this.config.nakPolicy) {
+      case 'oncePerGap':
+        if (this.nakSent) return false;
+        this.nakSent = true;
+        return true;
+      case 'hpcc':
+        if (nowPs < this.nakTimerPs && this.lastNakPsn === this.ePsn) return false;
+        this.nakTimerPs = nowPs + this.config.nakIntervalPs;
+        return true;
+    }
+  }
+
+  /** Duplicate: drop; IB re-ACKs ePSN − 1 so a requester that lost the ACK recovers. */
+  private duplicate(): ResponderResult {
+    this.stats.duplicates++;
+    const reply = this.config.nakPolicy === 'oncePerGap' ? this.ack(psnAdd(this.ePsn, -1)) : null;
+    return { verdict: 'duplicate', reply, messageBytes: null };
+  }
+
+  private ack(psn: number): ResponderReply {
+    this.stats.acksSent++;
+    this.sinceAck = 0;
+    return { kind: 'ack', psn, msn: this.msn };
+  }
+
+  /** go-back-0: forget the partly received message and expect its first packet again. */
+  private discardPartialMessage(): void {
+    this.stats.bytesDiscarded += this.msgBytes;
+    this.msgBytes = 0;
+    if (this.msgHoldsReceive) this.receives++;
+    this.msgHoldsReceive = false;
+    this.ePsn = this.msgStartPsn;
+  }
+}
+
+function checkConfig(c: ResponderConfig): void {
+  const bad: string[] = [];
+  if (!(Number.isInteger(c.initialPsn) && c.initialPsn >= 0 && c.initialPsn <= PSN_MASK)) bad.push(`initialPsn must be 0..0xFFFFFF, got ${c.initialPsn}`);
+  if (!(Number.isSafeInteger(c.ackEvery) && c.ackEvery > 0)) bad.push(`ackEvery must be a positive integer, got ${c.ackEvery}`);
+  if (c.nakPolicy !== 'oncePerGap' && c.nakPolicy !== 'hpcc') bad.push(`nakPolicy must be oncePerGap or hpcc, got ${String(c.nakPolicy)}`);
+  if (!(Number.isSafeInteger(c.nakIntervalPs) && c.nakIntervalPs >= 0)) bad.push(`nakIntervalPs must be an integer ≥ 0, got ${c.nakIntervalPs}`);
+  if (!(Number.isInteger(c.rnrTimerCode) && c.rnrTimerCode >= 0 && c.rnrTimerCode <= 31)) bad.push(`rnrTimerCode must be 0..31, got ${c.rnrTimerCode}`);
+  if (c.recovery !== undefined && c.recovery !== 'goBackN' && c.recovery !== 'goBack0') bad.push(`recovery must be goBackN or goBack0, got ${String(c.recovery)}`);
+  if (bad.length > 0) throw new RangeError(`RC responder config: ${bad.join('; ')}`);
+}
