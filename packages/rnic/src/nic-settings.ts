@@ -186,12 +186,14 @@ export function resolveNicSettings(
   problems: NicProblem[],
 ): NicSettings {
   const s = nicProfileSettings(profile, timing, port);
-  for (const raw of layers) if (raw !== undefined) applyLayer(s, raw, units, problems);
-  checkTogether(s, port, problems);
+  const written: Record<string, unknown> = {};
+  for (const raw of layers) if (raw !== undefined) applyLayer(s, raw, units, problems, written);
+  checkTogether(s, port, problems, written);
   return s;
 }
 
-function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicProblem[]): void {
+/** `written` collects the DCQCN values as the file spells them (`80G`), for error messages. */
+function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicProblem[], written: Record<string, unknown>): void {
   const parse = <T>(field: string, value: unknown, fn: (v: never) => T, ok: (v: T) => boolean = () => true, expected = ''): T | undefined => {
     if (value === undefined) return undefined;
     try {
@@ -239,15 +241,18 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
       const parser = unit === 'duration' ? units.duration : unit === 'rate' ? units.rate : unit === 'bytes' ? units.bytes : (v: unknown) => v;
       const parsed = parse(`dcqcn.${key}`, value, parser as (v: never) => unknown);
       if (parsed !== undefined) params[param] = parsed;
+      written[param] = value;
     }
     s.dcqcn.params = params as unknown as DcqcnParams;
     if (s.dcqcn.params.cnpIntervalPs !== null) s.cnpIntervalPs = s.dcqcn.params.cnpIntervalPs;
   }
 }
 
-function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[]): void {
+function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[], written: Record<string, unknown>): void {
   const userKey = new Map(Object.entries(DCQCN_KEYS).map(([key, d]) => [d.param as string, key]));
-  for (const p of checkDcqcnParams(s.dcqcn.params, port.in.rateBps)) problems.push({ ...p, field: `dcqcn.${userKey.get(p.field) ?? p.field}` });
+  for (const p of checkDcqcnParams(s.dcqcn.params, port.in.rateBps)) {
+    problems.push({ field: `dcqcn.${userKey.get(p.field) ?? p.field}`, expected: p.expected, actual: written[p.field] ?? p.actual });
+  }
   const pfc = s.pfc;
   if (pfc.xoffBytes > pfc.bufferBytes) problems.push({ field: 'xoffBytes', expected: `an XOFF threshold within the receive buffer (≤ ${pfc.bufferBytes} B)`, actual: pfc.xoffBytes });
   else if (pfc.xonBytes >= pfc.xoffBytes) problems.push({ field: 'xonBytes', expected: `an XON threshold below XOFF (< ${pfc.xoffBytes} B)`, actual: pfc.xonBytes });

@@ -426,6 +426,15 @@ export class Nic implements NodeModel {
     return this.pfc.heldFrames;
   }
 
+  /** The priorities this NIC pauses its ToR on. */
+  get pfcPriorities(): readonly number[] {
+    return this.config.settings.pfc.lossless;
+  }
+
+  get qpMetricsEnabled(): boolean {
+    return this.config.settings.qpMetrics;
+  }
+
   get senderQps(): readonly SenderQp[] {
     return this.senders;
   }

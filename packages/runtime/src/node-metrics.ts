@@ -4,8 +4,9 @@
  * to the controller in Hello); until then they answer 503.
  */
 import type { Engine } from '@rocelab/sim';
+import { Nic } from '@rocelab/rnic';
 import { Switch } from '@rocelab/switch';
-import { createNodeRegistry, serveMetrics, type MetricsEndpoint, type NodeMetricsSource, type SwitchMetricsSource } from '@rocelab/telemetry';
+import { createNodeRegistry, serveMetrics, type MetricsEndpoint, type NicMetricsSource, type NodeMetricsSource, type SwitchMetricsSource } from '@rocelab/telemetry';
 import { PFC_PRIORITIES } from '@rocelab/wire';
 import type { PodSpec } from '@rocelab/topology';
 import type { Registry } from 'prom-client';
@@ -58,6 +59,7 @@ function sourceOf(engine: Engine, index: number, windows: () => number): NodeMet
     events: () => engine.eventsProcessed(index),
     windows,
     ...(model instanceof Switch ? { switch: switchSource(model, engine) } : {}),
+    ...(model instanceof Nic ? { nic: nicSource(model, engine) } : {}),
   };
 }
 
@@ -74,5 +76,35 @@ function switchSource(sw: Switch, engine: Engine): SwitchMetricsSource {
     stormsDetected: (port, p) => sw.watchdog(port, p)?.detections ?? 0,
     stormsRestored: (port, p) => sw.watchdog(port, p)?.restorations ?? 0,
     floodCopies: (port) => sw.floodCopies[port]!,
+  };
+}
+
+/** Per-QP series are bounded: the first 16 QPs of a NIC (DESIGN §6: "only on request and bounded"). */
+const MAX_QP_SERIES = 16;
+
+function nicSource(nic: Nic, engine: Engine): NicMetricsSource {
+  const senders = nic.senderQps;
+  const receivers = nic.receiverQps;
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return {
+    cnpsSent: () => nic.stats.cnpsSent,
+    cnpsReceived: () => nic.stats.cnpsReceived,
+    retransmittedPackets: () => sum(senders.map((q) => q.req.stats.retransmittedPackets)),
+    naksSent: (type) => sum(receivers.map((r) => r.resp.stats.naksSent[type])),
+    naksReceived: (type) => nic.stats.naksReceived[type],
+    rtoExpirations: () => sum(senders.map((q) => q.req.stats.rtoExpirations)),
+    goodputBytes: () => nic.stats.goodputBytes,
+    stormEvents: (level) => nic.pfc.stormEvents[level],
+    pausingSeconds: (p) => (nic.pfcPriorities.includes(p) ? nic.pfc.pausingPs(engine.horizonPs) / 1e12 : 0),
+    messageCompletionSeconds: nic.completion,
+    probeRttSeconds: nic.probeRtt,
+    ...(nic.qpMetricsEnabled
+      ? {
+          qps: () =>
+            senders.slice(0, MAX_QP_SERIES).flatMap((q) =>
+              q.rp === null ? [] : [{ qp: String(q.end.qpn), rateBps: q.rp.rateBps(engine.horizonPs), targetBps: q.rp.targetRateBps(engine.horizonPs), alpha: q.rp.alpha(engine.horizonPs) }],
+            ),
+        }
+      : {}),
   };
 }

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_WIRE_MODEL, Engine } from '@rocelab/sim';
+import { testNodes } from '@rocelab/sim/testing';
+import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
+import type { HostTraffic, MessagePost } from '@rocelab/workload';
+import { Nic, type QpEnd } from './nic.js';
+import { nicProfileSettings, type NicSettings } from './nic-settings.js';
+
+// Two NICs on one 40 Gb/s, 1 µs link: a sends to b. Each NIC's "gateway" is the other NIC.
+const A = { name: 'a', ip: 0x0a000001, mac: 0x020000000001 };
+const B = { name: 'b', ip: 0x0a000002, mac: 0x020000000002 };
+
+function traffic(posts: MessagePost[], connections: ReturnType<HostTraffic['connections']>): HostTraffic {
+  return { next: () => posts.shift() ?? null, connections: () => connections };
+}
+
+function pair(sizeBytes: number, tweak: (s: NicSettings) => void = () => undefined) {
+  const nodes = testNodes([{ a: 'a', b: 'b' }]);
+  const engine = new Engine({ seed: 1, nodes, hosted: [0, 1], wire: DEFAULT_WIRE_MODEL });
+  const end = (peer: typeof A): QpEnd => ({ qpn: 1, key: 'w0:a->b', peer, probe: false, dscp: 26, rateCapBps: null });
+  const settings = (i: number) => {
+    const s = nicProfileSettings('vendor', 'drill', { in: nodes[i]!.ports[0]!.out });
+    tweak(s);
+    return s;
+  };
+  const connection = { key: 'w0:a->b', to: 'b', probe: false, dscp: 26, rateBps: null };
+  const post: MessagePost = { atPs: 0, to: 'b', connection: 'w0:a->b', opcode: 'write', sizeBytes, flow: 0, probe: false };
+  const a = new Nic(engine.context(0), { ip: A.ip, mac: A.mac, gatewayMac: B.mac, requesters: [end(B)], responders: [], traffic: traffic([post], [connection]), settings: settings(0), wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP });
+  const b = new Nic(engine.context(1), { ip: B.ip, mac: B.mac, gatewayMac: A.mac, requesters: [], responders: [end(A)], traffic: traffic([], []), settings: settings(1), wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP });
+  engine.attach(0, a);
+  engine.attach(1, b);
+  const audit = () => {
+    const stats = [0, 1].map((i) => engine.context(i).stats);
+    const sent = stats.reduce((n, s) => n + s.sent, 0);
+    const rest = stats.reduce((n, s) => n + s.delivered + s.droppedTotal(), 0) + engine.heldFrames(0) + engine.heldFrames(1);
+    return { sent, accounted: rest };
+  };
+  return { engine, a, b, audit };
+}
+
+test('a 10,000 B WRITE completes when its last ACK has drained into host memory, at the exact picosecond', () => {
+  // 10 packets: FIRST 1024 + 62 + 16 = 1102 B, 8 MIDDLE 1086 B, LAST 784 + 62 = 846 B; + 20 B each
+  // on the wire at 200 ps per byte: the last leaves a at (1122 + 8·1106 + 866)·200 = 2,167,200 ps,
+  // reaches b 1 µs later and drains into b's memory at 80 Gb/s (846 B · 100 ps) at 3,251,800 ps.
+  // Its ACK (AckReq: last packet) leaves at once: 66 + 20 B = 17,200 ps, 1 µs, then 66 B drain at a:
+  // 3,251,800 + 17,200 + 1,000,000 + 6,600 = 4,275,600 ps.
+  const { engine, a, b, audit } = pair(10_000);
+  engine.runUntil(10_000_000);
+  const [m] = a.results().sent;
+  assert.equal(m!.status, 'success');
+  assert.equal(m!.completedPs, 4_275_600);
+  assert.equal(b.stats.goodputBytes, 10_000);
+  assert.equal(a.completion.count, 1);
+  // ACKs every 4 packets (psn 3 and 7) and the last: 3 ACKs, 10 data frames.
+  assert.deepEqual([engine.context(0).stats.sent, engine.context(1).stats.sent], [10, 3]);
+  const { sent, accounted } = audit();
+  assert.equal(sent, accounted);
+});
+
+test('a slow receiver (host memory at 10 Gb/s behind a 40 Gb/s link) pauses its sender and loses nothing', () => {
+  const { engine, a, b, audit } = pair(2_000_000, (s) => {
+    s.pfc.drainBps = 10e9;
+    s.dcqcn.enabled = false;
+  });
+  engine.runUntil(5_000_000_000);
+  assert.ok(engine.context(1).stats.ports[0]!.pfcTx[3]! > 0, 'b paused a');
+  assert.ok(engine.context(0).stats.ports[0]!.pfcRx[3]! > 0);
+  assert.equal(engine.context(1).stats.droppedTotal(), 0, 'no lossless drop');
+  assert.equal(a.results().sent[0]!.status, 'success');
+  assert.equal(b.stats.goodputBytes, 2_000_000);
+  // Host memory, not the link, sets the pace: ≥ 2 MB · 8 / 10 Gb/s = 1.6 ms.
+  assert.ok(a.results().sent[0]!.completedPs! >= 1_600_000_000);
+  const { sent, accounted } = audit();
+  assert.equal(sent, accounted);
+});

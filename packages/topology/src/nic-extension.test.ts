@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TopologyError } from './errors.js';
+import { parseTopology } from './load.js';
+import { nicSettingsOf } from './nic-extension.js';
+
+const pod = (defaultsNic: string, hostNic = '', profile = 'vendor') => `
+name: t
+profile: ${profile}
+timing: drill
+defaults:
+  nic: {${defaultsNic}}
+nodes:
+  - {name: tor1, role: tor}
+  - {name: h1, role: host, ip: 10.0.0.1${hostNic ? `, nic: {${hostNic}}` : ''}}
+  - {name: h2, role: host, ip: 10.0.0.2}
+links:
+  - {a: h1:p0, b: tor1:p1}
+  - {a: h2:p0, b: tor1:p2}
+`;
+
+function rejection(text: string): string {
+  try {
+    parseTopology(text, 'pod.yaml');
+  } catch (err) {
+    assert.ok(err instanceof TopologyError, String(err));
+    return err.message;
+  }
+  assert.fail('expected the topology to be rejected');
+}
+
+test('NIC settings resolve over the profile (drill timing), defaults first, then the host’s own', () => {
+  const p = parseTopology(pod('recovery: goBack0, dcqcn: {rateIncreaseTimer: 55us, aiRate: 40M}', 'drainRate: 20G, dcqcn: {enabled: false}'), 'pod.yaml');
+  const h1 = nicSettingsOf(p, p.nodes.find((n) => n.name === 'h1')!);
+  const h2 = nicSettingsOf(p, p.nodes.find((n) => n.name === 'h2')!);
+  assert.equal(h1.recovery, 'goBack0');
+  assert.equal(h1.pfc.drainBps, 20e9);
+  assert.equal(h1.dcqcn.enabled, false);
+  assert.equal(h2.dcqcn.enabled, true);
+  assert.equal(h2.dcqcn.params.rateIncreaseTimerPs, 55_000_000);
+  assert.equal(h2.dcqcn.params.aiRateBps, 40e6);
+  assert.equal(h2.ackTimeoutPs, 1_048_576_000, 'drill: 4.096 µs × 2^8');
+  assert.equal(h2.pfc.watchdog.criticalPs, 2_000_000_000);
+});
+
+test('a DCQCN parameter out of range is rejected with file, path and the valid range', () => {
+  assert.match(rejection(pod('dcqcn: {g: 1.5}')), /^pod\.yaml: defaults\.nic\.dcqcn\.g: expected .*, got 1\.5$/m);
+  assert.match(rejection(pod('', 'dcqcn: {minRate: 80G}')), /^pod\.yaml: nodes\[1\]\.nic\.dcqcn\.minRate: expected .*line rate.*, got "80G"$/m);
+  assert.match(rejection(pod('dcqcn: {rateIncreaseTimer: 0us}')), /defaults\.nic\.dcqcn\.rateIncreaseTimer: expected/);
+});
+
+test('transport and buffer ranges are checked, every problem listed', () => {
+  const message = rejection(pod('retryCount: 9, ackEvery: 0, rnrTimerCode: 40, xoffBytes: 300KiB'));
+  assert.deepEqual(message.split('\n'), [
+    'pod.yaml: defaults.nic.retryCount: expected a retry count 0..7, got 9',
+    'pod.yaml: defaults.nic.rnrTimerCode: expected an IBTA RNR timer code 0..31, got 40',
+    'pod.yaml: defaults.nic.ackEvery: expected ACK every n packets, n ≥ 1, got 0',
+    'pod.yaml: defaults.nic.xoffBytes: expected an XOFF threshold within the receive buffer (≤ 262144 B), got 307200',
+  ]);
+  assert.match(rejection(pod('recovery: goBack1')), /defaults\.nic\.recovery: expected one of "goBackN", "goBack0", got "goBack1"/);
+});
