@@ -11,11 +11,6 @@ import { Scenario } from './scenario.js';
 
 const PS_PER_BYTE_40G = 200;
 
-function assertConserved(s: Scenario): void {
-  const r = s.result();
-  assert.equal(r.conservation, true, `conservation: ${JSON.stringify(r.packets)}`);
-  assert.equal(r.causalityViolations, 0);
-}
 
 /** Wire time a port has spent transmitting since `from` (bytes + 20 B preamble/gap per frame). */
 const busyPs = (s: Scenario, node: string, port: string) => {
@@ -49,7 +44,7 @@ function stagger(edit: (y: string) => string = (y) => y): StaggerFigures {
   }
   const g = goodput().map((x, i) => x - start[i]!);
   samples.sort((a, b) => a - b);
-  assertConserved(s);
+  s.assertConserved();
   return {
     jain: (g[0]! + g[1]!) ** 2 / (2 * (g[0]! ** 2 + g[1]! ** 2)),
     utilisation: (busyPs(s, 'sw1', 'p3') - busy0) / half,
@@ -78,7 +73,7 @@ function livelock(edit: (y: string) => string, durationPs: number) {
   const s = new Scenario(fixture('rnic/livelock.yaml'), edit);
   s.runTo(durationPs);
   const done = s.nic('h1').results().sent.filter((m) => m.status === 'success');
-  assertConserved(s);
+  s.assertConserved();
   return { completed: done.length, goodputBytes: done.reduce((n, m) => n + m.sizeBytes, 0), busy: busyPs(s, 'h1', 'p0') / durationPs, posted: s.nic('h1').results().sent.length };
 }
 
@@ -123,7 +118,7 @@ test('slow receiver: the NIC pauses its ToR, pauses climb to the ToR uplink and 
   // Host memory sets the pace: h4 takes in at most its 20 Gb/s.
   const bytes = s.received(0, 'h1', 'h4') + s.received(1, 'h2', 'h4');
   assert.ok((bytes * 8) / 3e-3 <= 20e9 && (bytes * 8) / 3e-3 > 15e9, `${(bytes * 8) / 3e-3} bit/s into h4`);
-  assertConserved(s);
+  s.assertConserved();
 });
 
 test('dcqcn-stagger.yaml gives the same trace hash in inproc, procs and --workers 2', () => {

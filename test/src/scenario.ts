@@ -3,6 +3,7 @@
  * real link model), stepped through virtual time so a test can watch counters change, with
  * the conservation audit of `rocelab run` at the end.
  */
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { assembleResult, buildEngine, nodeFinal, podContext, scheduleFault, type RunResult } from '@rocelab/runtime';
 import type { Engine, NodeContext, PortStats } from '@rocelab/sim';
@@ -72,6 +73,13 @@ export class Scenario {
     const out: Record<string, number> = {};
     for (const n of this.pod.nodes) for (const [reason, count] of Object.entries(this.ctx(n.name).stats.droppedByReason())) out[reason] = (out[reason] ?? 0) + count;
     return out;
+  }
+
+  /** The conservation audit of `rocelab run` holds now, with no causality violation. */
+  assertConserved(): void {
+    const r = this.result();
+    assert.equal(r.conservation, true, `conservation: ${JSON.stringify(r.packets)}`);
+    assert.equal(r.causalityViolations, 0);
   }
 
   /** The run's result as `rocelab run` would report it now (conservation audit included). */

@@ -11,11 +11,6 @@ import { Scenario } from './scenario.js';
 
 const PS_PER_BYTE_40G = 200; // 8e12 / 40e9
 
-function assertConserved(s: Scenario): void {
-  const r = s.result();
-  assert.equal(r.conservation, true, `conservation: ${JSON.stringify(r.packets)}`);
-  assert.equal(r.causalityViolations, 0);
-}
 
 test('lossless incast: both senders are paused, nothing is dropped, the bottleneck stays ≥ 98 % busy', () => {
   const s = new Scenario(fixture('switch/incast-lossless.yaml'));
@@ -42,7 +37,7 @@ test('lossless incast: both senders are paused, nothing is dropped, the bottlene
     [],
     'zero drops',
   );
-  assertConserved(s);
+  s.assertConserved();
 });
 
 test('lossy incast: the same traffic on priority 0 is dropped (`buffer`) and nobody is paused', () => {
@@ -53,7 +48,7 @@ test('lossy incast: the same traffic on priority 0 is dropped (`buffer`) and nob
   const pfc = s.pod.nodes.flatMap((n) => s.ctx(n.name).stats.ports.map((p) => p.pfcTx.reduce((a, b) => a + b, 0))).reduce((a, b) => a + b, 0);
   assert.equal(pfc, 0, 'zero pause frames anywhere');
   assert.ok(s.received(0, 'h1', 'h3') + s.received(1, 'h2', 'h3') > 0);
-  assertConserved(s);
+  s.assertConserved();
 });
 
 const STORM_PS = 2 * PS_PER_MS; // the fixture's nicPauseStorm on h4
@@ -89,7 +84,7 @@ test('stuck receiver, watchdog off: pauses climb tor2 → leaf2 → spines and t
   const during = victimRate(s, 3 * PS_PER_MS, 5 * PS_PER_MS);
   assert.ok(preStorm > 1e9, `the victim ran at ${preStorm} B/s before the storm`);
   assert.ok(during < 0.1 * preStorm, `victim goodput collapses: ${during} B/s against ${preStorm} B/s before`);
-  assertConserved(s);
+  s.assertConserved();
 });
 
 test('stuck receiver, watchdog on (drop): tor2 declares the storm in time, the fabric calms down, the victim recovers', () => {
@@ -111,7 +106,7 @@ test('stuck receiver, watchdog on (drop): tor2 declares the storm in time, the f
   const later = hops(s);
   assert.deepEqual({ leaf2: later.leaf2, spines: later.spines }, { leaf2: settled.leaf2, spines: settled.spines }, 'leaf and spine pause counters stop rising');
   assert.ok(s.drops().watchdog! > 0, 'traffic to the stuck host is dropped as `watchdog`');
-  assertConserved(s);
+  s.assertConserved();
 });
 
 test('switch/clos.yaml gives the same trace hash in inproc, procs and --workers 2', () => {

@@ -5,7 +5,7 @@
  * Rates are bit/s and times picoseconds everywhere here; the `vendor` reaction point converts
  * to the firmware's units (Mb/s, α in 1/1024) itself, so its rates must be whole Mb/s.
  */
-import { PS_PER_US } from '@rocelab/sim';
+import { PS_PER_US, type FieldProblem } from '@rocelab/sim';
 
 /** `vendor` = ConnectX-4+ firmware defaults, `paper` = SIGCOMM'15 as coded by its first author, `hpcc-ns3` = HPCC's ns-3 (PHYSICS §1.3–1.5). */
 export type DcqcnVariant = 'vendor' | 'paper' | 'hpcc-ns3';
@@ -129,11 +129,7 @@ export function dcqcnDefaults(variant: DcqcnVariant, lineRateBps: number): Dcqcn
 }
 
 /** A bad value: the field, what would be accepted, what was found (the loader adds the path). */
-export interface DcqcnParamProblem {
-  field: string;
-  expected: string;
-  actual: unknown;
-}
+export type DcqcnParamProblem = FieldProblem;
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);

@@ -11,7 +11,7 @@
  * ```
  */
 import { PFC_MAX_QUANTA, PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
-import { serializationPs, vendorHeadroomBytes, type UnitParsers } from '@rocelab/sim';
+import { readField, serializationPs, vendorHeadroomBytes, type FieldProblem, type UnitParsers } from '@rocelab/sim';
 import { localAckTimeoutPs } from './aeth.js';
 import { checkDcqcnParams, dcqcnDefaults, type DcqcnParams, type DcqcnVariant } from './dcqcn-params.js';
 import {
@@ -73,11 +73,8 @@ export interface NicPort {
   in: { rateBps: number; latencyPs: number; mtu: number };
 }
 
-export interface NicProblem {
-  field: string;
-  expected: string;
-  actual: unknown;
-}
+/** A bad value in a `nic:` object (the shared FieldProblem of @rocelab/sim). */
+export type NicProblem = FieldProblem;
 
 const DURATION = { type: 'string', description: 'a duration like 1ms, 300us or 55us' } as const;
 const RATE = { type: ['string', 'integer'], description: 'a rate like 40G, 100M or 5M' } as const;
@@ -194,17 +191,8 @@ export function resolveNicSettings(
 
 /** `written` collects the DCQCN values as the file spells them (`80G`), for error messages. */
 function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicProblem[], written: Record<string, unknown>): void {
-  const parse = <T>(field: string, value: unknown, fn: (v: never) => T, ok: (v: T) => boolean = () => true, expected = ''): T | undefined => {
-    if (value === undefined) return undefined;
-    try {
-      const parsed = fn(value as never);
-      if (ok(parsed)) return parsed;
-      problems.push({ field, expected, actual: value });
-    } catch (err) {
-      problems.push({ field, expected: (err as { expected?: string }).expected ?? String(err), actual: value });
-    }
-    return undefined;
-  };
+  const parse = <T>(field: string, value: unknown, fn: (v: never) => T, ok: (v: T) => boolean = () => true, expected = '') =>
+    readField(problems, field, value, fn, (v: T) => (ok(v) ? null : expected));
   const int = (lo: number, hi: number) => (v: number) => Number.isInteger(v) && v >= lo && v <= hi;
   const set = <K extends keyof NicSettings>(key: K, value: NicSettings[K] | undefined) => {
     if (value !== undefined) s[key] = value;

@@ -20,3 +20,4 @@ export * from './headroom.js';
 export * from './node.js';
 export * from './engine.js';
 export * from './units.js';
+export * from './fields.js';

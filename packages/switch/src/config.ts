@@ -12,8 +12,7 @@
  * ```
  */
 import { PFC_MAX_QUANTA, PFC_PRIORITIES, type DscpMap } from '@rocelab/wire';
-import { formatDuration, type UnitParsers } from '@rocelab/sim';
-import type { FieldProblem } from './problem.js';
+import { formatDuration, readField, type FieldProblem, type UnitParsers } from '@rocelab/sim';
 import { profileSettings, type SwitchProfile, type SwitchSettings, type SwitchTiming } from './profiles.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
 
@@ -98,18 +97,7 @@ export function resolveSwitchSettings(
 }
 
 function applyLayer(s: SwitchSettings, raw: Raw, units: UnitParsers, problems: SwitchProblem[]): void {
-  const parse = <T>(field: string, value: unknown, fn: (v: never) => T, check?: (v: T) => string | null): T | undefined => {
-    if (value === undefined) return undefined;
-    try {
-      const parsed = fn(value as never);
-      const bad = check?.(parsed) ?? null;
-      if (bad === null) return parsed;
-      problems.push({ field, expected: bad, actual: value });
-    } catch (err) {
-      problems.push({ field, expected: (err as { expected?: string }).expected ?? String(err), actual: value });
-    }
-    return undefined;
-  };
+  const parse = <T>(field: string, value: unknown, fn: (v: never) => T, check?: (v: T) => string | null) => readField(problems, field, value, fn, check);
   const positive = (what: string) => (v: number) => (v > 0 ? null : `${what} > 0`);
   const set = <K extends keyof SwitchSettings>(key: K, value: SwitchSettings[K] | undefined) => {
     if (value !== undefined) s[key] = value;

@@ -1,9 +1,4 @@
 /**
- * A bad value in one field of a mechanism's config: what the field is, what would be accepted,
- * what was found. The topology loader prefixes the field with its path in the file.
+ * A bad value in one field of a mechanism's config: the shared shape of @rocelab/sim (fields.ts).
  */
-export interface FieldProblem {
-  field: string;
-  expected: string;
-  actual: unknown;
-}
+export type { FieldProblem } from '@rocelab/sim';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TopologyError } from './errors.js';
 import { parseTopology } from './load.js';
+import { rejection } from './testing.js';
 import { nicSettingsOf } from './nic-extension.js';
 
 const pod = (defaultsNic: string, hostNic = '', profile = 'vendor') => `
@@ -18,16 +18,6 @@ links:
   - {a: h1:p0, b: tor1:p1}
   - {a: h2:p0, b: tor1:p2}
 `;
-
-function rejection(text: string): string {
-  try {
-    parseTopology(text, 'pod.yaml');
-  } catch (err) {
-    assert.ok(err instanceof TopologyError, String(err));
-    return err.message;
-  }
-  assert.fail('expected the topology to be rejected');
-}
 
 test('NIC settings resolve over the profile (drill timing), defaults first, then the host’s own', () => {
   const p = parseTopology(pod('recovery: goBack0, dcqcn: {rateIncreaseTimer: 55us, aiRate: 40M}', 'drainRate: 20G, dcqcn: {enabled: false}'), 'pod.yaml');

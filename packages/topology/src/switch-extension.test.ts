@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseTopology } from './load.js';
-import { TopologyError } from './errors.js';
+import { rejection } from './testing.js';
 import { switchSettingsOf } from './switch-extension.js';
 
 const pod = (defaultsSwitch: string, torSwitch = '') => `
@@ -17,16 +17,6 @@ links:
   - {a: h1:p0, b: tor1:p1}
   - {a: h2:p0, b: tor1:p2}
 `;
-
-function rejection(text: string): string {
-  try {
-    parseTopology(text, 'pod.yaml');
-  } catch (err) {
-    assert.ok(err instanceof TopologyError, String(err));
-    return err.message;
-  }
-  assert.fail('expected the topology to be rejected');
-}
 
 test('switch settings resolve over the profile, defaults first, then the switch’s own', () => {
   const p = parseTopology(pod('bufferBytes: 2MiB, ecn: {kmin: 50KB}', 'ecn: {kmax: 400KB}, losslessFlood: drop'), 'pod.yaml');

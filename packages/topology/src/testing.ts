@@ -1,10 +1,11 @@
 /**
- * Helpers for this package's tests (not exported from the package): fixture paths and a
- * matcher for TopologyError problems.
+ * Helpers for this package's tests (not exported from the package): fixture paths, a
+ * matcher for TopologyError problems, and the message a text is rejected with.
  */
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { TopologyError, formatProblem, type Problem } from './errors.js';
+import { parseTopology } from './load.js';
 
 /** Compiled tests live in packages/topology/dist/, three levels below the repo root. */
 export function fixture(name: string): string {
@@ -32,4 +33,15 @@ export function assertProblem(run: () => unknown, want: { file: string; code: Pr
   assert.ok(found.code === 'yaml' ? line.startsWith(`${want.file}:${found.line}:${found.col}: `) : line.startsWith(`${want.file}: ${want.path}: expected `), line);
   assert.ok(error.message.split('\n').includes(line), `message lacks "${line}":\n${error.message}`);
   return found;
+}
+
+/** The TopologyError message `text` is rejected with (as `file`); fails if it is accepted. */
+export function rejection(text: string, file = 'pod.yaml'): string {
+  try {
+    parseTopology(text, file);
+  } catch (err) {
+    assert.ok(err instanceof TopologyError, String(err));
+    return err.message;
+  }
+  assert.fail('expected the topology to be rejected');
 }

@@ -9,14 +9,11 @@ import type { CdfPoint } from './size-cdf.js';
 export type { UnitParsers };
 
 /**
- * A bad value in one field of a workload item. `field` is relative to the item (`sizeBytes`,
- * `start.uniform[1]`); the topology loader prefixes the item's path (`workloads[2]`).
+ * A bad value in one field of a workload item (the shared shape of @rocelab/sim). `field` is
+ * relative to the item (`sizeBytes`, `start.uniform[1]`); the loader prefixes `workloads[2]`.
  */
-export interface FieldProblem {
-  field: string;
-  expected: string;
-  actual: unknown;
-}
+export type { FieldProblem } from '@rocelab/sim';
+import type { FieldProblem } from '@rocelab/sim';
 
 /** Every bad field of one workload item (all of them, so a user fixes the item in one pass). */
 export class WorkloadError extends Error {
