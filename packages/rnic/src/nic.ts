@@ -71,6 +71,8 @@ interface SenderQp {
   /** The last packet's start and wire bytes: a rate increase may let the next one go earlier. */
   lastSendPs: number;
   lastWireBytes: number;
+  /** When to look again whether a rate increase shortened the running gap (cached: costly to find). */
+  repaceAtPs: number;
   priority: number;
   messages: Map<number, MessageResult>;
 }
@@ -132,6 +134,7 @@ export class Nic implements NodeModel {
       nextSendPs: 0,
       lastSendPs: 0,
       lastWireBytes: 0,
+      repaceAtPs: Infinity,
       priority: config.dscpMap[end.dscp]!,
       messages: new Map(),
     }));
@@ -178,7 +181,7 @@ export class Nic implements NodeModel {
       const q = this.senders[i]!;
       if ((pausedMask & (1 << q.priority)) !== 0 || !q.req.hasPacket(nowPs)) continue;
       if (q.nextSendPs > nowPs && !this.repace(nowPs, q)) {
-        wakePs = Math.min(wakePs, q.nextSendPs, this.config.settings.repace ? (q.rp?.nextRateChangePs() ?? Infinity) : Infinity);
+        wakePs = Math.min(wakePs, q.nextSendPs, q.repaceAtPs);
         continue;
       }
       this.rr = (i + 1) % n;
@@ -197,36 +200,33 @@ export class Nic implements NodeModel {
    * (`hpcc-ns3` keeps the gap fixed at send time, as `UpdateNextAvail` does.) True = may send now.
    */
   private repace(nowPs: number, q: SenderQp): boolean {
-    if (!this.config.settings.repace || q.rp === null) return false;
+    if (q.rp === null || nowPs < q.repaceAtPs) return false;
     const rate = Math.min(q.rp.rateBps(nowPs), q.end.rateCapBps ?? Infinity);
     const earliest = rate >= this.lineRateBps ? q.lastSendPs : q.lastSendPs + wireTimePs(q.lastWireBytes, rate, this.config.wire);
     if (earliest < q.nextSendPs) q.nextSendPs = Math.max(earliest, nowPs);
+    q.repaceAtPs = q.rp.nextRateChangePs() ?? Infinity;
     return q.nextSendPs <= nowPs;
   }
 
   private dataFrame(nowPs: number, q: SenderQp): Frame {
     const p = q.req.nextPacket(nowPs)!;
-    const frame = newFrame(FrameKind.data, {
-      srcMac: this.config.mac,
-      dstMac: this.config.gatewayMac,
-      srcIp: this.config.ip,
-      dstIp: q.end.peer.ip,
-      dscp: q.end.dscp,
-      ecn: 2, // ECT(0): RoCEv2 data is ECN-capable (DCQCN)
-      udpSrcPort: udpSourcePort(q.end.qpn),
-      opcode: p.opcode,
-      destQp: q.end.qpn,
-      psn: p.psn,
-      ackReq: p.ackReq,
-      dmaLength: p.dmaLength,
-      payloadBytes: p.payloadBytes,
-    });
+    // Plain stores on a fresh frame: this runs once per data packet.
+    const frame = this.addressed(FrameKind.data, q.end);
+    frame.ecn = 2; // ECT(0): RoCEv2 data is ECN-capable (DCQCN)
+    frame.opcode = p.opcode;
+    frame.psn = p.psn;
+    frame.ackReq = p.ackReq;
+    frame.dmaLength = p.dmaLength;
+    frame.payloadBytes = p.payloadBytes;
     // Pace the QP: the next packet may start once this one would have left at the QP's rate
     // (HPCC `UpdateNextAvail`; a new rate takes effect from the next gap).
     const rate = Math.min(q.rp?.rateBps(nowPs) ?? this.lineRateBps, q.end.rateCapBps ?? Infinity);
     q.lastSendPs = nowPs;
     q.lastWireBytes = serializedBytes(frame, this.accounting);
-    if (rate < this.lineRateBps) q.nextSendPs = nowPs + wireTimePs(q.lastWireBytes, rate, this.config.wire);
+    if (rate < this.lineRateBps) {
+      q.nextSendPs = nowPs + wireTimePs(q.lastWireBytes, rate, this.config.wire);
+      q.repaceAtPs = this.config.settings.repace && q.rp !== null ? (q.rp.nextRateChangePs() ?? Infinity) : Infinity;
+    }
     q.rp?.onBytesSent(nowPs, frameBytes(frame, this.accounting));
     this.armRequester(q);
     return frame;
@@ -297,18 +297,13 @@ export class Nic implements NodeModel {
     if (reply === null) return;
     // hpcc-ns3: no CNP packets; the ACK of a CE-marked packet carries the CNP flag (PHYSICS §1.6).
     const cnpFlag = ce && this.config.settings.dcqcn.enabled && this.config.settings.dcqcn.variant === 'hpcc-ns3';
-    this.replies.push(
-      newFrame(FrameKind.ack, {
-        ...this.addressTo(r.end.peer, r.end.qpn),
-        dscp: r.end.dscp,
-        opcode: Opcode.acknowledge,
-        destQp: r.end.qpn,
-        psn: reply.psn,
-        msn: reply.msn,
-        syndrome: reply.kind === 'ack' ? 0 : reply.syndrome,
-        becn: cnpFlag,
-      }),
-    );
+    const ack = this.addressed(FrameKind.ack, r.end);
+    ack.opcode = Opcode.acknowledge;
+    ack.psn = reply.psn;
+    ack.msn = reply.msn;
+    ack.syndrome = reply.kind === 'ack' ? 0 : reply.syndrome;
+    ack.becn = cnpFlag;
+    this.replies.push(ack);
   }
 
   private onAckOrNak(nowPs: number, frame: Frame): void {
@@ -333,19 +328,24 @@ export class Nic implements NodeModel {
   }
 
   private queueCnp(r: ReceiverQp): void {
-    this.replies.push(
-      newFrame(FrameKind.cnp, {
-        ...this.addressTo(r.end.peer, r.end.qpn),
-        dscp: this.config.settings.cnpDscp,
-        opcode: Opcode.cnp,
-        destQp: r.end.qpn,
-        becn: true,
-      }),
-    );
+    const cnp = this.addressed(FrameKind.cnp, r.end);
+    cnp.dscp = this.config.settings.cnpDscp;
+    cnp.opcode = Opcode.cnp;
+    cnp.becn = true;
+    this.replies.push(cnp);
   }
 
-  private addressTo(peer: HostPeer, qpn: number): Pick<Frame, 'srcMac' | 'dstMac' | 'srcIp' | 'dstIp' | 'udpSrcPort'> {
-    return { srcMac: this.config.mac, dstMac: this.config.gatewayMac, srcIp: this.config.ip, dstIp: peer.ip, udpSrcPort: udpSourcePort(qpn) };
+  /** A new frame of `kind` on the connection `end`: addresses, first hop, DSCP, QP, ECMP entropy. */
+  private addressed(kind: FrameKind, end: QpEnd): Frame {
+    const frame = newFrame(kind);
+    frame.srcMac = this.config.mac;
+    frame.dstMac = this.config.gatewayMac;
+    frame.srcIp = this.config.ip;
+    frame.dstIp = end.peer.ip;
+    frame.dscp = end.dscp;
+    frame.udpSrcPort = udpSourcePort(end.qpn);
+    frame.destQp = end.qpn;
+    return frame;
   }
 
   // --- timers, posts, completions ----------------------------------------------------------
