@@ -31,6 +31,7 @@ test('rocelab up prints a live /metrics URL per node (promtool-clean) and stops 
     assert.match(text, new RegExp(`^rocelab_dropped_packets_total\\{port="\\w+",reason="link_down",node="${node}"`, 'm'));
     const virtual = Number(/^rocelab_virtual_seconds_total\{[^}]*\} (\S+)$/m.exec(text)![1]);
     assert.ok(virtual > 0, `${node} has run some virtual time`);
+    assert.match(text, /^rocelab_causality_violations_total\{[^}]*\} 0$/m, `${node}: a run without end keeps every frame inside its window`);
   }
   const controllerMetrics = /(http:\/\/\S+\/metrics)/.exec(out.split('\n').find((l) => l.startsWith('controller'))!)![1]!;
   const promtool = spawnSync('promtool', ['--version']).status === 0;
@@ -45,7 +46,7 @@ test('rocelab up prints a live /metrics URL per node (promtool-clean) and stops 
   assert.deepEqual([status.state, status.nodesUp], ['running', 6]);
   child.kill('SIGINT');
   assert.equal(await exited, 0);
-  assert.match(out, /stopped at [\d.]+ ms virtual; conservation holds/);
+  assert.match(out, /stopped at [\d.]+ ms virtual; conservation holds; 0 causality violations/);
   for (const url of urls.values()) {
     await assert.rejects(fetch(url), 'every node process is gone');
   }

@@ -39,6 +39,16 @@ test('leases start with one window and double up to the cap while events keep co
   assert.equal(g.startPs, (1 + 2 + 4 + 8 + 8) * W);
 });
 
+test('a run without end starts with one window of width W, even when idle spans are wider', () => {
+  // Before any report nothing is known about pending events: a wide first window would run
+  // every member's first frames past their neighbours' horizons.
+  const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: null, idleSpanPs: 100 * W });
+  const g1 = grantOf(c.start());
+  assert.deepEqual([g1.startPs, g1.windowPs, g1.windows], [0, W, 1]);
+  const g2 = grantOf(all(c, g1.lease, null));
+  assert.deepEqual([g2.startPs, g2.windowPs, g2.windows], [W, 100 * W, 1]);
+});
+
 test('a global next event at least 3 windows away is jumped to, restarting at one window', () => {
   const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: null });
   const g1 = grantOf(c.start());

@@ -164,8 +164,9 @@ export class Coordinator<F extends TimedFault = TimedFault> {
     let windows: number;
     if (closing) {
       windows = 0;
-    } else if (nextEventPs === null && runEnd === null) {
-      // Nothing pending anywhere and no end: any span is safe; keep it short so live faults land soon.
+    } else if (nextEventPs === null && runEnd === null && lastWindows > 0) {
+      // Nothing pending anywhere (as reported, so never for the first lease, before any report)
+      // and no end: any span is safe; keep it short so live faults land soon.
       windowPs = this.idleSpanPs;
       windows = 1;
     } else if (lastWindows > 0 && (nextEventPs === null || nextEventPs >= endOfLastPs + this.idleJumpWindows * W)) {

@@ -54,8 +54,10 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
   try {
     const result = await Promise.race([controller.result, children.failure]);
     await children.finish();
-    out.write(`stopped at ${(result.virtualNs / 1e6).toFixed(3)} ms virtual; conservation ${result.conservation ? 'holds' : 'FAILS'}; trace hash ${result.traceHash}\n`);
-    return 0;
+    out.write(
+      `stopped at ${(result.virtualNs / 1e6).toFixed(3)} ms virtual; conservation ${result.conservation ? 'holds' : 'FAILS'}; ${result.causalityViolations} causality violations; trace hash ${result.traceHash}\n`,
+    );
+    return result.conservation && result.causalityViolations === 0 ? 0 : 1;
   } catch (err) {
     process.stderr.write(`rocelab up: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;

@@ -63,8 +63,12 @@ export class Controller {
   private finals = new Map<string, NodeFinal>();
   private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
   private readonly started = performance.now();
-  private pending: NodeJS.Timeout | null = null;
+  /** A grant held until its wall time (pacing). */
+  private pending: { timer: NodeJS.Timeout; grant: SyncGrant<Fault> } | null = null;
   private windowsDone = 0;
+  /** Wall time (ms since t0) at which the lease now running was due. */
+  private dueAtMs = 0;
+  private stopping = false;
   private lastRate = { at: performance.now(), windows: 0, perSecond: 0 };
   readonly result: Promise<RunResult>;
   /** Resolves when every member has joined and the first lease is granted. */
@@ -100,17 +104,27 @@ export class Controller {
     return { url: `ws://${shown}:${port}/control`, httpUrl: `http://${shown}:${port}` };
   }
 
-  /** End the run at the current lease's end (for runs without a duration). */
+  /**
+   * End the run at the current lease's end (for runs without a duration). A grant held back
+   * for pacing goes out at once: stopping should not wait for the wall clock to catch up.
+   */
   stop(): void {
     if (this.coordinator === null) {
       this.fail(new Error('stopped before the pod started'));
       return;
     }
     this.coordinator.requestStop();
+    this.stopping = true;
+    const held = this.pending;
+    if (held !== null) {
+      clearTimeout(held.timer);
+      this.pending = null;
+      this.release(held.grant);
+    }
   }
 
   async close(): Promise<void> {
-    if (this.pending !== null) clearTimeout(this.pending);
+    if (this.pending !== null) clearTimeout(this.pending.timer);
     for (const m of this.members.values()) m.conn.close(CloseCode.shutdown, 'controller stopping');
     this.wss?.close();
     await new Promise<void>((resolve) => (this.http === null ? resolve() : this.http.close(() => resolve())));
@@ -122,7 +136,9 @@ export class Controller {
       this.lastRate = { at: now, windows: this.windowsDone, perSecond: ((this.windowsDone - this.lastRate.windows) * 1000) / (now - this.lastRate.at) };
     }
     const d = this.options.dilation;
-    const lag = d > 0 && this.t0 > 0 ? Math.max(0, (now - this.t0) / 1000 - (this.virtualPs / 1e12) * d) : 0;
+    // Behind schedule: the wall time since the current lease was due, while it runs; a lease
+    // held back for pacing is on time by definition.
+    const lag = d > 0 && this.t0 > 0 && this.pending === null && this.state === 'running' ? Math.max(0, (now - this.t0 - this.dueAtMs) / 1000) : 0;
     return {
       virtualPs: this.virtualPs,
       dilation: d,
@@ -267,14 +283,17 @@ export class Controller {
     if (step.type === 'finished') return this.finish(step.endPs);
     const grant = step.grant;
     const hold = this.t0 + releaseAtWallMs(grant, this.options.dilation) - performance.now();
-    if (hold <= 0) return this.release(grant);
-    this.pending = setTimeout(() => {
+    // Once a stop is requested the remaining leases go out at once: stopping never waits for the wall clock.
+    if (hold <= 0 || this.stopping) return this.release(grant);
+    const timer = setTimeout(() => {
       this.pending = null;
       this.release(grant);
     }, hold);
+    this.pending = { timer, grant };
   }
 
   private release(grant: SyncGrant<Fault>): void {
+    this.dueAtMs = releaseAtWallMs(grant, this.options.dilation);
     this.windowsDone += grant.windows;
     for (const m of this.members.values()) if (m.conn.isOpen) m.conn.send({ type: 'grant', grant });
     this.virtualPs = grant.endPs;
