@@ -1,7 +1,8 @@
 /**
  * Ports: numbering (a node's ports sorted by name, DESIGN §3), peer mapping, and the host
- * wiring rule — a host has exactly one link and it goes to a switch (a host is never a transit
- * node, which routing relies on).
+ * wiring rule — a host has exactly one link and it goes to its ToR (role `tor`, or the generic
+ * `switch`): a host is never a transit node, which routing relies on, and a host wired to a leaf
+ * or spine is a wiring mistake rather than a topology.
  */
 import type { Problems } from './errors.js';
 import { formatIpv4, inSubnet } from './ipv4.js';
@@ -61,7 +62,7 @@ export function checkHosts(table: NodeTable, rawLinks: readonly RawLink[], probl
     if (nodeOf(l.b) !== nodeOf(l.a)) touch(nodeOf(l.b), i, nodeOf(l.a));
   });
   const at = (name: string): number => table.declaredAt.get(name)!;
-  const expected = 'a host with exactly one link, to a switch';
+  const expected = 'a host with exactly one link, to a ToR (role tor or switch)';
   for (const node of table.nodes.filter((n) => n.role === 'host').sort((x, y) => at(x.name) - at(y.name))) {
     const path = `nodes[${at(node.name)}]`;
     const mine = touching.get(node.name) ?? [];
@@ -72,7 +73,7 @@ export function checkHosts(table: NodeTable, rawLinks: readonly RawLink[], probl
     }
     const { i, peer } = mine[0]!;
     const peerNode = table.byName.get(peer);
-    if (peerNode?.role === 'host') problems.add('wiring', path, expected, `a link to host ${peer} (links[${i}])`);
+    if (peerNode && peerNode.role !== 'tor' && peerNode.role !== 'switch') problems.add('wiring', path, expected, `a link to ${peerNode.role} ${peer} (links[${i}])`);
     const subnet = peerNode?.subnet;
     if (subnet && node.ip !== 0 && !inSubnet(node.ip, subnet)) {
       problems.add('wiring', `${path}.ip`, `an address inside ${peer}'s subnet ${formatIpv4(subnet.base)}/${subnet.prefixLength}`, JSON.stringify(formatIpv4(node.ip)));

@@ -41,22 +41,29 @@ test('host without a ToR link, and a host linked to a host', () => {
     file: FILE,
     code: 'wiring',
     path: 'nodes[5]',
-    expected: 'a host with exactly one link, to a switch',
+    expected: 'a host with exactly one link, to a ToR (role tor or switch)',
     actual: 'no link',
   });
   assertProblem(parse(tree('{a: h4:p0, b: sw2:p2}', '{a: h4:p0, b: h3:p1}')), {
     file: FILE,
     code: 'wiring',
     path: 'nodes[5]',
-    expected: 'a host with exactly one link, to a switch',
+    expected: 'a host with exactly one link, to a ToR (role tor or switch)',
     actual: 'a link to host h3 (links[3])',
   });
   assertProblem(parse(tree('{a: sw1:p9, b: sw2:p9}', '{a: sw1:p9, b: h1:p1}')), {
     file: FILE,
     code: 'wiring',
     path: 'nodes[2]',
-    expected: 'a host with exactly one link, to a switch',
+    expected: 'a host with exactly one link, to a ToR (role tor or switch)',
     actual: '2 links (links[0], links[4])',
+  });
+  assertProblem(parse(tree('{name: sw2, role: tor, subnet: 10.0.2.0/24}', '{name: sw2, role: spine, subnet: 10.0.2.0/24}')), {
+    file: FILE,
+    code: 'wiring',
+    path: 'nodes[4]',
+    expected: 'a host with exactly one link, to a ToR (role tor or switch)',
+    actual: 'a link to spine sw2 (links[2])',
   });
 });
 

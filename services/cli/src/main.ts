@@ -7,7 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { runMemberMain } from '@rocelab/runtime';
 import { parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { runCommand } from './run.js';
-import { validateCommand } from './topology.js';
+import { closCommand, validateCommand } from './topology.js';
 import { upCommand } from './up.js';
 
 const duration = (text: string): number => {
@@ -77,6 +77,23 @@ topology
   .argument('<file>', 'topology file')
   .action((file: string) => {
     process.exitCode = validateCommand(file);
+  });
+topology
+  .command('clos')
+  .description('generate a three-tier Clos (every ToR to every leaf of its pod, every leaf to every spine) as YAML on stdout')
+  .requiredOption('--spines <s>', 'spine switches', integer('a spine count', 1))
+  .requiredOption('--leaves-per-pod <l>', 'leaves in each pod', integer('a leaf count', 1))
+  .requiredOption('--tors-per-pod <t>', 'ToRs in each pod', integer('a ToR count', 1))
+  .requiredOption('--pods <p>', 'pods', integer('a pod count', 1))
+  .requiredOption('--hosts-per-tor <h>', 'hosts under each ToR', integer('a host count', 1))
+  .option('--rate <rate>', 'rate of every link', '40G')
+  .option('--latency <d>', 'one-way latency of every link', '1us')
+  .option('--name <name>', 'pod name (default clos-S-L-T-P-H)')
+  .option('--seed <n>', 'pod seed', integer('a seed', 0))
+  .option('--permutation <size>', 'add a permutation workload: every host sends one flow of this size, e.g. 1GB')
+  .option('--pingmesh <interval>', 'add pingmesh probes between every pair of hosts at this interval, e.g. 100us')
+  .action((o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; permutation?: string; pingmesh?: string }) => {
+    process.exitCode = closCommand(o);
   });
 
 program

@@ -1,7 +1,8 @@
 /**
  * `rocelab topology validate FILE`: the schema and the wiring rules, before anything starts.
+ * `rocelab topology clos …`: a generated three-tier Clos as YAML on stdout.
  */
-import { formatIpv4, loadTopologyFile } from '@rocelab/topology';
+import { ClosError, formatIpv4, generateClos, loadTopologyFile, type ClosOptions } from '@rocelab/topology';
 
 export function validateCommand(file: string): number {
   const pod = loadTopologyFile(file);
@@ -11,4 +12,34 @@ export function validateCommand(file: string): number {
   );
   for (const h of hosts) process.stdout.write(`  ${h.name} ${formatIpv4(h.ip)}\n`);
   return 0;
+}
+
+/** The options as a canonical command line, so the file records how to make it again. */
+export function closCommandLine(o: Omit<ClosOptions, 'command'>): string {
+  const words = [
+    'rocelab topology clos',
+    `--spines ${o.spines}`,
+    `--leaves-per-pod ${o.leavesPerPod}`,
+    `--tors-per-pod ${o.torsPerPod}`,
+    `--pods ${o.pods}`,
+    `--hosts-per-tor ${o.hostsPerTor}`,
+    `--rate ${o.rate}`,
+    `--latency ${o.latency}`,
+  ];
+  if (o.name !== undefined) words.push(`--name ${o.name}`);
+  if (o.seed !== undefined) words.push(`--seed ${o.seed}`);
+  if (o.permutation !== undefined) words.push(`--permutation ${o.permutation}`);
+  if (o.pingmesh !== undefined) words.push(`--pingmesh ${o.pingmesh}`);
+  return words.join(' ');
+}
+
+export function closCommand(options: Omit<ClosOptions, 'command'>): number {
+  try {
+    process.stdout.write(generateClos({ ...options, command: closCommandLine(options) }));
+    return 0;
+  } catch (err) {
+    if (!(err instanceof ClosError)) throw err;
+    process.stderr.write(`rocelab topology clos: ${err.message.split('; ').join('\n  ')}\n`);
+    return 2;
+  }
 }
