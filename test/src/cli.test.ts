@@ -104,5 +104,46 @@ test('bad flags are refused with what was expected', () => {
   assert.match(r.stderr, /--duration.*expected a duration/);
   const m = cli(['run', TREE, '--duration', '1ms', '--mode', 'docker-ish']);
   assert.equal(m.status, 2);
-  assert.match(m.stderr, /--mode: expected inproc or procs/);
+  assert.match(m.stderr, /--mode: expected inproc, procs or docker, got docker-ish/);
+});
+
+test('every command and subcommand answers --help with its usage, exit 0', () => {
+  for (const args of [[], ['run'], ['up'], ['status'], ['compose'], ['topology'], ['topology', 'validate'], ['topology', 'clos']]) {
+    const r = cli([...args, '--help']);
+    assert.equal(r.status, 0, `${args.join(' ')} --help: ${r.stderr}`);
+    assert.match(r.stdout, /^Usage: rocelab/, `${args.join(' ')} --help`);
+  }
+});
+
+test('rocelab topology clos writes a valid pod, and refuses impossible shapes naming each problem, exit 2', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-clos-'));
+  const gen = cli(['topology', 'clos', '--spines', '1', '--leaves-per-pod', '2', '--tors-per-pod', '2', '--pods', '1', '--hosts-per-tor', '2', '--permutation', '1MB']);
+  assert.equal(gen.status, 0, gen.stderr);
+  writeFileSync(join(dir, 'pod.yaml'), gen.stdout);
+  const valid = cli(['topology', 'validate', join(dir, 'pod.yaml')]);
+  assert.equal(valid.status, 0, valid.stderr);
+  assert.match(valid.stdout, /9 nodes \(4 hosts\), 10 links, 1 workloads/);
+  const bad = cli(['topology', 'clos', '--spines', '1', '--leaves-per-pod', '2', '--tors-per-pod', '300', '--pods', '1', '--hosts-per-tor', '2', '--rate', '40Q']);
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stdout, '');
+  assert.match(bad.stderr, /torsPerPod: expected an integer in 1\.\.254, got 300\n\s+rate: expected a rate like 40G, 100M or 2\.5G, got "40Q"/);
+});
+
+test('rocelab compose refuses a node named like a compose service, exit 2', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-compose-'));
+  const file = join(dir, 'clash.yaml');
+  writeFileSync(file, 'name: clash\nnodes:\n  - {name: prometheus, role: tor}\n  - {name: h1, role: host, ip: 10.0.0.1}\nlinks:\n  - {a: h1:p0, b: prometheus:p1}\n');
+  const r = cli(['compose', file]);
+  assert.equal(r.status, 2);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /node name prometheus: expected names other than controller, prometheus, grafana/);
+});
+
+test('rocelab status without a controller says where it looked, exit 1; the container entry names a bad role, exit 2', () => {
+  const s = cli(['status', '--controller', 'http://127.0.0.1:9']);
+  assert.equal(s.status, 1);
+  assert.match(s.stderr, /no controller answers at http:\/\/127\.0\.0\.1:9\/status/);
+  const c = cli(['container'], { ROCELAB_ROLE: 'router' });
+  assert.equal(c.status, 2);
+  assert.match(c.stderr, /ROCELAB_ROLE="router": expected one of controller, switch, host, member/);
 });

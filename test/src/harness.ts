@@ -50,7 +50,6 @@ export async function runInProcess(pod: PodSpec, o: InProcessOptions): Promise<P
     token,
     expected: o.members,
     mode: 'workers',
-    workers: o.members.length,
     log,
     ...(o.maxWindowsPerLease === undefined ? {} : { maxWindowsPerLease: o.maxWindowsPerLease }),
   });

@@ -10,6 +10,11 @@
  *   ROCELAB_LISTEN_HOST     link server address (default 127.0.0.1; 0.0.0.0 in containers)
  *   ROCELAB_ADVERTISE_HOST  how other members reach this one (default: the listen host)
  *   ROCELAB_METRICS_HOST    /metrics address (default 127.0.0.1); "off" disables metrics
+ *   ROCELAB_METRICS_PORT    /metrics port of the first hosted node, the next ones counting up
+ *                           (default 0: chosen by the OS)
+ *
+ * The controller may not be listening yet (containers start in any order): the member keeps
+ * trying for a minute before giving up.
  */
 import { createLogger, type Logger } from '@rocelab/telemetry';
 import { loadTopologyFile, TopologyError, type Role } from '@rocelab/topology';
@@ -17,6 +22,8 @@ import { DEV_POD_TOKEN } from './auth.js';
 import { MemberProcess } from './member.js';
 
 export type ExpectedRole = 'switch' | 'host' | 'any';
+
+const CONNECT_TIMEOUT_MS = 60_000;
 
 const SWITCH_ROLES: readonly Role[] = ['tor', 'leaf', 'spine', 'switch'];
 
@@ -53,6 +60,10 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     if (!ok) fail(`node ${name} has role ${node!.role}; this service runs ${expect === 'host' ? 'hosts' : 'switches (tor, leaf, spine, switch)'}`);
   }
   const metricsHost = env.ROCELAB_METRICS_HOST ?? '127.0.0.1';
+  const metricsPort = Number(env.ROCELAB_METRICS_PORT ?? 0);
+  if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort + nodes.length - 1 > 65535) {
+    fail(`ROCELAB_METRICS_PORT=${JSON.stringify(env.ROCELAB_METRICS_PORT)}: expected a port number (0 = any)`);
+  }
   const listenHost = env.ROCELAB_LISTEN_HOST ?? '127.0.0.1';
   const advertiseHost = env.ROCELAB_ADVERTISE_HOST ?? (listenHost === '0.0.0.0' ? '127.0.0.1' : listenHost);
   const member = new MemberProcess({
@@ -63,7 +74,8 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     token: podToken(log),
     listenHost,
     advertiseHost,
-    metrics: metricsHost === 'off' ? null : { host: metricsHost, advertiseHost },
+    metrics: metricsHost === 'off' ? null : { host: metricsHost, advertiseHost, port: metricsPort },
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
     log,
     debugUncountedLoss: env.ROCELAB_DEBUG_UNCOUNTED_LOSS ?? null,
   });

@@ -33,7 +33,9 @@ export interface MemberOptions {
   listenHost?: string;
   advertiseHost?: string;
   /** Serve each node's /metrics; null = no metrics servers. */
-  metrics?: { host: string; advertiseHost?: string } | null;
+  metrics?: { host: string; advertiseHost?: string; port?: number } | null;
+  /** How long to keep retrying the controller while it is not reachable yet (containers start in any order). */
+  connectTimeoutMs?: number;
   log: Logger;
   /** Wall time to wait for a neighbour's batch before closing its link as misbehaving. */
   batchTimeoutMs?: number;
@@ -114,9 +116,9 @@ export class MemberProcess {
     this.server = server;
     server.on('connection', (ws) => void this.acceptLink(ws));
     const linkUrl = `ws://${o.advertiseHost ?? o.listenHost ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}/link`;
-    const metricsUrls = o.metrics ? await this.metrics.serve(o.metrics.host, o.metrics.advertiseHost) : [];
+    const metricsUrls = o.metrics ? await this.metrics.serve(o.metrics.host, o.metrics.advertiseHost, o.metrics.port) : [];
     const self: Identity = { node: o.id, role: 'member', link: '', nodes: [...o.nodes], linkUrl, metricsUrls };
-    this.control = await Connection.connect(o.controllerUrl, this.key, self, this.log);
+    this.control = await connectWithRetry(() => Connection.connect(o.controllerUrl, this.key, self, this.log), o.connectTimeoutMs ?? 0, this.log, o.controllerUrl);
     this.control.listen(
       (env) => this.onControl(env),
       (code, reason) => this.onControlClosed(code, reason),
@@ -421,3 +423,24 @@ export class MemberProcess {
   }
 }
 
+
+/** Errors that mean "not there yet" rather than "refused": worth another try. */
+const TRANSIENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH']);
+
+/**
+ * Retries `connect` while the controller is not reachable yet, up to `timeoutMs` of wall time
+ * (a start-up matter only: nothing emulated depends on it). A refused handshake is final.
+ */
+async function connectWithRetry(connect: () => Promise<Connection>, timeoutMs: number, log: Logger, url: string): Promise<Connection> {
+  const deadline = performance.now() + timeoutMs;
+  for (let delay = 100; ; delay = Math.min(1000, delay * 2)) {
+    try {
+      return await connect();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === undefined || !TRANSIENT.has(code) || performance.now() + delay > deadline) throw err;
+      log.info({ url, code }, 'controller not reachable yet; retrying');
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}

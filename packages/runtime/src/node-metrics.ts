@@ -35,9 +35,12 @@ export class NodeMetrics {
     return registry;
   }
 
-  async serve(host: string, advertiseHost?: string): Promise<string[]> {
+  /** One endpoint per hosted node, on `basePort + i` (0: ports chosen by the OS). */
+  async serve(host: string, advertiseHost?: string, basePort = 0): Promise<string[]> {
     this.endpoints = await Promise.all(
-      this.hosted.map((index) => serveMetrics(() => this.registry(index), { host, ...(advertiseHost === undefined ? {} : { advertiseHost }) })),
+      this.hosted.map((index, i) =>
+        serveMetrics(() => this.registry(index), { host, port: basePort === 0 ? 0 : basePort + i, ...(advertiseHost === undefined ? {} : { advertiseHost }) }),
+      ),
     );
     return this.endpoints.map((e) => e.url);
   }

@@ -10,6 +10,8 @@
  * hand-written one. The output is text, not an object, because it is meant to be committed and
  * diffed: the same arguments give the same bytes.
  */
+import type { Timing } from './pod.js';
+import { TIMINGS } from './schema.js';
 import { EXPECT, parseBytes, parseDuration, parseRate, UnitError } from './units.js';
 
 export interface ClosShape {
@@ -24,6 +26,8 @@ export interface ClosOptions extends ClosShape {
   /** The pod's name; default `clos-S-L-T-P-H`. */
   name?: string;
   seed?: number;
+  /** `drill` scales the watchdog and stall-prevention timers down (2 ms detection instead of 200 ms). */
+  timing?: Timing;
   /** Link rate (`40G`) and one-way latency (`1us`) of every link, written to the file as given. */
   rate: string;
   latency: string;
@@ -31,6 +35,8 @@ export interface ClosOptions extends ClosShape {
   permutation?: string;
   /** Adds `{kind: pingmesh, interval}`: every host probes every other host at this interval (`100us`). */
   pingmesh?: string;
+  /** Adds `{kind: nicPauseStorm}`: this host's NIC pauses its ToR from `at` on (a malfunctioning NIC). */
+  pauseStorm?: { host: string; at: string };
   /** The command line that produced the file, recorded in its header. */
   command?: string;
 }
@@ -53,6 +59,7 @@ export function closProblems(options: ClosOptions): string[] {
     const v = options[key];
     if (!Number.isSafeInteger(v) || v < 1 || v > CLOS_LIMITS[key]) problems.push(`${key}: expected an integer in 1..${CLOS_LIMITS[key]}, got ${v}`);
   }
+  const shapeOk = problems.length === 0;
   const check = (what: string, text: string | undefined, parse: (t: string) => number, expected: string, positive = false): void => {
     if (text === undefined) return;
     try {
@@ -67,6 +74,12 @@ export function closProblems(options: ClosOptions): string[] {
   check('latency', options.latency, parseDuration, EXPECT.duration, true);
   check('permutation', options.permutation, parseBytes, EXPECT.bytes, true);
   check('pingmesh', options.pingmesh, parseDuration, EXPECT.duration, true);
+  if (options.timing !== undefined && !(TIMINGS as readonly string[]).includes(options.timing)) problems.push(`timing: expected one of ${TIMINGS.join(', ')}, got ${JSON.stringify(options.timing)}`);
+  if (options.pauseStorm !== undefined) {
+    check('pause storm time', options.pauseStorm.at, parseDuration, EXPECT.duration);
+    const hosts = shapeOk ? closNames(options).hosts.flat(2) : [];
+    if (shapeOk && !hosts.includes(options.pauseStorm.host)) problems.push(`pause storm host: expected one of the generated hosts h1…h${hosts.length}, got ${JSON.stringify(options.pauseStorm.host)}`);
+  }
   if (options.name !== undefined && !/^[a-z][a-z0-9-]*$/.test(options.name)) problems.push(`name: expected lowercase letters, digits and '-', starting with a letter, got ${JSON.stringify(options.name)}`);
   return problems;
 }
@@ -116,6 +129,7 @@ export function generateClos(options: ClosOptions): string {
   for (const line of header) out.push(`# ${line}`);
   out.push(`name: ${name}`);
   if (options.seed !== undefined) out.push(`seed: ${options.seed}`);
+  if (options.timing !== undefined) out.push(`timing: ${options.timing}`);
   out.push('defaults:');
   out.push(`  link: {rate: ${options.rate}, latency: ${options.latency}}`);
 
@@ -154,5 +168,6 @@ export function generateClos(options: ClosOptions): string {
   if (options.permutation !== undefined) workloads.push(`  - {kind: permutation, sizeBytes: ${options.permutation}, start: 0us}`);
   if (options.pingmesh !== undefined) workloads.push(`  - {kind: pingmesh, interval: ${options.pingmesh}}`);
   if (workloads.length > 0) out.push('workloads:', ...workloads);
+  if (options.pauseStorm !== undefined) out.push('faults:', `  - {at: ${options.pauseStorm.at}, kind: nicPauseStorm, node: ${options.pauseStorm.host}}`);
   return `${out.join('\n')}\n`;
 }

@@ -13,6 +13,7 @@ export type * from './pod.js';
 export { ROOT, TopologyError, childPath, describeValue, formatProblem, type Problem, type ProblemCode } from './errors.js';
 export { BUILTIN_EXTENSIONS } from './builtin.js';
 export { CLOS_LIMITS, ClosError, closNames, closProblems, generateClos, type ClosOptions, type ClosShape } from './clos.js';
+export { LIVE_DILATION, COMPOSE_IMAGES, CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT, ComposeError, RESERVED_SERVICES, composeFile, type ComposeOptions } from './compose.js';
 export { CdfError, cdfFilesFor, cdfPath, parseCdf, readCdfFile } from './cdf.js';
 export { FLOW_KIND, WORKLOAD_KIND_TABLE, flowWorkloads, mergeExtensions, resolvedWorkloads, type ExtensionProblem, type JsonSchema, type PodCheck, type SchemaExtensions, type WorkloadKind } from './extensions.js';
 export { SWITCH_EXTENSION, switchSettingsOf } from './switch-extension.js';

@@ -5,7 +5,9 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runMemberMain } from '@rocelab/runtime';
-import { parseDuration, TopologyError, UnitError } from '@rocelab/topology';
+import { LIVE_DILATION, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
+import { composeCommand, containerCommand } from './compose.js';
+import { statusCommand } from './progress.js';
 import { runCommand } from './run.js';
 import { closCommand, validateCommand } from './topology.js';
 import { upCommand } from './up.js';
@@ -21,6 +23,11 @@ const integer = (what: string, min: number) => (text: string): number => {
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected ${what} (an integer ≥ ${min})`);
   return n;
+};
+const hostAtTime = (text: string): { host: string; at: string } => {
+  const m = /^([a-z][a-z0-9-]*)@(\S+)$/.exec(text);
+  if (m === null) throw new InvalidArgumentError('expected HOST@TIME, e.g. h16@10ms');
+  return { host: m[1]!, at: m[2]! };
 };
 const nonNegative = (text: string): number => {
   const n = Number(text);
@@ -39,17 +46,20 @@ program
   .argument('<file>', 'topology file (YAML)')
   .requiredOption('--duration <d>', 'virtual duration, e.g. 2ms', duration)
   .option('--seed <n>', "seed (default: the topology's seed, else 1)", integer('a seed', 0))
-  .option('--mode <mode>', 'inproc (one process) or procs (one process per node)', 'inproc')
+  .option('--mode <mode>', 'inproc (one process), procs (one process per node) or docker (one container per node)', 'inproc')
+  .option('--image <image>', 'the rocelab image for --mode docker', process.env.ROCELAB_IMAGE ?? 'rocelab:local')
   .option('--workers <k>', 'run the nodes in K worker processes', integer('a worker count', 1))
   .option('--dilation <d>', 'wall seconds per virtual second (pacing; never changes results)', nonNegative, 0)
   .option('--json', 'print exactly one JSON line on stdout')
   .addOption(new Option('--debug-uncounted-loss <node>', 'self-test of the conservation audit').hideHelp())
-  .action(async (file: string, o: { duration: number; seed?: number; mode: string; workers?: number; dilation: number; json?: boolean; debugUncountedLoss?: string }, cmd: Command) => {
-    if (o.mode !== 'inproc' && o.mode !== 'procs') cmd.error(`error: --mode: expected inproc or procs, got ${o.mode}`, { exitCode: 2 });
+  .action(async (file: string, o: { duration: number; seed?: number; mode: string; image: string; workers?: number; dilation: number; json?: boolean; debugUncountedLoss?: string }, cmd: Command) => {
+    if (o.mode !== 'inproc' && o.mode !== 'procs' && o.mode !== 'docker') cmd.error(`error: --mode: expected inproc, procs or docker, got ${o.mode}`, { exitCode: 2 });
+    if (o.mode === 'docker' && o.debugUncountedLoss !== undefined) cmd.error('error: --debug-uncounted-loss is not available with --mode docker', { exitCode: 2 });
     process.exitCode = await runCommand(file, {
       seed: o.seed ?? null,
       durationPs: o.duration,
       mode: o.mode,
+      image: o.image,
       workers: o.workers ?? null,
       dilation: o.dilation,
       json: o.json === true,
@@ -60,8 +70,8 @@ program
 program
   .command('up')
   .description('run a pod as local processes with live /metrics until Ctrl-C')
-  .argument('[file]', 'topology file', 'test/fixtures/tree.yaml')
-  .option('--dilation <d>', 'wall seconds per virtual second', nonNegative, 1000)
+  .argument('[file]', 'topology file', 'deploy/pods/default.yaml')
+  .option('--dilation <d>', 'wall seconds per virtual second (the Emulator dashboard shows the lag if the machine cannot keep up)', nonNegative, LIVE_DILATION)
   .option('--duration <d>', 'stop after this much virtual time', duration)
   .option('--seed <n>', 'seed', integer('a seed', 0))
   .option('--workers <k>', 'K worker processes instead of one per node', integer('a worker count', 1))
@@ -90,10 +100,36 @@ topology
   .option('--latency <d>', 'one-way latency of every link', '1us')
   .option('--name <name>', 'pod name (default clos-S-L-T-P-H)')
   .option('--seed <n>', 'pod seed', integer('a seed', 0))
+  .addOption(new Option('--timing <timing>', 'drill: watchdog and stall-prevention timers scaled down (2 ms detection)').choices(['default', 'drill']))
   .option('--permutation <size>', 'add a permutation workload: every host sends one flow of this size, e.g. 1GB')
   .option('--pingmesh <interval>', 'add pingmesh probes between every pair of hosts at this interval, e.g. 100us')
-  .action((o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; permutation?: string; pingmesh?: string }) => {
+  .option('--pause-storm <host@time>', "add a malfunctioning NIC: the host's NIC pauses its ToR from that virtual time on, e.g. h16@10ms", hostAtTime)
+  .action((o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; timing?: 'default' | 'drill'; permutation?: string; pingmesh?: string; pauseStorm?: { host: string; at: string } }) => {
     process.exitCode = closCommand(o);
+  });
+
+program
+  .command('status')
+  .description("ask a running pod's controller: virtual time, dilation, lag, windows/s, nodes up")
+  .option('--controller <url>', 'the controller (rocelab up prints it; compose publishes it on 127.0.0.1:7000)', 'http://127.0.0.1:7000')
+  .option('--json', 'print the controller\'s JSON')
+  .action(async (o: { controller: string; json?: boolean }) => {
+    process.exitCode = await statusCommand(o.controller, o.json === true);
+  });
+
+program
+  .command('compose')
+  .description('print the compose file of a topology: controller, one service per node, Prometheus and Grafana')
+  .argument('<file>', 'topology file; its directory is mounted into every container')
+  .action((file: string) => {
+    process.exitCode = composeCommand(file);
+  });
+
+program
+  .command('container', { hidden: true })
+  .description('the entry point of the rocelab image: ROCELAB_ROLE=controller|switch|host|member')
+  .action(async () => {
+    process.exitCode = await containerCommand();
   });
 
 program

@@ -1,5 +1,5 @@
 /**
- * `rocelab run FILE --duration D [--seed N] [--mode inproc|procs] [--workers K] [--dilation D] [--json]`:
+ * `rocelab run FILE --duration D [--seed N] [--mode inproc|procs|docker] [--workers K] [--dilation D] [--json]`:
  * run a topology for `[0, duration)` of virtual time and print its result (DESIGN §8).
  * The same inputs give the same trace hash in every mode.
  */
@@ -9,13 +9,17 @@ import { Controller } from '@rocelab/controller';
 import { exitCodeOf, runInproc, type Mode, type RunResult } from '@rocelab/runtime';
 import { createLogger } from '@rocelab/telemetry';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
+import { DockerRunError, runDockerPod } from './docker-pod.js';
 import { planMembers, PodProcesses } from './pod-processes.js';
+import { showProgress } from './progress.js';
 
 export interface RunCommandOptions {
   seed: number | null;
   durationPs: number;
-  mode: 'inproc' | 'procs';
+  mode: 'inproc' | 'procs' | 'docker';
   workers: number | null;
+  /** The rocelab image for `--mode docker`. */
+  image: string;
   dilation: number;
   json: boolean;
   debugUncountedLoss: string | null;
@@ -24,10 +28,26 @@ export interface RunCommandOptions {
 export async function runCommand(file: string, options: RunCommandOptions): Promise<number> {
   const pod = loadTopologyFile(file);
   const seed = options.seed ?? pod.seed;
-  const result =
-    options.mode === 'inproc' && options.workers === null
-      ? runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss })
-      : await runLocalProcesses(pod, resolve(file), seed, options);
+  let result: RunResult;
+  if (options.mode === 'docker') {
+    try {
+      result = await runDockerPod(pod, file, planMembers(pod, options.workers), {
+        image: options.image,
+        seed,
+        durationPs: options.durationPs,
+        dilation: options.dilation,
+        progress: !options.json,
+      });
+    } catch (err) {
+      if (!(err instanceof DockerRunError)) throw err;
+      process.stderr.write(`rocelab run --mode docker: ${err.message}\n`);
+      return 2;
+    }
+  } else if (options.mode === 'inproc' && options.workers === null) {
+    result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss });
+  } else {
+    result = await runLocalProcesses(pod, resolve(file), seed, options);
+  }
   process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : summary(result));
   return exitCodeOf(result);
 }
@@ -37,15 +57,17 @@ async function runLocalProcesses(pod: PodSpec, file: string, seed: number, optio
   const plans = planMembers(pod, options.workers);
   const mode: Mode = options.workers === null ? 'procs' : 'workers';
   const token = randomBytes(24).toString('hex');
-  const controller = new Controller({ pod, seed, durationPs: options.durationPs, dilation: options.dilation, token, expected: plans, mode, workers: plans.length, log });
+  const controller = new Controller({ pod, seed, durationPs: options.durationPs, dilation: options.dilation, token, expected: plans, mode, log });
   const { url } = await controller.listen();
   const children = new PodProcesses();
+  const stopProgress = options.json ? () => undefined : showProgress(() => controller.status(), options.durationPs);
   try {
     children.start(plans, { topologyFile: file, controllerUrl: url, token, metricsHost: 'off', logLevel: 'warn', debugUncountedLoss: options.debugUncountedLoss });
     const result = await Promise.race([controller.result, children.failure]);
     await children.finish();
     return result;
   } finally {
+    stopProgress();
     children.terminate();
     await controller.close();
   }

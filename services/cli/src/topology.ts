@@ -28,8 +28,10 @@ export function closCommandLine(o: Omit<ClosOptions, 'command'>): string {
   ];
   if (o.name !== undefined) words.push(`--name ${o.name}`);
   if (o.seed !== undefined) words.push(`--seed ${o.seed}`);
+  if (o.timing !== undefined) words.push(`--timing ${o.timing}`);
   if (o.permutation !== undefined) words.push(`--permutation ${o.permutation}`);
   if (o.pingmesh !== undefined) words.push(`--pingmesh ${o.pingmesh}`);
+  if (o.pauseStorm !== undefined) words.push(`--pause-storm ${o.pauseStorm.host}@${o.pauseStorm.at}`);
   return words.join(' ');
 }
 

@@ -29,7 +29,6 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
     token,
     expected: plans,
     mode: options.workers === null ? 'procs' : 'workers',
-    workers: plans.length,
     log,
   });
   const { url, httpUrl } = await controller.listen();
@@ -47,7 +46,7 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
   await Promise.race([controller.running, children.failure]);
   const out = process.stdout;
   out.write(`pod ${pod.name}: ${pod.nodes.length} nodes as local processes, dilation ${options.dilation} (wall s per virtual s)\n`);
-  out.write(`controller  ${httpUrl}/status  ${httpUrl}/metrics\n`);
+  out.write(`controller  ${httpUrl}/status  ${httpUrl}/metrics  (rocelab status --controller ${httpUrl})\n`);
   const width = Math.max(...pod.nodes.map((n) => n.name.length));
   for (const node of pod.nodes) out.write(`${node.name.padEnd(width)}  ${node.role.padEnd(6)}  ${controller.metricsUrls.get(node.name) ?? '(no metrics)'}\n`);
   out.write('Ctrl-C stops the pod.\n');

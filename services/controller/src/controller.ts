@@ -30,7 +30,6 @@ export interface ControllerOptions {
   /** The members expected, with their nodes; null accepts any members that cover the pod exactly once. */
   expected: ReadonlyArray<{ id: string; nodes: readonly string[] }> | null;
   mode: Mode;
-  workers: number;
   log: Logger;
   host?: string;
   port?: number;
@@ -149,6 +148,20 @@ export class Controller {
       state: this.state,
       windows: this.windowsDone,
     };
+  }
+
+  /**
+   * Prometheus HTTP service discovery (`http_sd_configs`): one target group per node that
+   * registered a metrics URL, sorted by node name, so one static Prometheus config scrapes
+   * any pod. The series carry their own `node` and `role` labels.
+   */
+  scrapeTargets(): Array<{ targets: string[]; labels: Record<string, string> }> {
+    return [...this.metricsUrls]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, url]) => {
+        const u = new URL(url);
+        return { targets: [u.host], labels: { __metrics_path__: u.pathname } };
+      });
   }
 
   private async accept(ws: WebSocket): Promise<void> {
@@ -300,7 +313,8 @@ export class Controller {
   }
 
   private finish(endPs: number): void {
-    const { pod, seed, mode, workers } = this.options;
+    const { pod, seed, mode } = this.options;
+    const workers = this.members.size;
     const missing = pod.nodes.filter((n) => !this.finals.has(n.name)).map((n) => n.name);
     this.state = 'finished';
     this.virtualPs = endPs;
@@ -330,7 +344,8 @@ export class Controller {
 
   private serveHttp(req: IncomingMessage, res: ServerResponse): void {
     if (req.method === 'GET' && req.url === '/status') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ ...this.status(), nodes: Object.fromEntries(this.metricsUrls) })}\n`);
+      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), nodes: Object.fromEntries(this.metricsUrls) };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(view)}\n`);
       return;
     }
     if (req.method === 'GET' && req.url === '/metrics') {
@@ -340,7 +355,11 @@ export class Controller {
       );
       return;
     }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /status, GET /metrics, or a WebSocket to /control\n');
+    if (req.method === 'GET' && req.url === '/sd') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(this.scrapeTargets())}\n`);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /status, GET /metrics, GET /sd, or a WebSocket to /control\n');
   }
 }
 

@@ -4,3 +4,4 @@
  */
 export * from './controller.js';
 export * from './metrics.js';
+export { runControllerMain } from './controller-main.js';

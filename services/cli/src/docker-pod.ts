@@ -1,0 +1,155 @@
+/**
+ * `rocelab run --mode docker`: the pod as containers of the rocelab image on a private bridge
+ * network, through the Docker Engine API (dockerode). The controller container runs the pod
+ * for the duration and prints the result; members reach each other by their node names
+ * (network aliases). Whatever happens — a failed member, Ctrl-C, an error — every container
+ * and the network are removed before this returns.
+ *
+ * The topology's directory is bind-mounted, so the engine must see this machine's files (a
+ * local daemon).
+ */
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import Docker from 'dockerode';
+import { CONTAINER_CONTROLLER_PORT, type PodSpec } from '@rocelab/topology';
+import type { Status } from '@rocelab/wire';
+import type { RunResult } from '@rocelab/runtime';
+import type { MemberPlan } from './pod-processes.js';
+import { showProgress } from './progress.js';
+
+export interface DockerRunOptions {
+  image: string;
+  seed: number;
+  durationPs: number;
+  dilation: number;
+  /** Wall-clock limit for the whole run, including start-up. */
+  timeoutMs?: number;
+  /** Draw a progress bar on a terminal (read from the controller container's /status). */
+  progress?: boolean;
+}
+
+export class DockerRunError extends Error {}
+
+/** Label on everything a docker run creates, valued with its run id: cleanup finds them by it. */
+export const RUN_LABEL = 'io.rocelab.run';
+
+export async function runDockerPod(pod: PodSpec, file: string, plans: readonly MemberPlan[], options: DockerRunOptions): Promise<RunResult> {
+  const docker = new Docker();
+  try {
+    await docker.ping();
+  } catch (err) {
+    throw new DockerRunError(`no Docker engine reachable (${err instanceof Error ? err.message : String(err)}): start dockerd, or set DOCKER_HOST`);
+  }
+  try {
+    await docker.getImage(options.image).inspect();
+  } catch {
+    throw new DockerRunError(`image ${options.image} not found: build it with \`npm run image\` (or pass --image)`);
+  }
+  checkReadableByContainers(resolve(file));
+  const runId = `${pod.name}-${randomBytes(4).toString('hex')}`;
+  const labels = { [RUN_LABEL]: runId, 'io.rocelab.pod': pod.name };
+  const token = randomBytes(24).toString('hex');
+  const topologyDir = dirname(resolve(file));
+  const common = {
+    Image: options.image,
+    Labels: labels,
+    HostConfig: { Binds: [`${topologyDir}:/pod:ro`], NetworkMode: runId, AutoRemove: false },
+  };
+  const env = (extra: Record<string, string>): string[] =>
+    Object.entries({ ROCELAB_TOPOLOGY: `/pod/${basename(file)}`, ROCELAB_POD_TOKEN: token, ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? 'warn', ...extra }).map(([k, v]) => `${k}=${v}`);
+  const aliases = (names: string[]) => ({ EndpointsConfig: { [runId]: { Aliases: names } } });
+
+  const network = await docker.createNetwork({ Name: runId, Driver: 'bridge', Labels: labels });
+  const interrupted = new Promise<never>((_, reject) => {
+    process.once('SIGINT', () => reject(new DockerRunError('interrupted: removing the containers')));
+  });
+  interrupted.catch(() => undefined);
+  try {
+    const controller = await docker.createContainer({
+      ...common,
+      name: `${runId}-controller`,
+      Env: env({
+        ROCELAB_ROLE: 'controller',
+        ROCELAB_DURATION: `${options.durationPs}ps`,
+        ROCELAB_SEED: String(options.seed),
+        ROCELAB_DILATION: String(options.dilation),
+      }),
+      NetworkingConfig: aliases(['controller']),
+    });
+    const stdout = collect();
+    const stream = await controller.attach({ stream: true, stdout: true, stderr: true });
+    controller.modem.demuxStream(stream, stdout.sink, process.stderr);
+    await controller.start();
+    let stopProgress = (): void => undefined;
+    if (options.progress === true) {
+      const info = await controller.inspect();
+      const ip = info.NetworkSettings.Networks[runId]?.IPAddress;
+      if (ip) stopProgress = showProgress(() => fetchStatus(`http://${ip}:${CONTAINER_CONTROLLER_PORT}/status`), options.durationPs);
+    }
+    for (const plan of plans) {
+      const member = await docker.createContainer({
+        ...common,
+        name: `${runId}-${plan.id}`,
+        Env: env(
+          plan.entry === 'worker'
+            ? { ROCELAB_ROLE: 'member', ROCELAB_MEMBER: plan.id, ROCELAB_NODES: plan.nodes.join(','), ROCELAB_ADVERTISE_HOST: plan.id, ROCELAB_METRICS_HOST: 'off' }
+            : { ROCELAB_ROLE: plan.entry, ROCELAB_NODE: plan.nodes[0]!, ROCELAB_METRICS_HOST: 'off' },
+        ),
+        NetworkingConfig: aliases([plan.id]),
+      });
+      await member.start();
+    }
+    const deadline = new Promise<never>((_, reject) => {
+      const ms = options.timeoutMs ?? 30 * 60_000;
+      setTimeout(() => reject(new DockerRunError(`the pod did not finish within ${ms / 1000} s of wall time`)), ms).unref();
+    });
+    const exit = (await Promise.race([controller.wait(), interrupted, deadline]).finally(stopProgress)) as { StatusCode: number };
+    const line = stdout
+      .text()
+      .split('\n')
+      .reverse()
+      .find((l) => l.startsWith('{'));
+    if (line === undefined) throw new DockerRunError(`the controller container exited with ${exit.StatusCode} without a result (its log is above)`);
+    return JSON.parse(line) as RunResult;
+  } finally {
+    await removeRun(docker, runId);
+    await network.remove().catch(() => undefined);
+  }
+}
+
+/** Removes every container of a run (by label), running or not. */
+export async function removeRun(docker: Docker, runId: string): Promise<void> {
+  const containers = await docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runId}`] } });
+  await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+}
+
+/**
+ * The containers run as an unprivileged user (uid 10001) and read the bind-mounted topology
+ * as "others": say so before starting anything rather than let every container fail.
+ */
+function checkReadableByContainers(file: string): void {
+  const needs: Array<[string, number, string]> = [
+    [dirname(file), 0o005, 'readable and searchable (chmod o+rx)'],
+    [file, 0o004, 'readable (chmod o+r)'],
+  ];
+  for (const [path, bits, what] of needs) {
+    const mode = statSync(path).mode;
+    if ((mode & bits) !== bits) {
+      throw new DockerRunError(`${path} (mode ${(mode & 0o777).toString(8)}) must be ${what} by others: the containers run as uid 10001 and mount it read-only`);
+    }
+  }
+}
+
+async function fetchStatus(url: string): Promise<Status | null> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+  return res.ok ? ((await res.json()) as Status) : null;
+}
+
+function collect(): { sink: PassThrough; text: () => string } {
+  const sink = new PassThrough();
+  const chunks: Buffer[] = [];
+  sink.on('data', (c: Buffer) => chunks.push(c));
+  return { sink, text: () => Buffer.concat(chunks).toString('utf8') };
+}

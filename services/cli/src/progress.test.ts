@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatProgress, formatStatus } from './progress.js';
+
+test('the progress bar fills with virtual time, not wall time, and stops at 100%', () => {
+  const at = (virtualPs: number) => formatProgress({ virtualPs, windowsPerSecond: 310.4, state: 'running' }, 2e9, 10);
+  assert.equal(at(0), '[----------] 0.000 ms / 2.000 ms virtual  0%  310 windows/s');
+  assert.equal(at(1.234e9), '[######----] 1.234 ms / 2.000 ms virtual  61%  310 windows/s');
+  assert.equal(at(3e9), '[##########] 3.000 ms / 2.000 ms virtual  100%  310 windows/s');
+});
+
+test('rocelab status reads as aligned lines', () => {
+  const text = formatStatus({
+    pod: 'default',
+    state: 'running',
+    virtualPs: 4_590_852_000,
+    durationPs: null,
+    dilation: 10_000,
+    lagSeconds: 0.0107,
+    windows: 3867,
+    windowsPerSecond: 113.66,
+    nodesUp: 26,
+    nodesTotal: 26,
+  });
+  assert.equal(
+    text,
+    [
+      'pod           default: running',
+      'virtual time  4.591 ms',
+      'dilation      10000 wall s per virtual s',
+      'lag           0.011 s behind the paced schedule',
+      'windows       3867 (113.7 per wall second)',
+      'nodes up      26 of 26',
+      '',
+    ].join('\n'),
+  );
+});

@@ -1,0 +1,78 @@
+/**
+ * What a person watching a run sees: a progress bar in virtual time for long runs (on a
+ * terminal only; never in --json output or CI logs), and `rocelab status`, the controller's
+ * view of a running pod.
+ */
+import type { Status } from '@rocelab/wire';
+
+/** The controller's GET /status: the wire Status plus what the HTTP view adds. */
+export interface StatusView extends Status {
+  pod?: string;
+  durationPs?: number | null;
+  nodes?: Record<string, string>;
+}
+
+const ms = (ps: number): string => `${(ps / 1e9).toFixed(3)} ms`;
+
+/** One line: `[#####-----]  1.234 / 2.000 ms virtual  62%  310 windows/s`. */
+export function formatProgress(status: Pick<Status, 'virtualPs' | 'windowsPerSecond' | 'state'>, durationPs: number, width = 30): string {
+  const fraction = durationPs > 0 ? Math.min(1, status.virtualPs / durationPs) : 0;
+  const filled = Math.round(fraction * width);
+  const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+  return `${bar} ${ms(status.virtualPs)} / ${ms(durationPs)} virtual  ${Math.floor(fraction * 100)}%  ${Math.round(status.windowsPerSecond)} windows/s`;
+}
+
+/** `rocelab status`: a few aligned lines a person reads at a glance. */
+export function formatStatus(s: StatusView): string {
+  const rows: Array<[string, string]> = [
+    ['pod', `${s.pod ?? '(unnamed)'}: ${s.state}`],
+    ['virtual time', `${ms(s.virtualPs)}${s.durationPs ? ` of ${ms(s.durationPs)}` : ''}`],
+    ['dilation', s.dilation === 0 ? 'none (as fast as possible)' : `${s.dilation} wall s per virtual s`],
+    ['lag', `${s.lagSeconds.toFixed(3)} s behind the paced schedule`],
+    ['windows', `${s.windows} (${s.windowsPerSecond.toFixed(1)} per wall second)`],
+    ['nodes up', `${s.nodesUp} of ${s.nodesTotal}`],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+}
+
+/**
+ * Redraws the bar on stderr every `everyMs` while `read` gives a status; returns the stop
+ * function, which clears the line. A no-op unless stderr is a terminal and not in CI.
+ */
+export function showProgress(read: () => Promise<Status | null> | Status | null, durationPs: number, everyMs = 250): () => void {
+  const err = process.stderr;
+  if (!err.isTTY || process.env.CI) return () => undefined;
+  let drawn = false;
+  const timer = setInterval(() => {
+    void Promise.resolve(read()).then(
+      (status) => {
+        if (status === null) return;
+        err.write(`\r${formatProgress(status, durationPs, Math.max(10, Math.min(40, (err.columns ?? 80) - 60)))}`);
+        drawn = true;
+      },
+      () => undefined,
+    );
+  }, everyMs);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (drawn) err.write('\r\x1b[2K');
+  };
+}
+
+/** `rocelab status [--controller URL] [--json]`. */
+export async function statusCommand(controller: string, json: boolean): Promise<number> {
+  const url = `${controller.replace(/\/+$/, '')}/status`;
+  let status: StatusView;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    status = (await res.json()) as StatusView;
+  } catch (err) {
+    process.stderr.write(`rocelab status: no controller answers at ${url} (${err instanceof Error ? err.message : String(err)}): expected a running pod (rocelab up, docker compose up)\n`);
+    return 1;
+  }
+  process.stdout.write(json ? `${JSON.stringify(status)}\n` : formatStatus(status));
+  return 0;
+}

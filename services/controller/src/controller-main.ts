@@ -1,0 +1,71 @@
+/**
+ * The controller as its own process (a container of `docker compose up` or `rocelab run --mode docker`): coordinates the
+ * members that join until every node of the topology is hosted, then prints the run's result
+ * as one JSON line on stdout when the run ends. Configured by the environment:
+ *
+ *   ROCELAB_TOPOLOGY         topology file (required)
+ *   ROCELAB_POD_TOKEN        pod secret (development token with a warning when unset)
+ *   ROCELAB_CONTROLLER_HOST  listen address (default 0.0.0.0), ROCELAB_CONTROLLER_PORT (default 7000)
+ *   ROCELAB_DILATION         wall seconds per virtual second (default 1000; 0 = as fast as possible)
+ *   ROCELAB_DURATION         virtual duration (e.g. 10ms); unset = until SIGTERM/SIGINT
+ *   ROCELAB_SEED             seed (default: the topology's)
+ */
+import { podToken } from '@rocelab/runtime';
+import { createLogger } from '@rocelab/telemetry';
+import { loadTopologyFile, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
+import { Controller } from './controller.js';
+
+class EnvError extends Error {}
+
+function envNumber(name: string, fallback: number, what: string): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new EnvError(`${name}=${JSON.stringify(text)}: expected ${what}`);
+  return n;
+}
+
+export async function runControllerMain(): Promise<never> {
+  const env = process.env;
+  const log = createLogger('rocelab-controller');
+  try {
+    if (env.ROCELAB_TOPOLOGY === undefined) throw new EnvError('ROCELAB_TOPOLOGY is not set: expected the path of the topology file');
+    const pod = loadTopologyFile(env.ROCELAB_TOPOLOGY);
+    let durationPs: number | null = null;
+    if (env.ROCELAB_DURATION !== undefined && env.ROCELAB_DURATION !== '') {
+      try {
+        durationPs = parseDuration(env.ROCELAB_DURATION);
+      } catch (err) {
+        if (err instanceof UnitError) throw new EnvError(`ROCELAB_DURATION=${JSON.stringify(env.ROCELAB_DURATION)}: expected ${err.expected}`);
+        throw err;
+      }
+    }
+    const seed = envNumber('ROCELAB_SEED', pod.seed, 'a non-negative integer seed');
+    if (!Number.isSafeInteger(seed)) throw new EnvError(`ROCELAB_SEED=${JSON.stringify(env.ROCELAB_SEED)}: expected a non-negative integer seed`);
+    const controller = new Controller({
+      pod,
+      seed,
+      durationPs,
+      dilation: envNumber('ROCELAB_DILATION', 1000, 'wall seconds per virtual second (a non-negative number)'),
+      token: podToken(log),
+      expected: null,
+      mode: 'docker',
+      log,
+      host: env.ROCELAB_CONTROLLER_HOST ?? '0.0.0.0',
+      port: envNumber('ROCELAB_CONTROLLER_PORT', 7000, 'a port number'),
+    });
+    const { url, httpUrl } = await controller.listen();
+    log.info({ url, status: `${httpUrl}/status`, metrics: `${httpUrl}/metrics` }, 'controller listening');
+    const stop = () => controller.stop();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    const result = await controller.result;
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    await controller.close();
+    process.exit(result.conservation && result.causalityViolations === 0 ? 0 : 1);
+  } catch (err) {
+    const message = err instanceof EnvError || err instanceof TopologyError ? err.message : err instanceof Error ? err.message : String(err);
+    log.error({ err: message }, 'controller failed');
+    process.exit(err instanceof EnvError || err instanceof TopologyError ? 2 : 1);
+  }
+}

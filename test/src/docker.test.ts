@@ -1,0 +1,281 @@
+/**
+ * The pod as containers, for real: a Docker engine, the rocelab image built from this build,
+ * Compose bringing a pod up, a real Prometheus scraping it, and every dashboard query run
+ * against that Prometheus.
+ *
+ * Needs a reachable Docker engine, `docker-compose`, a Node base image (NODE_IMAGE, e.g. the
+ * offline one from deploy/docker/offline-base-image.sh) and a Prometheus image
+ * (PROMETHEUS_IMAGE, e.g. deploy/docker/offline-prometheus-image.sh). Without them the tests
+ * are skipped — unless ROCELAB_REQUIRE_DOCKER=1 (set by .ci/run), which makes that a failure.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test, type TestContext } from 'node:test';
+import Docker from 'dockerode';
+import { CloseCode, Connection, HandshakeError, podKey } from '@rocelab/runtime';
+import { loadDashboards, panelQueries } from './dashboards.js';
+import { captureLog, cli, ROOT } from './harness.js';
+
+// No helper image can be pulled here: no Ryuk reaper (every test removes what it started),
+// and mapped ports are reached on localhost.
+process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
+process.env.TESTCONTAINERS_HOST_OVERRIDE ??= 'localhost';
+
+const REQUIRED = process.env.ROCELAB_REQUIRE_DOCKER === '1';
+const NODE_IMAGE = process.env.NODE_IMAGE ?? 'node:20-bookworm-slim';
+const PROMETHEUS_IMAGE = process.env.PROMETHEUS_IMAGE ?? 'prom/prometheus:v2.53.0';
+/** Built by these tests from the current build, so they never test a stale image. */
+const IMAGE = 'rocelab:test';
+const docker = new Docker();
+
+/** Why the tests cannot run here, or null when they can. */
+let missing: string | null = null;
+let work = '';
+
+function sh(cmd: string, args: string[], options: { env?: Record<string, string>; cwd?: string; timeout?: number } = {}): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, { cwd: options.cwd ?? ROOT, encoding: 'utf8', env: { ...process.env, ...options.env }, timeout: options.timeout ?? 600_000 });
+}
+
+async function imageExists(name: string): Promise<boolean> {
+  return docker
+    .getImage(name)
+    .inspect()
+    .then(() => true, () => false);
+}
+
+before(async () => {
+  if (!(await docker.ping().then(() => true, () => false))) missing = 'no Docker engine is reachable';
+  else if (sh('docker-compose', ['version', '--short']).status !== 0) missing = 'docker-compose is not installed';
+  else if (!(await imageExists(NODE_IMAGE))) missing = `the Node base image ${NODE_IMAGE} is not present (set NODE_IMAGE; deploy/docker/offline-base-image.sh builds one)`;
+  else if (!(await imageExists(PROMETHEUS_IMAGE))) missing = `the Prometheus image ${PROMETHEUS_IMAGE} is not present (set PROMETHEUS_IMAGE; deploy/docker/offline-prometheus-image.sh builds one)`;
+  if (missing !== null) return;
+  const stage = sh(process.execPath, ['scripts/stage-image.mjs']);
+  assert.equal(stage.status, 0, `staging the image: ${stage.stderr}`);
+  const build = sh('docker', ['build', '-q', '-f', 'deploy/docker/Dockerfile', '--build-arg', `NODE_IMAGE=${NODE_IMAGE}`, '-t', IMAGE, '.']);
+  assert.equal(build.status, 0, `docker build: ${build.stdout}${build.stderr}`);
+  work = mkdtempSync(join(tmpdir(), 'rocelab-docker-'));
+  chmodSync(work, 0o755); // the containers run as uid 10001 and read the pod from here
+  // The small pod of the issue: 1 spine, 2 leaves in one pod, 2 ToRs, 4 hosts, with traffic,
+  // and per-QP metrics on so that the optional DCQCN panels have series too.
+  const clos = cli(['topology', 'clos', '--spines', '1', '--leaves-per-pod', '2', '--tors-per-pod', '2', '--pods', '1', '--hosts-per-tor', '2', '--name', 'small', '--seed', '5', '--permutation', '256MB', '--pingmesh', '100us']);
+  assert.equal(clos.status, 0, clos.stderr);
+  writeFileSync(join(work, 'small.yaml'), clos.stdout.replace(/^defaults:\n/m, 'defaults:\n  nic: {qpMetrics: true}\n'));
+});
+
+after(() => {
+  if (work !== '') rmSync(work, { recursive: true, force: true });
+});
+
+/** Skips (or, when Docker is required, fails) a test that cannot run here. */
+function needsDocker(t: TestContext): boolean {
+  if (missing === null) return true;
+  if (REQUIRED) assert.fail(`${missing}, and ROCELAB_REQUIRE_DOCKER=1`);
+  t.skip(missing);
+  return false;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown = null;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== null) return value;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(1000);
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+}
+
+interface PromResponse {
+  status: string;
+  error?: string;
+  data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+}
+
+async function promQuery(base: string, expr: string): Promise<PromResponse> {
+  const res = await fetch(`${base}/api/v1/query`, { method: 'POST', body: new URLSearchParams({ query: expr }) });
+  return (await res.json()) as PromResponse;
+}
+
+async function scalar(base: string, expr: string): Promise<number | null> {
+  const r = await promQuery(base, expr);
+  const v = r.data?.result[0]?.value[1];
+  return v === undefined ? null : Number(v);
+}
+
+/** A compose project brought up for one test, torn down by `down()` whatever happened. */
+class ComposePod {
+  readonly project = `rocelabtest${randomBytes(4).toString('hex')}`;
+  readonly env: Record<string, string>;
+
+  constructor(
+    private readonly file: string,
+    ports: { controller: number; prometheus: number; grafana: number },
+  ) {
+    this.env = {
+      ROCELAB_IMAGE: IMAGE,
+      PROMETHEUS_IMAGE,
+      ROCELAB_DILATION: '1000',
+      CONTROLLER_PORT: String(ports.controller),
+      PROMETHEUS_PORT: String(ports.prometheus),
+      GRAFANA_PORT: String(ports.grafana),
+    };
+  }
+
+  compose(...args: string[]): SpawnSyncReturns<string> {
+    return sh('docker-compose', ['-p', this.project, '-f', this.file, '--project-directory', ROOT, ...args], { env: this.env });
+  }
+
+  /** Every service but Grafana (its image cannot be had offline; its config is tested by the queries). */
+  up(): void {
+    const services = this.compose('config', '--services').stdout.split('\n').filter((s) => s !== '' && s !== 'grafana');
+    const r = this.compose('up', '-d', '--no-build', ...services);
+    assert.equal(r.status, 0, `docker-compose up: ${r.stdout}${r.stderr}`);
+  }
+
+  async containers(): Promise<Docker.ContainerInfo[]> {
+    return docker.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${this.project}`] } });
+  }
+
+  async down(): Promise<void> {
+    const r = this.compose('down', '-v', '-t', '3');
+    // Whatever Compose could not remove goes by label, so a failed run leaves nothing behind.
+    for (const c of await this.containers()) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    const networks = await docker.listNetworks({ filters: { label: [`com.docker.compose.project=${this.project}`] } });
+    for (const n of networks) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+    if (r.status !== 0) process.stderr.write(`docker-compose down: ${r.stderr}\n`);
+  }
+
+  logs(): string {
+    return this.compose('logs', '--no-color', '--tail', '20').stdout;
+  }
+}
+
+async function composePod(t: TestContext, topology: string, composeFile: string | null): Promise<{ pod: ComposePod; prometheus: string; controller: string }> {
+  let file = composeFile;
+  if (file === null) {
+    const compose = cli(['compose', topology]);
+    assert.equal(compose.status, 0, compose.stderr);
+    file = join(work, `${randomBytes(3).toString('hex')}-compose.yml`);
+    writeFileSync(file, compose.stdout);
+  }
+  const ports = { controller: await freePort(), prometheus: await freePort(), grafana: await freePort() };
+  const pod = new ComposePod(file, ports);
+  t.after(() => pod.down());
+  pod.up();
+  return { pod, prometheus: `http://127.0.0.1:${ports.prometheus}`, controller: `http://127.0.0.1:${ports.controller}` };
+}
+
+test('the rocelab image runs as a numeric non-root user, and its controller refuses a member with the wrong pod token', { timeout: 300_000 }, async (t) => {
+  if (!needsDocker(t)) return;
+  const { GenericContainer, Wait } = await import('testcontainers');
+  assert.equal((await docker.getImage(IMAGE).inspect()).Config.User, '10001:10001');
+  const controller = await new GenericContainer(IMAGE)
+    .withEnvironment({ ROCELAB_ROLE: 'controller', ROCELAB_TOPOLOGY: '/pod/small.yaml', ROCELAB_POD_TOKEN: 'the-pod-secret' })
+    .withLabels({ 'io.rocelab.pod': 'small' })
+    .withBindMounts([{ source: work, target: '/pod', mode: 'ro' }])
+    .withExposedPorts(7000)
+    .withWaitStrategy(Wait.forHttp('/status', 7000))
+    .withStartupTimeout(60_000)
+    .start();
+  try {
+    const base = `${controller.getHost()}:${controller.getMappedPort(7000)}`;
+    const status = (await (await fetch(`http://${base}/status`)).json()) as { pod: string; state: string; nodesTotal: number; nodesUp: number };
+    assert.deepEqual([status.pod, status.state, status.nodesTotal, status.nodesUp], ['small', 'starting', 9, 0]);
+    const { log } = captureLog('silent');
+    const identity = { node: 'h1', role: 'member', link: '', nodes: ['h1'], linkUrl: 'ws://h1:1/link', metricsUrls: [] };
+    await assert.rejects(Connection.connect(`ws://${base}/control`, podKey('a-guess'), identity, log), (err: unknown) => {
+      assert.ok(err instanceof HandshakeError);
+      assert.equal(err.code, CloseCode.auth);
+      return true;
+    });
+    // Nothing was lost: the controller still waits for its members.
+    const again = (await (await fetch(`http://${base}/status`)).json()) as { state: string };
+    assert.equal(again.state, 'starting');
+  } finally {
+    await controller.stop({ timeout: 2_000 });
+  }
+});
+
+test('a small pod under docker-compose: promtool-clean /metrics, and every dashboard query returns series from a real Prometheus', { timeout: 600_000 }, async (t) => {
+  if (!needsDocker(t)) return;
+  const { pod, prometheus } = await composePod(t, join(work, 'small.yaml'), null);
+  const targets = 9 + 1;
+  try {
+    await until(`${targets} targets up in Prometheus`, 180_000, async () => ((await scalar(prometheus, 'count(up == 1)')) === targets ? true : null));
+  } catch (err) {
+    throw new Error(`${String(err)}\n${pod.logs()}`);
+  }
+
+  const nodes = (await pod.containers()).filter((c) => c.Labels['io.rocelab.node'] !== undefined);
+  assert.equal(nodes.length, 9);
+  for (const c of nodes) {
+    const ip = Object.values(c.NetworkSettings.Networks)[0]!.IPAddress;
+    const text = await (await fetch(`http://${ip}:9100/metrics`)).text();
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    assert.equal(check.status, 0, `${c.Labels['io.rocelab.node']}: ${check.stdout}${check.stderr}`);
+    assert.equal(`${check.stdout}${check.stderr}`.trim(), '', `${c.Labels['io.rocelab.node']}: promtool findings`);
+  }
+
+  // Two scrapes of every target, so that rate() over $__rate_interval has two points.
+  await until('two scrapes of every target', 120_000, async () => ((await scalar(prometheus, 'min(count_over_time(up[5m]))')) ?? 0) >= 2 ? true : null);
+  const failures: string[] = [];
+  let count = 0;
+  for (const { file, dashboard } of loadDashboards(ROOT)) {
+    for (const q of panelQueries(dashboard)) {
+      count++;
+      const r = await promQuery(prometheus, q.expr);
+      if (r.status !== 'success') failures.push(`${file} / ${q.panel} / ${q.refId}: error ${r.error}: ${q.expr}`);
+      else if (r.data!.result.length === 0) failures.push(`${file} / ${q.panel} / ${q.refId}: no series: ${q.expr}`);
+    }
+  }
+  assert.ok(count > 30, `expected every panel's queries, found ${count}`);
+  assert.deepEqual(failures, [], `${failures.length} of ${count} dashboard queries failed`);
+  const causality = await scalar(prometheus, 'sum(rocelab_causality_violations_total)');
+  assert.equal(causality, 0);
+});
+
+test('rocelab run --mode docker gives the trace hash of --mode procs', { timeout: 600_000 }, (t) => {
+  if (!needsDocker(t)) return;
+  const file = join(work, 'small.yaml');
+  const procs = cli(['run', file, '--duration', '1ms', '--mode', 'procs', '--json']);
+  assert.equal(procs.status, 0, procs.stderr);
+  const containers = cli(['run', file, '--duration', '1ms', '--mode', 'docker', '--image', IMAGE, '--json']);
+  assert.equal(containers.status, 0, containers.stderr);
+  assert.equal(containers.json!.mode, 'docker');
+  assert.equal(containers.json!.traceHash, procs.json!.traceHash);
+  assert.deepEqual(containers.json!.packets, procs.json!.packets);
+  assert.ok(containers.json!.conservation);
+});
+
+test('the committed docker-compose.yml brings up 27 scrape targets: 16 hosts, 10 switches and the controller', { timeout: 600_000 }, async (t) => {
+  if (!needsDocker(t)) return;
+  const { pod, prometheus, controller } = await composePod(t, '', join(ROOT, 'docker-compose.yml'));
+  try {
+    await until('count(up == 1) == 27', 300_000, async () => ((await scalar(prometheus, 'count(up == 1)')) === 27 ? true : null));
+  } catch (err) {
+    throw new Error(`${String(err)}\n${pod.logs()}`);
+  }
+  const status = cli(['status', '--controller', controller, '--json']);
+  assert.equal(status.status, 0, status.stderr);
+  const view = JSON.parse(status.stdout) as { pod: string; state: string; nodesUp: number; nodesTotal: number };
+  assert.deepEqual([view.pod, view.state, view.nodesUp, view.nodesTotal], ['default', 'running', 26, 26]);
+});
