@@ -7,8 +7,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { CLI, ROOT } from './harness.js';
 
-test('rocelab up prints a live /metrics URL per node (promtool-clean) and stops every child on Ctrl-C', { timeout: 60_000 }, async () => {
-  const child = spawn(process.execPath, [CLI, 'up', 'test/fixtures/tree.yaml', '--dilation', '1000'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+test('rocelab up prints a live /metrics URL per node (promtool-clean) and stops the pod in order on Ctrl-C to the whole process group', { timeout: 60_000 }, async () => {
+  // Its own process group, like a terminal's foreground job: Ctrl-C reaches every process in it.
+  const child = spawn(process.execPath, [CLI, 'up', 'test/fixtures/tree.yaml', '--dilation', '1000'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   child.stdout.setEncoding('utf8');
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -44,7 +45,7 @@ test('rocelab up prints a live /metrics URL per node (promtool-clean) and stops 
   }
   const status = (await (await fetch(/(http:\/\/\S+\/status)/.exec(out)![1]!)).json()) as { state: string; nodesUp: number };
   assert.deepEqual([status.state, status.nodesUp], ['running', 6]);
-  child.kill('SIGINT');
+  process.kill(-child.pid!, 'SIGINT');
   assert.equal(await exited, 0);
   assert.match(out, /stopped at [\d.]+ ms virtual; conservation holds; 0 causality violations/);
   for (const url of urls.values()) {

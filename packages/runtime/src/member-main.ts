@@ -12,6 +12,8 @@
  *   ROCELAB_METRICS_HOST    /metrics address (default 127.0.0.1); "off" disables metrics
  *   ROCELAB_METRICS_PORT    /metrics port of the first hosted node, the next ones counting up
  *                           (default 0: chosen by the OS)
+ *   ROCELAB_MANAGED         1 when a local parent (rocelab up/run) manages this process: Ctrl-C
+ *                           is left to the parent
  *
  * The controller may not be listening yet (containers start in any order): the member keeps
  * trying for a minute before giving up.
@@ -84,7 +86,11 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     void member.stop().finally(() => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // A member started by `rocelab up`/`run` shares its terminal's process group: Ctrl-C reaches
+  // it too, but the parent stops the pod in order (a closing lease, final reports), so the
+  // member waits for that, or for its controller connection to close.
+  if (env.ROCELAB_MANAGED === '1') process.on('SIGINT', () => log.debug('SIGINT: the parent stops the pod'));
+  else process.once('SIGINT', () => stop('SIGINT'));
   try {
     await member.start();
     await member.done;

@@ -70,6 +70,7 @@ export class PodProcesses {
           ROCELAB_CONTROLLER: options.controllerUrl,
           ROCELAB_POD_TOKEN: options.token,
           ROCELAB_METRICS_HOST: options.metricsHost,
+          ROCELAB_MANAGED: '1',
           ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? options.logLevel,
           ...(options.debugUncountedLoss ? { ROCELAB_DEBUG_UNCOUNTED_LOSS: options.debugUncountedLoss } : {}),
         },
