@@ -17,6 +17,8 @@ import { note, sig } from './util.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TREE = resolve(ROOT, 'test/fixtures/tree.yaml');
 const CLI = resolve(ROOT, 'services/cli/dist/main.js');
+/** The 26-node Clos `npm start` runs. */
+const DEFAULT_POD = resolve(ROOT, 'deploy/pods/default.yaml');
 /** The arguments of the acceptance runs (issue 2), so the figures describe what users run. */
 const RUN_ARGS = ['--seed', '7', '--duration', '2ms'];
 
@@ -35,6 +37,7 @@ async function main(): Promise<void> {
     if (run.traceHash !== inproc.traceHash) note(`WARNING: ${run.mode} trace hash ${run.traceHash} differs from inproc ${inproc.traceHash}`);
   }
   note(`cli: inproc ${inproc.wallMs} ms, procs ${procs.wallMs} ms (${procs.windows} windows), workers2 ${workers2.wallMs} ms (${workers2.windows} windows)`);
+  const pod = { inproc: await steadyState([]), procs: await steadyState(['--mode', 'procs']), workers2: await steadyState(['--workers', '2']) };
 
   const result = {
     engineEventsPerSec: engine.eventsPerSec,
@@ -43,7 +46,10 @@ async function main(): Promise<void> {
     linkBatchesRoundTripPerSec: link.batchesRoundTripPerSec,
     linkBytesPerBatch: link.bytesPerBatch,
     wallPerVirtualSecond: { tree: { inproc: sig(inproc.wallPerVirtualSecond), procs: sig(procs.wallPerVirtualSecond), workers2: sig(workers2.wallPerVirtualSecond) } },
-    msPerWindow: { tree: { procs: sig(procs.msPerWindow!), workers2: sig(workers2.msPerWindow!) } },
+    msPerWindow: { tree: { procs: sig(procs.msPerWindow!), workers2: sig(workers2.msPerWindow!) }, default: { procs: sig(pod.procs.msPerWindow), workers2: sig(pod.workers2.msPerWindow) } },
+    // The default pod under load, start-up excluded: what a live pod's dilation must allow.
+    steadyWallPerVirtualSecond: { default: { inproc: sig(pod.inproc.wallPerVirtualSecond), procs: sig(pod.procs.wallPerVirtualSecond), workers2: sig(pod.workers2.wallPerVirtualSecond) } },
+    startupSeconds: { default: { procs: sig(pod.procs.startupSeconds), workers2: sig(pod.workers2.startupSeconds) } },
     rssMiBPerNode: procs.rssMiBPerNode,
     node: process.version,
     cpus: cpus().length,
@@ -54,6 +60,24 @@ async function main(): Promise<void> {
     },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/**
+ * The default pod's steady state: two runs of different lengths, so start-up (spawning and
+ * loading 26 processes) cancels out of the difference.
+ */
+async function steadyState(args: string[]): Promise<{ wallPerVirtualSecond: number; msPerWindow: number; startupSeconds: number }> {
+  const short = await runCli(CLI, DEFAULT_POD, ['--duration', '0.5ms', ...args]);
+  const long = await runCli(CLI, DEFAULT_POD, ['--duration', '1.5ms', ...args]);
+  const wallMs = long.wallMs - short.wallMs;
+  const windows = long.windows - short.windows;
+  const msPerWindow = windows > 0 ? wallMs / windows : 0;
+  note(`default pod ${args.join(' ') || 'inproc'}: 0.5 ms in ${short.wallMs} ms, 1.5 ms in ${long.wallMs} ms`);
+  return {
+    wallPerVirtualSecond: wallMs / 1000 / ((long.virtualNs - short.virtualNs) / 1e9),
+    msPerWindow,
+    startupSeconds: Math.max(0, (short.wallMs - short.windows * msPerWindow) / 1000),
+  };
 }
 
 main().catch((err: unknown) => {
