@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli, fixture } from './harness.js';
+import { cli, fixture, ROOT } from './harness.js';
 
 const TREE = fixture('tree.yaml');
 const run = (...args: string[]) => cli(['run', ...args, '--json']);
@@ -146,4 +147,17 @@ test('rocelab status without a controller says where it looked, exit 1; the cont
   const c = cli(['container'], { ROCELAB_ROLE: 'router' });
   assert.equal(c.status, 2);
   assert.match(c.stderr, /ROCELAB_ROLE="router": expected one of controller, switch, host, member/);
+});
+
+test('the rocelab bin exists before any build, so npm ci links it on a fresh clone, and runs the built CLI', () => {
+  for (const [manifest, dir] of [['package.json', ROOT], ['services/cli/package.json', join(ROOT, 'services', 'cli')]] as const) {
+    const bin = (JSON.parse(readFileSync(join(ROOT, manifest), 'utf8')) as { bin: Record<string, string> }).bin.rocelab!;
+    assert.doesNotMatch(bin, /dist\//, `${manifest}: bin must not point into dist/, which npm ci has not built yet`);
+    const file = join(dir, bin);
+    assert.ok(statSync(file).mode & 0o100, `${file} is executable`);
+    assert.match(readFileSync(file, 'utf8'), /^#!\/usr\/bin\/env node\n/);
+  }
+  const r = spawnSync(process.execPath, [join(ROOT, 'services', 'cli', 'bin', 'rocelab.mjs'), '--version'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), '0.1.0');
 });

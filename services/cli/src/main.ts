@@ -4,7 +4,7 @@
  * non-zero: 2 for bad input (file, flags), 1 for a run whose audit fails.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { runMemberMain } from '@rocelab/runtime';
+import { runMemberMain, VERSION } from '@rocelab/runtime';
 import { LIVE_DILATION, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { composeCommand, containerCommand } from './compose.js';
 import { statusCommand } from './progress.js';
@@ -35,8 +35,15 @@ const nonNegative = (text: string): number => {
   return n;
 };
 
+// `rocelab … | head` closes our stdout early: that is the reader's choice, not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 const program = new Command('rocelab')
   .description('An emulation testbed for RDMA (RoCEv2) datacenter networks on deterministic virtual time')
+  .version(VERSION)
   .showHelpAfterError()
   .exitOverride();
 
