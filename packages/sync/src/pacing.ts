@@ -16,7 +16,12 @@ export function maxLeasePsForDilation(dilation: number, wallMs = 100): number | 
   return dilation > 0 ? Math.floor(((wallMs / 1000) * 1e12) / dilation) : null;
 }
 
-/** The virtual time the wall clock has reached at this dilation (for idle runs without end). */
-export function pacedVirtualPs(wallMsSinceStart: number, dilation: number): number {
-  return dilation > 0 ? Math.floor((wallMsSinceStart / 1000 / dilation) * 1e12) : 0;
+/**
+ * How far a paced run is behind: the wall time past the paced end of the lease now running
+ * (it should be done by t0 + D·endPs). A lease held back for pacing is on time; so is every
+ * run without pacing.
+ */
+export function lagSeconds(wallMsSinceStart: number, runningLeaseEndPs: number | null, dilation: number): number {
+  if (dilation <= 0 || runningLeaseEndPs === null) return 0;
+  return Math.max(0, (wallMsSinceStart - (runningLeaseEndPs / 1e12) * dilation * 1000) / 1000);
 }

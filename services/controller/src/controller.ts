@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { lookaheadPs } from '@rocelab/sim';
-import { Coordinator, maxLeasePsForDilation, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
+import { Coordinator, lagSeconds, maxLeasePsForDilation, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
 import { CloseCode, Connection, WS_OPTIONS, assembleResult, faultToWire, linkName, podKey, wireModelFor, type Mode, type NodeFinal, type RunResult } from '@rocelab/runtime';
@@ -65,8 +65,6 @@ export class Controller {
   /** A grant held until its wall time (pacing). */
   private pending: { timer: NodeJS.Timeout; grant: SyncGrant<Fault> } | null = null;
   private windowsDone = 0;
-  /** Wall time (ms since t0) at which the lease now running was due. */
-  private dueAtMs = 0;
   private stopping = false;
   private lastRate = { at: performance.now(), windows: 0, perSecond: 0 };
   readonly result: Promise<RunResult>;
@@ -135,9 +133,8 @@ export class Controller {
       this.lastRate = { at: now, windows: this.windowsDone, perSecond: ((this.windowsDone - this.lastRate.windows) * 1000) / (now - this.lastRate.at) };
     }
     const d = this.options.dilation;
-    // Behind schedule: the wall time since the current lease was due, while it runs; a lease
-    // held back for pacing is on time by definition.
-    const lag = d > 0 && this.t0 > 0 && this.pending === null && this.state === 'running' ? Math.max(0, (now - this.t0 - this.dueAtMs) / 1000) : 0;
+    const running = this.t0 > 0 && this.pending === null && this.state === 'running';
+    const lag = lagSeconds(now - this.t0, running ? this.virtualPs : null, d);
     return {
       virtualPs: this.virtualPs,
       dilation: d,
@@ -306,7 +303,6 @@ export class Controller {
   }
 
   private release(grant: SyncGrant<Fault>): void {
-    this.dueAtMs = releaseAtWallMs(grant, this.options.dilation);
     this.windowsDone += grant.windows;
     for (const m of this.members.values()) if (m.conn.isOpen) m.conn.send({ type: 'grant', grant });
     this.virtualPs = grant.endPs;
