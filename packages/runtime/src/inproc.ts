@@ -13,7 +13,12 @@ export interface RunOptions {
   /** Node whose model loses frames without counting them (audit self-test). */
   debugUncountedLoss?: string | null;
   models?: ModelFactory;
+  /** Called with the virtual time reached, every `PROGRESS_STEP_PS` (a progress bar; display only). */
+  onProgress?: (virtualPs: number) => void;
 }
+
+/** Slices of virtual time between progress calls: running in slices is what members do every window, so results are the same. */
+export const PROGRESS_STEP_PS = 50_000_000;
 
 export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   const pc = podContext(pod, options.seed);
@@ -22,7 +27,15 @@ export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   const hosted = new Set(all);
   for (const fault of pod.faults) scheduleFault(engine, pod, fault, hosted);
   const start = performance.now();
-  engine.runUntil(options.durationPs);
+  if (options.onProgress === undefined) {
+    engine.runUntil(options.durationPs);
+  } else {
+    for (let t = Math.min(PROGRESS_STEP_PS, options.durationPs); ; t = Math.min(t + PROGRESS_STEP_PS, options.durationPs)) {
+      engine.runUntil(t);
+      options.onProgress(t);
+      if (t === options.durationPs) break;
+    }
+  }
   const wallMs = performance.now() - start;
   const rss = process.memoryUsage().rss / pod.nodes.length;
   return assembleResult(

@@ -3,6 +3,7 @@
  * terminal only; never in --json output or CI logs), and `rocelab status`, the controller's
  * view of a running pod.
  */
+import { performance } from 'node:perf_hooks';
 import type { Status } from '@rocelab/wire';
 
 /** The controller's GET /status: the wire Status plus what the HTTP view adds. */
@@ -14,13 +15,16 @@ export interface StatusView extends Status {
 
 const ms = (ps: number): string => `${(ps / 1e9).toFixed(3)} ms`;
 
-/** One line: `[#####-----]  1.234 / 2.000 ms virtual  62%  310 windows/s`. */
-export function formatProgress(status: Pick<Status, 'virtualPs' | 'windowsPerSecond' | 'state'>, durationPs: number, width = 30): string {
-  const fraction = durationPs > 0 ? Math.min(1, status.virtualPs / durationPs) : 0;
+/** One line: `[#####-----] 1.234 ms / 2.000 ms virtual  62%  310 windows/s` (the tail is the caller's). */
+export function formatProgress(virtualPs: number, durationPs: number, tail: string, width = 30): string {
+  const fraction = durationPs > 0 ? Math.min(1, virtualPs / durationPs) : 0;
   const filled = Math.round(fraction * width);
   const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
-  return `${bar} ${ms(status.virtualPs)} / ${ms(durationPs)} virtual  ${Math.floor(fraction * 100)}%  ${Math.round(status.windowsPerSecond)} windows/s`;
+  return `${bar} ${ms(virtualPs)} / ${ms(durationPs)} virtual  ${Math.floor(fraction * 100)}%${tail ? `  ${tail}` : ''}`;
 }
+
+const drawing = (): boolean => process.stderr.isTTY === true && !process.env.CI;
+const barWidth = (): number => Math.max(10, Math.min(40, (process.stderr.columns ?? 80) - 60));
 
 /** `rocelab status`: a few aligned lines a person reads at a glance. */
 export function formatStatus(s: StatusView): string {
@@ -42,13 +46,13 @@ export function formatStatus(s: StatusView): string {
  */
 export function showProgress(read: () => Promise<Status | null> | Status | null, durationPs: number, everyMs = 250): () => void {
   const err = process.stderr;
-  if (!err.isTTY || process.env.CI) return () => undefined;
+  if (!drawing()) return () => undefined;
   let drawn = false;
   const timer = setInterval(() => {
     void Promise.resolve(read()).then(
       (status) => {
         if (status === null) return;
-        err.write(`\r${formatProgress(status, durationPs, Math.max(10, Math.min(40, (err.columns ?? 80) - 60)))}`);
+        err.write(`\r${formatProgress(status.virtualPs, durationPs, `${Math.round(status.windowsPerSecond)} windows/s`, barWidth())}`);
         drawn = true;
       },
       () => undefined,
@@ -58,6 +62,31 @@ export function showProgress(read: () => Promise<Status | null> | Status | null,
   return () => {
     clearInterval(timer);
     if (drawn) err.write('\r\x1b[2K');
+  };
+}
+
+/**
+ * The bar for a run that holds the event loop (`inproc`): `update` is called between slices of
+ * virtual time and redraws at most every `everyMs` of wall time (display only).
+ */
+export function inlineProgress(durationPs: number, everyMs = 250): { update: (virtualPs: number) => void; stop: () => void } | null {
+  if (!drawing()) return null;
+  const err = process.stderr;
+  const start = performance.now();
+  let last = -Infinity;
+  let drawn = false;
+  return {
+    update: (virtualPs) => {
+      const now = performance.now();
+      if (now - last < everyMs) return;
+      last = now;
+      const perWall = virtualPs / 1e9 / ((now - start) / 1000);
+      err.write(`\r${formatProgress(virtualPs, durationPs, `${perWall.toFixed(2)} virtual ms per wall s`, barWidth())}`);
+      drawn = true;
+    },
+    stop: () => {
+      if (drawn) err.write('\r\x1b[2K');
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import { createLogger } from '@rocelab/telemetry';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, runDockerPod } from './docker-pod.js';
 import { planMembers, PodProcesses } from './pod-processes.js';
-import { showProgress } from './progress.js';
+import { inlineProgress, showProgress } from './progress.js';
 
 export interface RunCommandOptions {
   seed: number | null;
@@ -44,7 +44,12 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
       return 2;
     }
   } else if (options.mode === 'inproc' && options.workers === null) {
-    result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss });
+    const bar = options.json ? null : inlineProgress(options.durationPs);
+    try {
+      result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, ...(bar ? { onProgress: bar.update } : {}) });
+    } finally {
+      bar?.stop();
+    }
   } else {
     result = await runLocalProcesses(pod, resolve(file), seed, options);
   }
