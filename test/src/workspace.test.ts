@@ -215,3 +215,11 @@ test('pure packages (wire, sim, sync, switch, rnic, workload) import only pure @
   }
   assert.deepEqual(problems, []);
 });
+
+test("CI runs exactly the README's test command, and the README's first block holds the two newcomer commands", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /```sh\n([\s\S]*?)```/.exec(readme)![1]!.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  assert.deepEqual(block, ['npm ci && npm start', 'npm test']);
+  const ci = readFileSync(join(ROOT, '.ci', 'run'), 'utf8').split('\n');
+  assert.ok(ci.includes(block[1]!), `.ci/run must run \`${block[1]}\` as its own line`);
+});

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Rng } from '@rocelab/sim';
 import { localAckTimeoutPs, NAK_PSN_SEQUENCE_ERROR, rnrNakSyndrome } from './aeth.js';
 import { RcRequester, type Completion, type RequesterPacket, type WorkOpcode } from './rc-requester.js';
 import { RcResponder, type ResponderConfig, type ResponderResult } from './rc-responder.js';
@@ -140,24 +141,13 @@ test('non-request opcodes and bad config are rejected', () => {
   assert.throws(() => responder().postReceive(0), RangeError);
 });
 
-/** mulberry32: a tiny seeded PRNG, so the loss pattern is the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /**
  * Requester → lossy link → responder → lossy link → requester, 3 µs each way, one data packet per
  * 1 µs step; half the receives are posted late so some SENDs meet an RNR NAK first.
  */
 function lossyLoopback(seed: number, lossRate: number) {
-  const rand = mulberry32(seed);
+  const rng = new Rng(seed, 'loopback', 'loss');
+  const rand = () => rng.nextFloat();
   const req = new RcRequester({ mtu: MTU, recovery: 'goBackN', ackTimeoutPs: localAckTimeoutPs(4)!, retryCount: 7, rnrRetry: 7, initialPsn: 0xfffff0 });
   const resp = responder({ initialPsn: 0xfffff0, ackEvery: 3 });
   const posted: Array<{ id: number; opcode: WorkOpcode; sizeBytes: number }> = [];

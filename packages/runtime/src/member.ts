@@ -423,7 +423,6 @@ export class MemberProcess {
   }
 }
 
-
 /** Errors that mean "not there yet" rather than "refused": worth another try. */
 const TRANSIENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH']);
 

@@ -41,7 +41,7 @@ export class Coordinator<F extends TimedFault = TimedFault> {
   private readonly pendingFaults: F[];
   private current: Grant<F> | null = null;
   private readonly reports = new Map<string, Report>();
-  private stopRequested = false;
+  private stopRequestedFlag = false;
   private readonly linksDownNext = new Set<string>();
   private readonly declaredDown = new Set<string>();
   private readonly losses = new Map<string, PendingLoss>();
@@ -133,9 +133,14 @@ export class Coordinator<F extends TimedFault = TimedFault> {
     return this.state === 'finished' ? [...this.lossesNext] : [];
   }
 
+  /** Whether `requestStop` was called: the grants still to come close the run. */
+  get stopRequested(): boolean {
+    return this.stopRequestedFlag;
+  }
+
   /** End the run at the current lease's end: the next grant is the closing one. */
   requestStop(): void {
-    this.stopRequested = true;
+    this.stopRequestedFlag = true;
   }
 
   private advanceIfComplete(): Step<F> {
@@ -158,7 +163,7 @@ export class Coordinator<F extends TimedFault = TimedFault> {
   private grantFrom(endOfLastPs: number, nextEventPs: number | null, lastWindows: number): Step<F> {
     const W = this.config.windowPs;
     const runEnd = this.config.endPs;
-    const closing = this.stopRequested || (runEnd !== null && endOfLastPs >= runEnd);
+    const closing = this.stopRequestedFlag || (runEnd !== null && endOfLastPs >= runEnd);
     let startPs = endOfLastPs;
     let windowPs = W;
     let windows: number;

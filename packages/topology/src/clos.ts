@@ -11,7 +11,7 @@
  * diffed: the same arguments give the same bytes.
  */
 import type { Timing } from './pod.js';
-import { TIMINGS } from './schema.js';
+import { NODE_NAME_PATTERN, TIMINGS } from './schema.js';
 import { EXPECT, parseBytes, parseDuration, parseRate, UnitError } from './units.js';
 
 export interface ClosShape {
@@ -80,7 +80,8 @@ export function closProblems(options: ClosOptions): string[] {
     const hosts = shapeOk ? closNames(options).hosts.flat(2) : [];
     if (shapeOk && !hosts.includes(options.pauseStorm.host)) problems.push(`pause storm host: expected one of the generated hosts h1…h${hosts.length}, got ${JSON.stringify(options.pauseStorm.host)}`);
   }
-  if (options.name !== undefined && !/^[a-z][a-z0-9-]*$/.test(options.name)) problems.push(`name: expected lowercase letters, digits and '-', starting with a letter, got ${JSON.stringify(options.name)}`);
+  // Written unquoted into the YAML, so held to the node-name pattern.
+  if (options.name !== undefined && !new RegExp(NODE_NAME_PATTERN).test(options.name)) problems.push(`name: expected lowercase letters, digits and '-', starting with a letter, got ${JSON.stringify(options.name)}`);
   return problems;
 }
 

@@ -72,9 +72,11 @@ const duration = { type: 'string', description: EXPECT.duration };
 const rate = { type: ['integer', 'string'], description: EXPECT.rate };
 const probability = { type: ['number', 'string'], description: EXPECT.probability };
 const mtu = { type: 'integer', minimum: 256, maximum: 9000, description: 'an MTU (largest RDMA payload of one packet) in bytes, an integer 256..9000' };
+/** Node names double as DNS and compose service names: lowercase letters, digits and '-'. */
+export const NODE_NAME_PATTERN = '^[a-z][a-z0-9-]*$';
 const nodeName = {
   type: 'string',
-  pattern: '^[a-z][a-z0-9-]*$',
+  pattern: NODE_NAME_PATTERN,
   maxLength: 63,
   description: "a node name: lowercase letters, digits and '-', starting with a letter, at most 63 characters",
 };

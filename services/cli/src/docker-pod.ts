@@ -14,18 +14,15 @@ import { basename, dirname, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { CONTAINER_CONTROLLER_PORT, type PodSpec } from '@rocelab/topology';
-import type { Status } from '@rocelab/wire';
 import type { RunResult } from '@rocelab/runtime';
 import type { MemberPlan } from './pod-processes.js';
-import { showProgress } from './progress.js';
+import { fetchStatus, showProgress } from './progress.js';
 
 export interface DockerRunOptions {
   image: string;
   seed: number;
   durationPs: number;
   dilation: number;
-  /** Wall-clock limit for the whole run, including start-up. */
-  timeoutMs?: number;
   /** Draw a progress bar on a terminal (read from the controller container's /status). */
   progress?: boolean;
 }
@@ -34,6 +31,9 @@ export class DockerRunError extends Error {}
 
 /** Label on everything a docker run creates, valued with its run id: cleanup finds them by it. */
 export const RUN_LABEL = 'io.rocelab.run';
+
+/** Wall-clock limit for a whole docker run, start-up included: a pod that hangs is removed. */
+const RUN_TIMEOUT_MS = 30 * 60_000;
 
 export async function runDockerPod(pod: PodSpec, file: string, plans: readonly MemberPlan[], options: DockerRunOptions): Promise<RunResult> {
   const docker = new Docker();
@@ -47,18 +47,18 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
   } catch {
     throw new DockerRunError(`image ${options.image} not found: build it with \`npm run image\` (or pass --image)`);
   }
-  checkReadableByContainers(resolve(file));
+  const path = resolve(file);
+  checkReadableByContainers(path);
   const runId = `${pod.name}-${randomBytes(4).toString('hex')}`;
   const labels = { [RUN_LABEL]: runId, 'io.rocelab.pod': pod.name };
   const token = randomBytes(24).toString('hex');
-  const topologyDir = dirname(resolve(file));
   const common = {
     Image: options.image,
     Labels: labels,
-    HostConfig: { Binds: [`${topologyDir}:/pod:ro`], NetworkMode: runId, AutoRemove: false },
+    HostConfig: { Binds: [`${dirname(path)}:/pod:ro`], NetworkMode: runId, AutoRemove: false },
   };
   const env = (extra: Record<string, string>): string[] =>
-    Object.entries({ ROCELAB_TOPOLOGY: `/pod/${basename(file)}`, ROCELAB_POD_TOKEN: token, ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? 'warn', ...extra }).map(([k, v]) => `${k}=${v}`);
+    Object.entries({ ROCELAB_TOPOLOGY: `/pod/${basename(path)}`, ROCELAB_POD_TOKEN: token, ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? 'warn', ...extra }).map(([k, v]) => `${k}=${v}`);
   const aliases = (names: string[]) => ({ EndpointsConfig: { [runId]: { Aliases: names } } });
 
   const network = await docker.createNetwork({ Name: runId, Driver: 'bridge', Labels: labels });
@@ -86,7 +86,7 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
     if (options.progress === true) {
       const info = await controller.inspect();
       const ip = info.NetworkSettings.Networks[runId]?.IPAddress;
-      if (ip) stopProgress = showProgress(() => fetchStatus(`http://${ip}:${CONTAINER_CONTROLLER_PORT}/status`), options.durationPs);
+      if (ip) stopProgress = showProgress(() => fetchStatus(`http://${ip}:${CONTAINER_CONTROLLER_PORT}/status`, 1000), options.durationPs);
     }
     for (const plan of plans) {
       const member = await docker.createContainer({
@@ -102,8 +102,7 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
       await member.start();
     }
     const deadline = new Promise<never>((_, reject) => {
-      const ms = options.timeoutMs ?? 30 * 60_000;
-      setTimeout(() => reject(new DockerRunError(`the pod did not finish within ${ms / 1000} s of wall time`)), ms).unref();
+      setTimeout(() => reject(new DockerRunError(`the pod did not finish within ${RUN_TIMEOUT_MS / 1000} s of wall time`)), RUN_TIMEOUT_MS).unref();
     });
     const exit = (await Promise.race([controller.wait(), interrupted, deadline]).finally(stopProgress)) as { StatusCode: number };
     const line = stdout
@@ -120,7 +119,7 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
 }
 
 /** Removes every container of a run (by label), running or not. */
-export async function removeRun(docker: Docker, runId: string): Promise<void> {
+async function removeRun(docker: Docker, runId: string): Promise<void> {
   const containers = await docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runId}`] } });
   await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
 }
@@ -140,11 +139,6 @@ function checkReadableByContainers(file: string): void {
       throw new DockerRunError(`${path} (mode ${(mode & 0o777).toString(8)}) must be ${what} by others: the containers run as uid 10001 and mount it read-only`);
     }
   }
-}
-
-async function fetchStatus(url: string): Promise<Status | null> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-  return res.ok ? ((await res.json()) as Status) : null;
 }
 
 function collect(): { sink: PassThrough; text: () => string } {

@@ -4,7 +4,10 @@
  * this process exits, so Ctrl-C or a failed run never leaves strays behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { Controller } from '@rocelab/controller';
+import { createLogger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
 
 export interface MemberPlan {
@@ -100,4 +103,41 @@ export class PodProcesses {
   private killAll(signal: NodeJS.Signals): void {
     for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill(signal);
   }
+}
+
+export interface LocalPodOptions {
+  /** Absolute path of the topology file (the children load it themselves). */
+  topologyFile: string;
+  seed: number;
+  /** null: until `controller.stop()`. */
+  durationPs: number | null;
+  dilation: number;
+  workers: number | null;
+  /** Where the children serve /metrics; "off" for none. */
+  metricsHost: string;
+  /** The logger's name (rocelab-run, rocelab-up). */
+  logName: string;
+  debugUncountedLoss?: string | null;
+}
+
+/**
+ * A pod as local processes under a controller in this process, with a fresh token: the
+ * controller listens, then every member is spawned. The caller waits on `controller.result`
+ * (or `children.failure`) and cleans up both.
+ */
+export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{ controller: Controller; children: PodProcesses; httpUrl: string }> {
+  const log = createLogger(o.logName, {}, process.env.ROCELAB_LOG_LEVEL ?? 'warn');
+  const plans = planMembers(pod, o.workers);
+  const token = randomBytes(24).toString('hex');
+  const controller = new Controller({ pod, seed: o.seed, durationPs: o.durationPs, dilation: o.dilation, token, expected: plans, mode: o.workers === null ? 'procs' : 'workers', log });
+  const { url, httpUrl } = await controller.listen();
+  const children = new PodProcesses();
+  try {
+    children.start(plans, { topologyFile: o.topologyFile, controllerUrl: url, token, metricsHost: o.metricsHost, logLevel: 'warn', debugUncountedLoss: o.debugUncountedLoss ?? null });
+  } catch (err) {
+    children.terminate();
+    await controller.close();
+    throw err;
+  }
+  return { controller, children, httpUrl };
 }

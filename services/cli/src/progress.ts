@@ -40,20 +40,33 @@ export function formatStatus(s: StatusView): string {
   return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
 }
 
+/** One bar line on stderr, redrawn in place and cleared at the end; null unless stderr is a terminal and not in CI. */
+function barLine(durationPs: number): { draw: (virtualPs: number, tail: string) => void; clear: () => void } | null {
+  if (!drawing()) return null;
+  const err = process.stderr;
+  let drawn = false;
+  return {
+    draw: (virtualPs, tail) => {
+      err.write(`\r${formatProgress(virtualPs, durationPs, tail, barWidth())}`);
+      drawn = true;
+    },
+    clear: () => {
+      if (drawn) err.write('\r\x1b[2K');
+    },
+  };
+}
+
 /**
- * Redraws the bar on stderr every `everyMs` while `read` gives a status; returns the stop
- * function, which clears the line. A no-op unless stderr is a terminal and not in CI.
+ * Redraws the bar every `everyMs` while `read` gives a status; returns the stop function,
+ * which clears the line. A no-op unless stderr is a terminal and not in CI.
  */
 export function showProgress(read: () => Promise<Status | null> | Status | null, durationPs: number, everyMs = 250): () => void {
-  const err = process.stderr;
-  if (!drawing()) return () => undefined;
-  let drawn = false;
+  const line = barLine(durationPs);
+  if (line === null) return () => undefined;
   const timer = setInterval(() => {
     void Promise.resolve(read()).then(
       (status) => {
-        if (status === null) return;
-        err.write(`\r${formatProgress(status.virtualPs, durationPs, `${Math.round(status.windowsPerSecond)} windows/s`, barWidth())}`);
-        drawn = true;
+        if (status !== null) line.draw(status.virtualPs, `${Math.round(status.windowsPerSecond)} windows/s`);
       },
       () => undefined,
     );
@@ -61,7 +74,7 @@ export function showProgress(read: () => Promise<Status | null> | Status | null,
   timer.unref();
   return () => {
     clearInterval(timer);
-    if (drawn) err.write('\r\x1b[2K');
+    line.clear();
   };
 }
 
@@ -70,24 +83,26 @@ export function showProgress(read: () => Promise<Status | null> | Status | null,
  * virtual time and redraws at most every `everyMs` of wall time (display only).
  */
 export function inlineProgress(durationPs: number, everyMs = 250): { update: (virtualPs: number) => void; stop: () => void } | null {
-  if (!drawing()) return null;
-  const err = process.stderr;
+  const line = barLine(durationPs);
+  if (line === null) return null;
   const start = performance.now();
   let last = -Infinity;
-  let drawn = false;
   return {
     update: (virtualPs) => {
       const now = performance.now();
       if (now - last < everyMs) return;
       last = now;
-      const perWall = virtualPs / 1e9 / ((now - start) / 1000);
-      err.write(`\r${formatProgress(virtualPs, durationPs, `${perWall.toFixed(2)} virtual ms per wall s`, barWidth())}`);
-      drawn = true;
+      line.draw(virtualPs, `${(virtualPs / 1e9 / ((now - start) / 1000)).toFixed(2)} virtual ms per wall s`);
     },
-    stop: () => {
-      if (drawn) err.write('\r\x1b[2K');
-    },
+    stop: line.clear,
   };
+}
+
+/** A controller's GET /status; throws when nothing answers in time or the answer is not 200. */
+export async function fetchStatus(url: string, timeoutMs: number): Promise<StatusView> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  return (await res.json()) as StatusView;
 }
 
 /** `rocelab status [--controller URL] [--json]`. */
@@ -95,9 +110,7 @@ export async function statusCommand(controller: string, json: boolean): Promise<
   const url = `${controller.replace(/\/+$/, '')}/status`;
   let status: StatusView;
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    status = (await res.json()) as StatusView;
+    status = await fetchStatus(url, 5000);
   } catch (err) {
     process.stderr.write(`rocelab status: no controller answers at ${url} (${err instanceof Error ? err.message : String(err)}): expected a running pod (rocelab up, docker compose up)\n`);
     return 1;

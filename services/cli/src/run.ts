@@ -3,14 +3,11 @@
  * run a topology for `[0, duration)` of virtual time and print its result (DESIGN §8).
  * The same inputs give the same trace hash in every mode.
  */
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { Controller } from '@rocelab/controller';
-import { exitCodeOf, runInproc, type Mode, type RunResult } from '@rocelab/runtime';
-import { createLogger } from '@rocelab/telemetry';
+import { exitCodeOf, runInproc, type RunResult } from '@rocelab/runtime';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, runDockerPod } from './docker-pod.js';
-import { planMembers, PodProcesses } from './pod-processes.js';
+import { planMembers, startLocalPod } from './pod-processes.js';
 import { inlineProgress, showProgress } from './progress.js';
 
 export interface RunCommandOptions {
@@ -58,16 +55,18 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
 }
 
 async function runLocalProcesses(pod: PodSpec, file: string, seed: number, options: RunCommandOptions): Promise<RunResult> {
-  const log = createLogger('rocelab-run', {}, process.env.ROCELAB_LOG_LEVEL ?? 'warn');
-  const plans = planMembers(pod, options.workers);
-  const mode: Mode = options.workers === null ? 'procs' : 'workers';
-  const token = randomBytes(24).toString('hex');
-  const controller = new Controller({ pod, seed, durationPs: options.durationPs, dilation: options.dilation, token, expected: plans, mode, log });
-  const { url } = await controller.listen();
-  const children = new PodProcesses();
+  const { controller, children } = await startLocalPod(pod, {
+    topologyFile: file,
+    seed,
+    durationPs: options.durationPs,
+    dilation: options.dilation,
+    workers: options.workers,
+    metricsHost: 'off',
+    logName: 'rocelab-run',
+    debugUncountedLoss: options.debugUncountedLoss,
+  });
   const stopProgress = options.json ? () => undefined : showProgress(() => controller.status(), options.durationPs);
   try {
-    children.start(plans, { topologyFile: file, controllerUrl: url, token, metricsHost: 'off', logLevel: 'warn', debugUncountedLoss: options.debugUncountedLoss });
     const result = await Promise.race([controller.result, children.failure]);
     await children.finish();
     return result;

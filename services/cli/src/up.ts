@@ -2,12 +2,9 @@
  * `rocelab up [FILE]`: run a pod as local processes, one per node, paced for live dashboards;
  * prints every node's /metrics URL; Ctrl-C stops every child.
  */
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { Controller } from '@rocelab/controller';
-import { createLogger } from '@rocelab/telemetry';
 import { loadTopologyFile } from '@rocelab/topology';
-import { planMembers, PodProcesses } from './pod-processes.js';
+import { startLocalPod } from './pod-processes.js';
 
 export interface UpOptions {
   seed: number | null;
@@ -18,22 +15,15 @@ export interface UpOptions {
 
 export async function upCommand(file: string, options: UpOptions): Promise<number> {
   const pod = loadTopologyFile(file);
-  const log = createLogger('rocelab-up', {}, process.env.ROCELAB_LOG_LEVEL ?? 'warn');
-  const plans = planMembers(pod, options.workers);
-  const token = randomBytes(24).toString('hex');
-  const controller = new Controller({
-    pod,
+  const { controller, children, httpUrl } = await startLocalPod(pod, {
+    topologyFile: resolve(file),
     seed: options.seed ?? pod.seed,
     durationPs: options.durationPs,
     dilation: options.dilation,
-    token,
-    expected: plans,
-    mode: options.workers === null ? 'procs' : 'workers',
-    log,
+    workers: options.workers,
+    metricsHost: '127.0.0.1',
+    logName: 'rocelab-up',
   });
-  const { url, httpUrl } = await controller.listen();
-  const children = new PodProcesses();
-  children.start(plans, { topologyFile: resolve(file), controllerUrl: url, token, metricsHost: '127.0.0.1', logLevel: 'warn' });
   let interrupted = 0;
   process.on('SIGINT', () => {
     if (++interrupted > 1) {

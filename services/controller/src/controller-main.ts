@@ -1,7 +1,7 @@
 /**
- * The controller as its own process (a container of `docker compose up` or `rocelab run --mode docker`): coordinates the
- * members that join until every node of the topology is hosted, then prints the run's result
- * as one JSON line on stdout when the run ends. Configured by the environment:
+ * The controller as its own process (a container of `docker compose up` or `rocelab run
+ * --mode docker`): coordinates the members that join until every node of the topology is
+ * hosted, then prints the run's result as one JSON line on stdout when the run ends. Configured by the environment:
  *
  *   ROCELAB_TOPOLOGY         topology file (required)
  *   ROCELAB_POD_TOKEN        pod secret (development token with a warning when unset)
@@ -64,8 +64,7 @@ export async function runControllerMain(): Promise<never> {
     await controller.close();
     process.exit(result.conservation && result.causalityViolations === 0 ? 0 : 1);
   } catch (err) {
-    const message = err instanceof EnvError || err instanceof TopologyError ? err.message : err instanceof Error ? err.message : String(err);
-    log.error({ err: message }, 'controller failed');
+    log.error({ err: err instanceof Error ? err.message : String(err) }, 'controller failed');
     process.exit(err instanceof EnvError || err instanceof TopologyError ? 2 : 1);
   }
 }

@@ -65,7 +65,6 @@ export class Controller {
   /** A grant held until its wall time (pacing). */
   private pending: { timer: NodeJS.Timeout; grant: SyncGrant<Fault> } | null = null;
   private windowsDone = 0;
-  private stopping = false;
   private lastRate = { at: performance.now(), windows: 0, perSecond: 0 };
   readonly result: Promise<RunResult>;
   /** Resolves when every member has joined and the first lease is granted. */
@@ -111,7 +110,6 @@ export class Controller {
       return;
     }
     this.coordinator.requestStop();
-    this.stopping = true;
     const held = this.pending;
     if (held !== null) {
       clearTimeout(held.timer);
@@ -294,7 +292,7 @@ export class Controller {
     const grant = step.grant;
     const hold = this.t0 + releaseAtWallMs(grant, this.options.dilation) - performance.now();
     // Once a stop is requested the remaining leases go out at once: stopping never waits for the wall clock.
-    if (hold <= 0 || this.stopping) return this.release(grant);
+    if (hold <= 0 || this.coordinator!.stopRequested) return this.release(grant);
     const timer = setTimeout(() => {
       this.pending = null;
       this.release(grant);
