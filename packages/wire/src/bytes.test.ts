@@ -34,8 +34,13 @@ test('a data packet without payload is padded to the 64-byte Ethernet minimum', 
   assert.equal(frameBytes(data(Opcode.sendOnly, 0)), 64);
   assert.equal(serializedBytes(data(Opcode.sendOnly, 0)), 84);
   assert.equal(frameBytes(data(Opcode.writeOnly, 0)), 78); // 62 + 16 RETH is already above 64
-  assert.equal(frameBytes(data(Opcode.sendOnly, 2)), 64);
-  assert.equal(frameBytes(data(Opcode.sendOnly, 3)), 65);
+  assert.equal(frameBytes(data(Opcode.sendOnly, 1)), 66); // the 1 B payload is padded to 4
+  assert.equal(frameBytes(data(Opcode.sendOnly, 3)), 66);
+});
+
+test('the payload travels padded to a multiple of 4 bytes (BTH PadCnt, IBTA §9.2)', () => {
+  assert.deepEqual([1021, 1022, 1023, 1024, 1025].map((n) => frameBytes(data(Opcode.writeLast, n))), [1086, 1086, 1086, 1086, 1090]);
+  assert.equal(frameBytes(data(Opcode.writeLast, 1021), 'hpcc-ns3'), 1021 + 48, 'hpcc-ns3 counts the payload as it is');
 });
 
 test('hpcc-ns3 counts payload + 48 and no preamble or gap', () => {

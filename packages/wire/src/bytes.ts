@@ -3,7 +3,8 @@
  *
  * `rocelab` (the default accounting, every profile but `hpcc-ns3`): a RoCEv2 data packet is
  * payload + 62 B of headers (Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4), + 16 B RETH
- * on the first packet of a WRITE; ACK/NAK 62 + 4 (AETH); CNP 62 + 16 reserved; PFC 64.
+ * on the first packet of a WRITE, the payload padded to a multiple of 4 B (the BTH's PadCnt,
+ * IBTA §9.2: a 1 B payload travels as 4); ACK/NAK 62 + 4 (AETH); CNP 62 + 16 reserved; PFC 64.
  * Frames shorter than Ethernet's 64 B minimum are padded. Serialization adds 20 B of
  * preamble, SFD and inter-frame gap per frame.
  *
@@ -22,6 +23,11 @@ export const MIN_FRAME_BYTES = 64;
 export const PREAMBLE_AND_GAP_BYTES = 20;
 export const HPCC_HEADER_BYTES = 48;
 
+/** A payload with the 0–3 pad bytes IBA adds so the ICRC starts on a 4-byte boundary. */
+export function paddedPayload(payloadBytes: number): number {
+  return (payloadBytes + 3) & ~3;
+}
+
 /** Bytes of the frame itself (destination MAC through FCS), as counters and buffers count them. */
 export function frameBytes(frame: Frame, accounting: ByteAccounting = 'rocelab'): number {
   if (accounting === 'hpcc-ns3') {
@@ -30,7 +36,7 @@ export function frameBytes(frame: Frame, accounting: ByteAccounting = 'rocelab')
   let bytes: number;
   switch (frame.kind) {
     case FrameKind.data:
-      bytes = frame.payloadBytes + ROCE_HEADER_BYTES + (carriesReth(frame.opcode) ? RETH_BYTES : 0);
+      bytes = paddedPayload(frame.payloadBytes) + ROCE_HEADER_BYTES + (carriesReth(frame.opcode) ? RETH_BYTES : 0);
       break;
     case FrameKind.ack:
       bytes = ROCE_HEADER_BYTES + AETH_BYTES;

@@ -1,0 +1,220 @@
+/**
+ * An emulated frame as the real bytes it stands for, for pcap export (Wireshark, tshark).
+ *
+ * Data, ACK/NAK and CNP frames are RoCEv2 (IBA vol 1 Annex A17): Ethernet II, IPv4 (no
+ * options, DF), UDP to port 4791 with checksum 0, the BTH, then the RETH (first and only
+ * packets of a WRITE), the AETH (ACK/NAK) or the CNP's 16 reserved bytes, the payload as zero
+ * bytes padded to a multiple of 4 (BTH PadCnt), and the ICRC. PFC frames are 802.1Qbb MAC
+ * control frames. No FCS: pcap's LINKTYPE_ETHERNET captures exclude it, so a frame encodes to
+ * `frameBytes(frame) - 4` bytes (pad bytes included: `frameBytes` counts them too).
+ * The emulator has no memory regions: the RETH's virtual address and R_Key are 0.
+ */
+import { AETH_BYTES, CNP_RESERVED_BYTES, MIN_FRAME_BYTES, RETH_BYTES } from './bytes.js';
+import { bitsExpected, isUint } from './check.js';
+import { FrameKind, Opcode, PFC_PRIORITIES, carriesReth, type Frame } from './frame.js';
+
+const FCS_BYTES = 4;
+const ETHERNET_BYTES = 14;
+const IPV4_BYTES = 20;
+const UDP_BYTES = 8;
+const BTH_BYTES = 12;
+const ICRC_BYTES = 4;
+/** Headers the ICRC covers in masked form: IPv4, UDP, BTH. */
+const MASKED_BYTES = IPV4_BYTES + UDP_BYTES + BTH_BYTES;
+
+const ETHERTYPE_IPV4 = 0x0800;
+const ETHERTYPE_MAC_CONTROL = 0x8808;
+const IPV4_VERSION_IHL = 0x45;
+const IPV4_DONT_FRAGMENT = 0x4000;
+const IP_PROTOCOL_UDP = 17;
+const ROCEV2_UDP_PORT = 4791;
+const DEFAULT_PKEY = 0xffff;
+const BTH_BECN = 0x40;
+const BTH_ACK_REQ = 0x80;
+/** 802.1Qbb: PFC frames go to the MAC control multicast address with opcode 0x0101. */
+const PFC_DST_MAC = 0x0180_c200_0001;
+const PFC_OPCODE = 0x0101;
+
+export interface EncodeOptions {
+  /** Source MAC of PFC frames whose `srcMac` is 0 (the emulator leaves it unset): the sending port's. */
+  srcMacForPfc?: number;
+}
+
+/** Header fields a RoCEv2 frame writes, with their width in bits. */
+const ROCE_FIELD_BITS = {
+  srcMac: 48, dstMac: 48, srcIp: 32, dstIp: 32, dscp: 6, ecn: 2, ipId: 16, ttl: 8, udpSrcPort: 16,
+  opcode: 8, destQp: 24, psn: 24, syndrome: 8, msn: 24, dmaLength: 32, payloadBytes: 32,
+} as const;
+
+const DATA_OPCODES: readonly number[] = [
+  Opcode.sendFirst, Opcode.sendMiddle, Opcode.sendLast, Opcode.sendOnly,
+  Opcode.writeFirst, Opcode.writeMiddle, Opcode.writeLast, Opcode.writeOnly,
+];
+
+/** Bad input reads like a WireError: `FIELD: expected EXPECTED, got ACTUAL`. */
+function refuse(field: string, expected: string, got: number | string): never {
+  throw new RangeError(`encodeFrame: frame.${field}: expected ${expected}, got ${got}`);
+}
+
+const hex = (value: number): string => `0x${value.toString(16).padStart(2, '0')}`;
+
+/** The frame as it would be on the wire, without the FCS. Throws a RangeError for a frame no real packet matches. */
+export function encodeFrame(frame: Frame, opts: EncodeOptions = {}): Uint8Array {
+  switch (frame.kind) {
+    case FrameKind.data:
+      if (!DATA_OPCODES.includes(frame.opcode)) {
+        refuse('opcode', `an RC SEND or WRITE opcode (${DATA_OPCODES.map(hex).join(', ')}) on a data frame`, hex(frame.opcode));
+      }
+      return encodeRoce(frame, carriesReth(frame.opcode) ? RETH_BYTES : 0, frame.payloadBytes);
+    case FrameKind.ack:
+      if (frame.opcode !== Opcode.acknowledge) refuse('opcode', 'ACKNOWLEDGE (0x11) on an ack frame', hex(frame.opcode));
+      return encodeRoce(frame, AETH_BYTES, 0);
+    case FrameKind.cnp:
+      if (frame.opcode !== Opcode.cnp) refuse('opcode', 'CNP (0x81) on a cnp frame', hex(frame.opcode));
+      return encodeRoce(frame, CNP_RESERVED_BYTES, 0);
+    case FrameKind.pfc:
+      return encodePfc(frame, frame.srcMac === 0 ? opts.srcMacForPfc ?? 0 : frame.srcMac);
+    default:
+      return refuse('kind', 'a frame kind: 1 (data), 2 (ack), 3 (cnp) or 4 (pfc)', String(frame.kind));
+  }
+}
+
+/** `extensionBytes`: RETH, AETH or the CNP's reserved bytes, between the BTH and the payload. */
+function encodeRoce(frame: Frame, extensionBytes: number, payloadBytes: number): Uint8Array {
+  for (const [field, bits] of Object.entries(ROCE_FIELD_BITS)) {
+    const value = frame[field as keyof typeof ROCE_FIELD_BITS];
+    if (!isUint(value, 2 ** bits - 1)) refuse(field, bitsExpected(bits), value);
+  }
+  const padBytes = -payloadBytes & 3; // IBA 9.2: the payload is padded to a multiple of 4 bytes
+  const udpBytes = UDP_BYTES + BTH_BYTES + extensionBytes + payloadBytes + padBytes + ICRC_BYTES;
+  const ipBytes = IPV4_BYTES + udpBytes;
+  if (ipBytes > 0xffff) {
+    const most = (0xffff - (ipBytes - payloadBytes - padBytes)) & ~3;
+    refuse('payloadBytes', `at most ${most} here (an IPv4 packet has at most 65535 bytes)`, payloadBytes);
+  }
+  // Ethernet pads short frames after the IP packet; IP and UDP lengths do not count the pad.
+  const bytes = new Uint8Array(Math.max(ETHERNET_BYTES + ipBytes, MIN_FRAME_BYTES - FCS_BYTES));
+  const view = new DataView(bytes.buffer);
+  writeEthernet(view, frame.dstMac, frame.srcMac, ETHERTYPE_IPV4);
+
+  const ip = ETHERNET_BYTES;
+  view.setUint8(ip, IPV4_VERSION_IHL);
+  view.setUint8(ip + 1, (frame.dscp << 2) | frame.ecn);
+  view.setUint16(ip + 2, ipBytes);
+  view.setUint16(ip + 4, frame.ipId);
+  view.setUint16(ip + 6, IPV4_DONT_FRAGMENT);
+  view.setUint8(ip + 8, frame.ttl);
+  view.setUint8(ip + 9, IP_PROTOCOL_UDP);
+  view.setUint32(ip + 12, frame.srcIp);
+  view.setUint32(ip + 16, frame.dstIp);
+  view.setUint16(ip + 10, ipv4Checksum(view, ip));
+
+  const udp = ip + IPV4_BYTES;
+  view.setUint16(udp, frame.udpSrcPort);
+  view.setUint16(udp + 2, ROCEV2_UDP_PORT);
+  view.setUint16(udp + 4, udpBytes); // checksum stays 0: RoCEv2 (A17.4.2) allows it
+
+  const bth = udp + UDP_BYTES;
+  view.setUint8(bth, frame.opcode);
+  view.setUint8(bth + 1, padBytes << 4); // SE 0, MigReq 0, PadCnt, TVer 0
+  view.setUint16(bth + 2, DEFAULT_PKEY);
+  view.setUint8(bth + 4, frame.becn ? BTH_BECN : 0); // FECN 0, resv6a 0
+  setUint24(view, bth + 5, frame.destQp);
+  view.setUint8(bth + 8, frame.ackReq ? BTH_ACK_REQ : 0);
+  setUint24(view, bth + 9, frame.psn);
+
+  const extension = bth + BTH_BYTES;
+  if (frame.kind === FrameKind.ack) {
+    view.setUint8(extension, frame.syndrome);
+    setUint24(view, extension + 1, frame.msn);
+  } else if (extensionBytes === RETH_BYTES) {
+    view.setUint32(extension + 12, frame.dmaLength); // after the 8-byte VA and the R_Key, all 0
+  }
+  const icrc = ip + ipBytes - ICRC_BYTES;
+  view.setUint32(icrc, roceIcrc(bytes), true);
+  return bytes;
+}
+
+function encodePfc(frame: Frame, srcMac: number): Uint8Array {
+  if (!isUint(srcMac, 2 ** 48 - 1)) refuse('srcMac (or srcMacForPfc)', bitsExpected(48), srcMac);
+  if (!isUint(frame.pfcEnable, 0xff)) refuse('pfcEnable', bitsExpected(8), frame.pfcEnable);
+  const quanta = frame.pfcQuanta;
+  if (quanta.length !== PFC_PRIORITIES) refuse('pfcQuanta', `exactly ${PFC_PRIORITIES} quanta on a PFC frame`, quanta.length);
+  const bytes = new Uint8Array(MIN_FRAME_BYTES - FCS_BYTES); // 34 bytes of fields, then zero padding
+  const view = new DataView(bytes.buffer);
+  writeEthernet(view, PFC_DST_MAC, srcMac, ETHERTYPE_MAC_CONTROL);
+  view.setUint16(ETHERNET_BYTES, PFC_OPCODE);
+  view.setUint16(ETHERNET_BYTES + 2, frame.pfcEnable); // class-enable vector: the high byte is reserved
+  for (let p = 0; p < PFC_PRIORITIES; p++) {
+    if (!isUint(quanta[p]!, 0xffff)) refuse(`pfcQuanta[${p}]`, bitsExpected(16), quanta[p]!);
+    view.setUint16(ETHERNET_BYTES + 4 + 2 * p, quanta[p]!);
+  }
+  return bytes;
+}
+
+function writeEthernet(view: DataView, dstMac: number, srcMac: number, etherType: number): void {
+  setUint48(view, 0, dstMac);
+  setUint48(view, 6, srcMac);
+  view.setUint16(12, etherType);
+}
+
+/** Big-endian, like every header field here; values above 32 bits exceed JS bit operators. */
+function setUint48(view: DataView, at: number, value: number): void {
+  view.setUint16(at, Math.floor(value / 2 ** 32));
+  view.setUint32(at + 2, value % 2 ** 32);
+}
+
+function setUint24(view: DataView, at: number, value: number): void {
+  view.setUint8(at, value >>> 16);
+  view.setUint16(at + 1, value & 0xffff);
+}
+
+/** RFC 791/1071: the ones' complement of the ones' complement sum of the header's 16-bit words (checksum field 0). */
+function ipv4Checksum(view: DataView, ip: number): number {
+  let sum = 0;
+  for (let at = ip; at < ip + IPV4_BYTES; at += 2) sum += view.getUint16(at);
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  return ~sum & 0xffff;
+}
+
+/** CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), the CRC the ICRC uses. */
+const CRC32_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+})();
+
+function crc32Update(crc: number, bytes: Uint8Array, start: number, end: number): number {
+  for (let i = start; i < end; i++) crc = CRC32_TABLE[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  return crc;
+}
+
+/**
+ * The ICRC of a RoCEv2 packet: Ethernet II, IPv4 without options, UDP, IB transport headers,
+ * payload, and 4 ICRC bytes at the end of the IP packet (their value is ignored). As IBA
+ * A17.3.3 and Linux `rxe_icrc.c` compute it: CRC-32 over 8 bytes of 0xFF (the masked LRH),
+ * the IPv4 header with TOS, TTL and checksum set to ones, the UDP header with its checksum set
+ * to ones, the BTH with byte 4 (FECN, BECN, resv6a) set to ones, then the rest up to the ICRC.
+ * The ICRC is sent least significant byte first (`DataView.setUint32(at, icrc, true)`).
+ */
+export function roceIcrc(packet: Uint8Array): number {
+  const ip = ETHERNET_BYTES;
+  const end = ip + ((packet[ip + 2]! << 8) | packet[ip + 3]!) - ICRC_BYTES;
+  if (packet.length < ip + MASKED_BYTES || end < ip + MASKED_BYTES || end + ICRC_BYTES > packet.length) {
+    throw new RangeError(`roceIcrc: expected an Ethernet + IPv4 + UDP + BTH packet whose IP length fits it, got ${packet.length} bytes`);
+  }
+  const masked = new Uint8Array(8 + MASKED_BYTES).fill(0xff, 0, 8);
+  masked.set(packet.subarray(ip, ip + MASKED_BYTES), 8);
+  const at = 8;
+  masked[at + 1] = 0xff; // TOS: DSCP and ECN
+  masked[at + 8] = 0xff; // TTL
+  masked.fill(0xff, at + 10, at + 12); // IPv4 checksum
+  masked.fill(0xff, at + IPV4_BYTES + 6, at + IPV4_BYTES + 8); // UDP checksum
+  masked[at + IPV4_BYTES + UDP_BYTES + 4] = 0xff; // BTH FECN, BECN, resv6a
+  const crc = crc32Update(0xffffffff, masked, 0, masked.length);
+  return ~crc32Update(crc, packet, ip + MASKED_BYTES, end) >>> 0;
+}

@@ -1,0 +1,175 @@
+/**
+ * The pcap bytes of @rocelab/wire read by a real tshark: RoCEv2 frames decode as InfiniBand on
+ * UDP 4791 with no decode-as, PFC frames as MAC control, fields read back as sent, timestamps
+ * keep their nanoseconds, and no frame is malformed or draws an expert warning — also when
+ * the capture keeps only the first 128 bytes of each frame.
+ *
+ * Needs `tshark` on PATH (Debian 12 ships 4.0). Without it the tests are skipped — unless
+ * ROCELAB_REQUIRE_TSHARK=1, which makes that a failure. Personal Wireshark preferences are
+ * kept out (WIRESHARK_CONFIG_DIR points at an empty directory).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test, type TestContext } from 'node:test';
+import { FrameKind, Opcode, encodeFrame, newFrame, pcapFileHeader, pcapRecord, pfcFrame, type Frame } from '@rocelab/wire';
+
+const REQUIRED = process.env.ROCELAB_REQUIRE_TSHARK === '1';
+const TSHARK_TIMEOUT_MS = 30_000;
+/** Wireshark 4.0 checks no IPv4 checksums by default; with this it flags a bad one as an error. */
+const CHECK_IP = ['-o', 'ip.check_checksum:TRUE'];
+const PROBLEMS = '_ws.malformed || _ws.expert.severity >= warning';
+
+let missing: string | null = null;
+let work = '';
+
+before(() => {
+  const probe = spawnSync('tshark', ['--version'], { encoding: 'utf8', timeout: TSHARK_TIMEOUT_MS });
+  if (probe.error !== undefined || probe.status !== 0) missing = `tshark is not on PATH (${probe.error?.message ?? probe.stderr})`;
+  work = mkdtempSync(join(tmpdir(), 'rocelab-pcap-'));
+});
+
+after(() => {
+  if (work !== '') rmSync(work, { recursive: true, force: true });
+});
+
+function needsTshark(t: TestContext): boolean {
+  if (missing === null) return true;
+  if (REQUIRED) assert.fail(`${missing}, and ROCELAB_REQUIRE_TSHARK=1`);
+  t.skip(missing);
+  return false;
+}
+
+/** tshark's output lines; a non-zero exit or a timeout fails the test with its stderr. */
+function tshark(file: string, args: string[]): string[] {
+  const run = spawnSync('tshark', ['-r', file, ...args], {
+    encoding: 'utf8',
+    timeout: TSHARK_TIMEOUT_MS,
+    env: { ...process.env, WIRESHARK_CONFIG_DIR: work },
+  });
+  assert.equal(run.error, undefined, `tshark ${args.join(' ')}: ${run.error?.message}`);
+  assert.equal(run.status, 0, `tshark ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout.split('\n').filter((line) => line !== '');
+}
+
+/** One column of `-T fields` per field, one row per displayed frame. */
+function fields(file: string, filter: string, names: string[], extra: string[] = []): string[][] {
+  const args = [...extra, '-Y', filter, '-T', 'fields', ...names.flatMap((n) => ['-e', n])];
+  return tshark(file, args).map((line) => line.split('\t'));
+}
+
+function writePcap(name: string, frames: readonly Frame[], timesPs: readonly number[], snaplen: number): string {
+  const file = join(work, name);
+  const records = frames.map((frame, i) => pcapRecord(timesPs[i]!, encodeFrame(frame, { srcMacForPfc: 0x02_00_00_00_00_fe }), snaplen));
+  writeFileSync(file, Buffer.concat([pcapFileHeader(snaplen), ...records]));
+  return file;
+}
+
+// A WRITE of 2,500 B at MTU 1024, a WRITE of 0 B, a SEND, their ACK, a NAK, a CNP, PFC pause and resume.
+const flow = {
+  srcMac: 0x02_00_00_00_00_01, dstMac: 0x02_00_00_00_00_02, srcIp: 0x0a_00_00_01, dstIp: 0x0a_00_01_02,
+  dscp: 26, ecn: 2, ttl: 64, udpSrcPort: 49_170, destQp: 0x12,
+};
+const back = { ...flow, srcMac: flow.dstMac, dstMac: flow.srcMac, srcIp: flow.dstIp, dstIp: flow.srcIp, ecn: 0 };
+const data = (opcode: number, psn: number, payloadBytes: number, more: Partial<Frame> = {}): Frame =>
+  newFrame(FrameKind.data, { ...flow, opcode, psn, payloadBytes, ipId: psn, ...more });
+const SEQUENCE: Frame[] = [
+  data(Opcode.writeFirst, 100, 1024, { dmaLength: 2500 }),
+  data(Opcode.writeMiddle, 101, 1024),
+  data(Opcode.writeLast, 102, 452, { ackReq: true }),
+  data(Opcode.writeOnly, 103, 0, { dmaLength: 0, ackReq: true }),
+  // 256 B: Wireshark's RPC-over-RDMA heuristic throws on SEND payloads under 16 B (see the last test).
+  data(Opcode.sendOnly, 104, 256, { ackReq: true, ecn: 3 }),
+  newFrame(FrameKind.ack, { ...back, opcode: Opcode.acknowledge, psn: 104, syndrome: 0x1f, msn: 3 }),
+  newFrame(FrameKind.ack, { ...back, opcode: Opcode.acknowledge, psn: 101, syndrome: 0x60, msn: 1 }),
+  newFrame(FrameKind.cnp, { ...back, dscp: 48, opcode: Opcode.cnp, becn: true }),
+  pfcFrame(1 << 3, [0, 0, 0, 0xffff, 0, 0, 0, 0]),
+  pfcFrame(1 << 3, [0, 0, 0, 0, 0, 0, 0, 0]),
+];
+const ROCE = SEQUENCE.filter((f) => f.kind !== FrameKind.pfc);
+/** 2 s into the run, 1.234567 µs apart: every time has picoseconds below the nanosecond. */
+const TIMES_PS = SEQUENCE.map((_, i) => 2_000_000_000_000 + i * 1_234_567 + 7);
+const epoch = (ps: number): string => `${Math.floor(ps / 1e12)}.${String(Math.floor((ps % 1e12) / 1000)).padStart(9, '0')}`;
+
+test('every RoCEv2 frame decodes as InfiniBand on UDP 4791 without a decode-as, every PFC frame as MAC control', (t) => {
+  if (!needsTshark(t)) return;
+  const file = writePcap('sequence.pcap', SEQUENCE, TIMES_PS, 65_535);
+  assert.equal(fields(file, 'infiniband.bth.opcode', ['frame.number']).length, ROCE.length);
+  assert.equal(fields(file, 'macc.opcode == 0x0101', ['frame.number']).length, SEQUENCE.length - ROCE.length);
+  for (const [protocols] of fields(file, 'udp', ['frame.protocols'])) assert.match(protocols!, /^eth:ethertype:ip:udp:infiniband(:|$)/);
+});
+
+test('opcodes, PSNs, AETH, RETH, ECN, PFC class-enable bits and quanta read back as sent; times keep their ns', (t) => {
+  if (!needsTshark(t)) return;
+  const file = writePcap('sequence.pcap', SEQUENCE, TIMES_PS, 65_535);
+  assert.deepEqual(
+    fields(file, 'infiniband', ['infiniband.bth.opcode', 'infiniband.bth.psn', 'infiniband.bth.destqp', 'ip.dsfield.ecn']),
+    ROCE.map((f) => [String(f.opcode), String(f.psn), '0x000012', String(f.ecn)]),
+  );
+  assert.deepEqual(fields(file, 'infiniband.aeth', ['infiniband.aeth.syndrome', 'infiniband.aeth.msn']), [['31', '3'], ['96', '1']]);
+  assert.deepEqual(fields(file, 'infiniband.reth', ['infiniband.reth.dmalen']), [['2500'], ['0']]);
+  const pfc = fields(file, 'macc', ['macc.cbfc.enbv.c3', 'macc.cbfc.enbv.c2', 'macc.cbfc.pause_time.c3', 'eth.src']);
+  assert.equal(pfc.length, 2);
+  for (const [row, quanta] of [[pfc[0]!, '65535'], [pfc[1]!, '0']] as const) {
+    assert.match(row[0]!, /^(1|True)$/, 'C3 enabled');
+    assert.match(row[1]!, /^(0|False)$/, 'C2 not enabled');
+    assert.deepEqual(row.slice(2), [quanta, '02:00:00:00:00:fe']);
+  }
+  assert.deepEqual(fields(file, 'frame', ['frame.time_epoch']).map(([time]) => time), TIMES_PS.map(epoch));
+});
+
+test('no frame is malformed or draws an expert warning, and the IPv4 checksums are good', (t) => {
+  if (!needsTshark(t)) return;
+  const file = writePcap('sequence.pcap', SEQUENCE, TIMES_PS, 65_535);
+  assert.deepEqual(fields(file, PROBLEMS, ['frame.number', '_ws.expert'], CHECK_IP), []);
+  assert.deepEqual(fields(file, 'ip', ['ip.checksum.status'], CHECK_IP), ROCE.map(() => ['1']), '1 = good');
+
+  // The same filters do catch problems: a bad IPv4 checksum, and an IP length that cuts the BTH.
+  const good = encodeFrame(SEQUENCE[5]!);
+  const badChecksum = good.slice();
+  badChecksum[14 + 10] ^= 0xff;
+  const cut = good.slice();
+  const view = new DataView(cut.buffer);
+  view.setUint16(14 + 2, 20 + 8 + 4);
+  view.setUint16(14 + 20 + 4, 8 + 4);
+  view.setUint16(14 + 10, 0);
+  let sum = 0;
+  for (let at = 14; at < 34; at += 2) sum += view.getUint16(at);
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  view.setUint16(14 + 10, ~sum & 0xffff);
+  const controls = join(work, 'controls.pcap');
+  writeFileSync(controls, Buffer.concat([pcapFileHeader(65_535), pcapRecord(0, badChecksum, 65_535), pcapRecord(1000, cut, 65_535)]));
+  assert.deepEqual(fields(controls, 'ip.checksum.status == 0', ['frame.number'], CHECK_IP), [['1']]);
+  assert.deepEqual(fields(controls, '_ws.expert.severity >= warning', ['frame.number'], CHECK_IP), [['1'], ['2']]);
+  assert.deepEqual(fields(controls, '_ws.malformed', ['frame.number'], CHECK_IP), [['2']]);
+});
+
+test('a 128-byte snapshot length: the headers still decode, nothing is malformed or warned about', (t) => {
+  if (!needsTshark(t)) return;
+  const file = writePcap('snap128.pcap', SEQUENCE, TIMES_PS, 128);
+  const lengths = fields(file, 'frame', ['frame.len', 'frame.cap_len']);
+  assert.deepEqual(lengths.slice(0, 3), [['1098', '128'], ['1082', '128'], ['510', '128']]);
+  assert.deepEqual(
+    fields(file, 'infiniband', ['infiniband.bth.opcode', 'infiniband.bth.psn']),
+    ROCE.map((f) => [String(f.opcode), String(f.psn)]),
+  );
+  assert.deepEqual(fields(file, 'infiniband.reth', ['infiniband.reth.dmalen']), [['2500'], ['0']]);
+  assert.deepEqual(fields(file, PROBLEMS, ['frame.number', '_ws.expert'], CHECK_IP), []);
+});
+
+test('SEND payloads under 16 bytes decode cleanly once the RPC-over-RDMA heuristic is off', (t) => {
+  if (!needsTshark(t)) return;
+  // Wireshark's rpcrdma_infiniband heuristic reads 16 bytes of every SEND payload before it
+  // checks the length (packet-rpcrdma.c, packet_is_rpcordma), so by default a shorter SEND is
+  // "[Malformed Packet: RPCoRDMA]" — real captures too. Users pass the same option.
+  const sends = [0, 1, 3, 4, 8, 12, 15].flatMap((n, i) => [
+    data(Opcode.sendOnly, 2 * i, n),
+    data(Opcode.sendLast, 2 * i + 1, n),
+  ]);
+  const file = writePcap('small-sends.pcap', sends, sends.map((_, i) => i * 1_000_000), 65_535);
+  const quiet = ['--disable-heuristic', 'rpcrdma_infiniband', ...CHECK_IP];
+  assert.equal(fields(file, 'infiniband.bth.opcode', ['frame.number'], quiet).length, sends.length);
+  assert.deepEqual(fields(file, PROBLEMS, ['frame.number', '_ws.expert'], quiet), []);
+});
