@@ -6,9 +6,10 @@
  *
  * ```yaml
  * defaults:
- *   switch: {bufferBytes: 1MiB, ecn: {kmin: 50KB, kmax: 200KB, pmax: 0.1}, watchdog: {enabled: false}}
+ *   switch: {bufferBytes: 1MiB, ecn: {kmin: 50KB, kmax: 200KB, pmax: 0.1, priorities: [3]}, watchdog: {enabled: false}}
  * nodes:
- *   - {name: tor1, role: tor, switch: {losslessFlood: drop, xoffBytes: 200KB, xonBytes: 190KB}}
+ *   - {name: tor1, role: tor, switch: {losslessFlood: drop, xoffBytes: 200KB, xonBytes: 190KB, ecmpSeed: 7}}
+ *   - {name: spine1, role: spine, switch: {ecn: {enabled: false}}}
  * ```
  */
 import { PFC_MAX_QUANTA, PFC_PRIORITIES, type DscpMap } from '@rocelab/wire';
@@ -19,6 +20,8 @@ import type { WatchdogAction } from './pfc-watchdog.js';
 const BYTES = { type: ['integer', 'string'], description: 'a size in bytes: an integer or a string like 64KB or 1MiB' } as const;
 const DURATION = { type: 'string', description: 'a duration like 200ms, 1ms or 500us' } as const;
 const PRIORITY_LIST = { type: 'array', items: { type: 'integer' }, description: 'a list of priorities 0..7' } as const;
+/** HPCC's `m_ecmpSeed` is a uint32_t; rocelab's hash takes the same range. */
+const ECMP_SEED = 'an ECMP hash seed: an integer in 0..4294967295';
 
 /** One `switch:` object; every key optional (the profile fills the rest). */
 export const switchConfigSchema = {
@@ -41,9 +44,18 @@ export const switchConfigSchema = {
     ecn: {
       type: 'object',
       additionalProperties: false,
-      description: 'ECN marking {kmin, kmax, pmax, markNonEct}',
-      properties: { kmin: BYTES, kmax: BYTES, pmax: { type: 'number', description: 'a probability 0..1' }, markNonEct: { type: 'boolean' } },
+      description: 'ECN marking {enabled, priorities, kmin, kmax, pmax, markNonEct}',
+      properties: {
+        enabled: { type: 'boolean', description: 'true or false (false: no packet is ever marked)' },
+        priorities: { ...PRIORITY_LIST, description: 'the egress queues that mark: a list of priorities 0..7' },
+        kmin: BYTES,
+        kmax: BYTES,
+        pmax: { type: 'number', description: 'a probability 0..1' },
+        markNonEct: { type: 'boolean' },
+      },
     },
+    ecmpHash: { enum: ['rocelab', 'hpcc-ns3'], description: 'rocelab or hpcc-ns3' },
+    ecmpSeed: { type: 'integer', description: ECMP_SEED },
     scheduler: {
       type: 'object',
       additionalProperties: false,
@@ -117,12 +129,16 @@ function applyLayer(s: SwitchSettings, raw: Raw, units: UnitParsers, problems: S
   const ecn = raw.ecn as Raw | undefined;
   if (ecn !== undefined) {
     s.ecn = {
+      enabled: (ecn.enabled as boolean | undefined) ?? s.ecn.enabled,
+      priorities: parse('ecn.priorities', ecn.priorities, priorities) ?? s.ecn.priorities,
       kminBytes: parse('ecn.kmin', ecn.kmin, units.bytes) ?? s.ecn.kminBytes,
       kmaxBytes: parse('ecn.kmax', ecn.kmax, units.bytes) ?? s.ecn.kmaxBytes,
       pmax: parse('ecn.pmax', ecn.pmax, units.probability) ?? s.ecn.pmax,
       markNonEct: (ecn.markNonEct as boolean | undefined) ?? s.ecn.markNonEct,
     };
   }
+  set('ecmpHash', raw.ecmpHash as SwitchSettings['ecmpHash'] | undefined);
+  set('ecmpSeed', parse('ecmpSeed', raw.ecmpSeed, Number, (v) => (Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff ? null : ECMP_SEED)));
   const scheduler = raw.scheduler as Raw | undefined;
   if (scheduler !== undefined) {
     set('strictPriorities', parse('scheduler.strict', scheduler.strict, priorities));

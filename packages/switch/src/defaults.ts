@@ -7,6 +7,17 @@ import { PS_PER_MS } from '@rocelab/sim';
 /** Shared buffer: the SONiC Force10-S6000 ingress lossless pool (PHYSICS §3.2, `buffers_defaults_t1.j2`). */
 export const SHARED_BUFFER_BYTES = 12_766_208;
 
+/**
+ * `hpcc-ns3` switch buffer: 32 MiB, what HPCC's `third.cc` gives every switch when run as its
+ * README says, `./waf --run 'scratch/third mix/config.txt'`, with the shipped config:
+ * `BUFFER_SIZE 32` (mix/config.txt line 55 at 7813df4d; "buffer size per switch" in
+ * config_doc.txt), applied in `main` by `sw->m_mmu->ConfigBufferSize(buffer_size* 1024 * 1024)`.
+ * Not the `SwitchMmu` constructor's 12 MiB (switch-mmu.cc line 25 at 78c386c), which third.cc
+ * always overrides, nor third.cc's fallback `buffer_size = 16` (line 79 at d6f94002) for a
+ * config without the key; run.py writes `16 * bw / 50` MiB, also 32 at its README's `--bw 100`.
+ */
+export const HPCC_BUFFER_BYTES = 32 * 1024 * 1024;
+
 /** Dynamic-threshold α = 1/8: SONiC `dynamic_th` −3, HPCC `pfc_a_shift` 3 (PHYSICS §3.1). */
 export const DYNAMIC_ALPHA = 1 / 8;
 
@@ -41,6 +52,12 @@ export const PAUSE_QUANTA = 0xffff;
 export const ECN_VENDOR = { kminBytes: 104_000, kmaxBytes: 312_000, pmax: 0.1 } as const;
 /** The DCQCN paper at 40G: 5 KB / 200 KB / 1 % (PHYSICS §1.2, [2nd]). */
 export const ECN_PAPER = { kminBytes: 5_000, kmaxBytes: 200_000, pmax: 0.01 } as const;
+/**
+ * Egress queues that may mark: all eight, so the packet alone decides (ECT, or any packet with
+ * `markNonEct`), as before the setting existed. `ecn.priorities` narrows it, e.g. to the lossless
+ * queues as SONiC's AZURE map puts WRED/ECN on queues 3–4 only (PHYSICS §2.6).
+ */
+export const ECN_PRIORITIES = [0, 1, 2, 3, 4, 5, 6, 7] as const;
 /** HPCC `run.py`: Kmin 100·bw/25 KB, Kmax 400·bw/25 KB (units of 1000 B, bw in Gb/s), Pmax 0.2 (PHYSICS §1.7). */
 export const hpccEcn = (rateGbps: number) => ({ kminBytes: (100 * rateGbps * 1000) / 25, kmaxBytes: (400 * rateGbps * 1000) / 25, pmax: 0.2 });
 

@@ -2,8 +2,9 @@
  * RED-like ECN marking at egress dequeue (PHYSICS §1.7): the marking probability is a pure
  * function of the egress queue's bytes after the departing packet left (HPCC `ShouldSendCN`,
  * ZHU `BroadcomNode::ShouldSendCN`), and the decision draws from the port's seeded stream only
- * when the outcome is uncertain. The caller picks the queues that mark and sets CE; the MMU
- * counts the marks (STYLE §6).
+ * when the outcome is uncertain. `markingQueues` says which egress queues take part at all
+ * (switch on/off, per queue); the caller skips the others and sets CE; the MMU counts the marks
+ * (STYLE §6).
  */
 import type { Rng } from '@rocelab/sim';
 import type { FieldProblem } from './problem.js';
@@ -18,6 +19,20 @@ export interface EcnConfig {
   pmax: number;
   /** Mark not-ECT packets too (hpcc-ns3 parity: marks at dequeue without an ECT check). */
   markNonEct: boolean;
+}
+
+/** Where marking applies: on or off for the whole switch, and which egress queues (0..7) may mark. */
+export interface EcnScope {
+  enabled: boolean;
+  priorities: readonly number[];
+}
+
+/**
+ * Bit q set = egress queue q may mark. 0 when marking is off: no decision is made, so nothing
+ * is marked and the `ecn` stream is never drawn from.
+ */
+export function markingQueues(scope: EcnScope): number {
+  return scope.enabled ? scope.priorities.reduce((mask, q) => mask | (1 << q), 0) : 0;
 }
 
 /** Problems in an ECN config (see problem.ts). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { flowHash, Forwarding, NO_ROUTE } from './forwarding.js';
+import { hpccEcmpHash } from './ecmp-hash-hpcc.js';
+import { defaultEcmpSeed, flowHash, Forwarding, NO_ROUTE, ROCE_UDP_PORT } from './forwarding.js';
 
 /** `10.0.1.11` → 0x0a00010b (routes and frames carry IPv4 as unsigned 32-bit integers). */
 const ip = (text: string): number => text.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
@@ -99,3 +100,58 @@ test(
     for (const [port, n] of counts) assert.ok(n >= 8 && n <= 24, `port ${port} got ${n} of 64 flows`);
   },
 );
+
+// Seeds (`ecmpSeed`) and HPCC ns-3's hash (`ecmpHash: hpcc-ns3`, the hpcc-ns3 profile).
+
+test('with no seed the rocelab hash is the one of earlier runs: pinned values, and seed 0 is the same', () => {
+  // Printed by the flowHash of commit c18121e (before seeds existed): existing pods keep their paths.
+  const pinned: Array<[number, number, number, number]> = [
+    [H1, FAR, 49152, 0x8578f421],
+    [H1, FAR, 49153, 0x3f63f1b7],
+    [H2, FAR, 50000, 0x964f7987],
+    [ip('10.1.2.3'), ip('10.3.2.1'), 65535, 0x89ea9b58],
+  ];
+  for (const [src, dst, udp, want] of pinned) {
+    assert.equal(flowHash(src, dst, udp), want);
+    assert.equal(flowHash(src, dst, udp, 0), want);
+  }
+  const routes = [{ ip: FAR, ports: [0, 1, 2, 3] }];
+  const unseeded = new Forwarding(routes);
+  const seeded0 = new Forwarding(routes, { hash: 'rocelab', seed: defaultEcmpSeed('rocelab', 17) });
+  for (let k = 0; k < 100; k++) assert.equal(seeded0.egressPort(H1, FAR, EPHEMERAL + k), unseeded.egressPort(H1, FAR, EPHEMERAL + k));
+});
+
+test('a seed moves flows to other paths, and each seed still spreads them evenly', () => {
+  const routes = [{ ip: FAR, ports: [0, 1, 2, 3] }];
+  const base = new Forwarding(routes);
+  for (const seed of [1, 7, 0xffffffff]) {
+    const fwd = new Forwarding(routes, { hash: 'rocelab', seed });
+    let moved = 0;
+    for (let k = 0; k < 1000; k++) if (fwd.egressPort(H1, FAR, EPHEMERAL + k) !== base.egressPort(H1, FAR, EPHEMERAL + k)) moved++;
+    // Independent choices over 4 ports move 3/4 of the flows: 750 of 1000, ±60 is about ±4σ.
+    assert.ok(moved > 690 && moved < 810, `seed ${seed} moved ${moved} of 1000 flows`);
+    // Even = 250 per port, σ = √(1000 · ¼ · ¾) ≈ 13.7: within 4σ (195..305) for every seed and port.
+    for (const [port, n] of spread(fwd, 1000)) assert.ok(n >= 195 && n <= 305, `seed ${seed}: port ${port} got ${n} of 1000 flows`);
+  }
+});
+
+test('hpcc-ns3: the port is nexthops[EcmpHash(sip, dip, sport | 4791 << 16, seed) % n], in the route’s port order', () => {
+  const routes = [{ ip: FAR, ports: [4, 5, 6] }];
+  for (const seed of [0, 3, 12345]) {
+    const fwd = new Forwarding(routes, { hash: 'hpcc-ns3', seed });
+    for (let k = 0; k < 200; k++) {
+      const udp = EPHEMERAL + k;
+      assert.equal(fwd.egressPort(H1, FAR, udp), [4, 5, 6][hpccEcmpHash(H1, FAR, udp, ROCE_UDP_PORT, seed) % 3]);
+    }
+  }
+  // The vector of ecmp-hash-hpcc.test.ts: 10.0.1.11 → 10.0.2.11, port 49152, seed 7 → 0x90c2b494, even.
+  assert.equal(new Forwarding([{ ip: FAR, ports: [8, 9] }], { hash: 'hpcc-ns3', seed: 7 }).egressPort(H1, FAR, 49152), 8);
+  for (const [port, n] of spread(new Forwarding([{ ip: FAR, ports: [0, 1, 2, 3] }], { hash: 'hpcc-ns3', seed: 5 }), 1000)) {
+    assert.ok(n >= 195 && n <= 305, `port ${port} got ${n} of 1000 flows (250 ± 4σ)`);
+  }
+});
+
+test('the default seed: 0 for the rocelab hash, the node index for HPCC’s (m_ecmpSeed = m_id)', () => {
+  assert.deepEqual([0, 1, 25].map((i) => defaultEcmpSeed('rocelab', i)), [0, 0, 0]);
+  assert.deepEqual([0, 1, 25].map((i) => defaultEcmpSeed('hpcc-ns3', i)), [0, 1, 25]);
+});

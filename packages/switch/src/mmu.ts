@@ -157,7 +157,8 @@ export class Mmu {
     return total;
   }
 
-  private groupLimit(): number {
+  /** How far a group may grow into the shared pool before it pauses: the dynamic threshold, or the static XOFF. */
+  groupLimit(): number {
     const s = this.config.staticThresholds;
     return s === null ? this.threshold() : s.xoffBytes;
   }

@@ -8,8 +8,10 @@ import {
   DSCP_PRIORITY,
   DYNAMIC_ALPHA,
   ECN_PAPER,
+  ECN_PRIORITIES,
   ECN_VENDOR,
   EGRESS_LOSSY_ALPHA,
+  HPCC_BUFFER_BYTES,
   HPCC_RESUME_OFFSET_BYTES,
   LOSSLESS_PRIORITIES,
   MAC_AGEING_PS,
@@ -24,6 +26,7 @@ import {
   CABLE_METERS,
   hpccEcn,
 } from './defaults.js';
+import type { EcmpHashKind } from './forwarding.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
 
 export type SwitchProfile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
@@ -52,7 +55,14 @@ export interface SwitchSettings {
   pauseQuanta: number;
   /** Refresh of a standing pause: half the pause time, a fixed period, or none (pause until resume). */
   pauseRefresh: 'half' | 'none' | number;
-  ecn: { kminBytes: number; kmaxBytes: number; pmax: number; markNonEct: boolean };
+  /**
+   * RED marking at dequeue. `enabled: false` or a queue outside `priorities` never marks and
+   * never draws from the `ecn` stream.
+   */
+  ecn: { enabled: boolean; priorities: number[]; kminBytes: number; kmaxBytes: number; pmax: number; markNonEct: boolean };
+  /** ECMP hash (rocelab's or HPCC ns-3's) and its seed; null = that hash's default (`defaultEcmpSeed`). */
+  ecmpHash: EcmpHashKind;
+  ecmpSeed: number | null;
   strictPriorities: number[];
   weights: number[];
   losslessFlood: 'flood' | 'drop';
@@ -82,7 +92,9 @@ export function profileSettings(profile: SwitchProfile, timing: SwitchTiming, ra
     egressLossyAlpha: EGRESS_LOSSY_ALPHA,
     pauseQuanta: PAUSE_QUANTA,
     pauseRefresh: 'half',
-    ecn: { ...ECN_VENDOR, markNonEct: false },
+    ecn: { enabled: true, priorities: [...ECN_PRIORITIES], ...ECN_VENDOR, markNonEct: false },
+    ecmpHash: 'rocelab',
+    ecmpSeed: null,
     strictPriorities: [...STRICT_PRIORITIES],
     weights: [1, 1, 1, 1, 1, 1, 1, 1],
     losslessFlood: 'flood',
@@ -94,21 +106,23 @@ export function profileSettings(profile: SwitchProfile, timing: SwitchTiming, ra
     case 'vendor':
       return vendor;
     case 'paper':
-      return { ...vendor, ecn: { ...ECN_PAPER, markNonEct: false } };
+      return { ...vendor, ecn: { ...vendor.ecn, ...ECN_PAPER } };
     case 'sonic':
       return { ...vendor, losslessPriorities: [...SONIC_LOSSLESS_PRIORITIES], dscpMap: dscpMap(SONIC_DSCP_PRIORITY) };
     case 'hpcc-ns3': {
       // HPCC run.py: Kmin/Kmax scale with the link rate in Gb/s; every packet may be marked; one
       // reserve and one headroom per port in the pool; resume 3072 B below the threshold; pauses
-      // hold until resumed. Its buffer size is a run parameter; rocelab keeps the vendor pool.
+      // hold until resumed; the buffer of its shipped config; its own ECMP hash, seeded per switch.
       const gbps = rateBps / 1e9;
       return {
         ...vendor,
+        bufferBytes: HPCC_BUFFER_BYTES,
+        ecmpHash: 'hpcc-ns3',
         headroomModel: 'hpcc',
         budget: 'perPort',
         xonOffsetBytes: HPCC_RESUME_OFFSET_BYTES,
         pauseRefresh: 'none',
-        ecn: { ...hpccEcn(gbps), markNonEct: true },
+        ecn: { ...vendor.ecn, ...hpccEcn(gbps), markNonEct: true },
       };
     }
   }

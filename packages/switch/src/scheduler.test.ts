@@ -70,6 +70,8 @@ test('FIFO order within a queue, and length/bytes bookkeeping', () => {
   assert.equal(s.dequeue(NONE_PAUSED), null);
   assert.equal(s.length(), 0);
   assert.equal(s.bytes(3), 0);
+  // The peak is the high-water mark: it stays after the queue drains.
+  assert.deepEqual([s.peakBytes(3), s.peakBytes(0), s.peakBytes(1)], [300, 50, 0]);
 });
 
 test('FIFO order survives compaction of a long queue filled and drained concurrently', () => {

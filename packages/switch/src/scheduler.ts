@@ -73,6 +73,8 @@ export class EgressScheduler<T> {
   private readonly dwrrMask: number;
   /** Bit q set = queue q holds items. */
   private nonEmptyMask = 0;
+  /** The most bytes each queue ever held. */
+  private readonly peak: number[] = new Array<number>(QUEUES).fill(0);
   private current = 0;
   /** Whether `current` has had its quantum for the turn in progress. */
   private inTurn = false;
@@ -90,8 +92,10 @@ export class EgressScheduler<T> {
   /** Append an item of `sizeBytes` to queue `queue` (0..7). */
   enqueue(queue: number, item: T, sizeBytes: number): void {
     if (!(Number.isSafeInteger(sizeBytes) && sizeBytes > 0)) throw new RangeError(`scheduler: item size must be a positive integer, got ${sizeBytes}`);
-    this.fifo(queue).push(item, sizeBytes);
+    const fifo = this.fifo(queue);
+    fifo.push(item, sizeBytes);
     this.nonEmptyMask |= 1 << queue;
+    if (fifo.bytes > this.peak[queue]!) this.peak[queue] = fifo.bytes;
   }
 
   /**
@@ -132,6 +136,12 @@ export class EgressScheduler<T> {
   /** Bytes queued in one queue. */
   bytes(queue: number): number {
     return this.fifo(queue).bytes;
+  }
+
+  /** The most bytes one queue ever held. */
+  peakBytes(queue: number): number {
+    this.fifo(queue);
+    return this.peak[queue]!;
   }
 
   private fifo(queue: number): Fifo<T> {

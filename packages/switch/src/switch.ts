@@ -9,8 +9,8 @@
 import { FrameKind, PFC_PRIORITIES, cloneFrame, frameBytes, type ByteAccounting, type Frame } from '@rocelab/wire';
 import type { NodeContext, NodeModel, Rng } from '@rocelab/sim';
 import { Classifier } from './classifier.js';
-import { shouldMark } from './ecn.js';
-import { Forwarding, NO_ROUTE, type Route } from './forwarding.js';
+import { markingQueues, shouldMark } from './ecn.js';
+import { ecmpConfigOf, Forwarding, NO_ROUTE, type Route } from './forwarding.js';
 import { L2Tables } from './mac-table.js';
 import { Mmu } from './mmu.js';
 import { PfcGenerator } from './pfc.js';
@@ -59,6 +59,8 @@ export class Switch implements NodeModel {
   private readonly queues: EgressScheduler<Queued>[];
   private readonly watchdogs: Array<Array<PfcWatchdog | null>>;
   private readonly ecnRng: Rng;
+  /** Bit q set = egress queue q may be ECN-marked (0: marking off). */
+  private readonly ecnQueues: number;
   /** Per (port, queue): packets sent, ECN marks. */
   readonly txPackets: Float64Array;
   readonly ecnMarked: Float64Array;
@@ -72,7 +74,7 @@ export class Switch implements NodeModel {
     const { settings, plan } = config;
     const ports = ctx.ports.length;
     this.classifier = new Classifier(settings.dscpMap, settings.losslessPriorities);
-    this.forwarding = new Forwarding(config.routes);
+    this.forwarding = new Forwarding(config.routes, ecmpConfigOf(settings, ctx.index));
     this.l2 = new L2Tables({ arpAgeingPs: settings.arpAgeingPs, macAgeingPs: settings.macAgeingPs, losslessFlood: settings.losslessFlood });
     this.local = new Map(config.attachedHosts.map((h) => [h.ip, h]));
     // As after the hosts' first ARP exchange: both tables know every attached host.
@@ -96,6 +98,7 @@ export class Switch implements NodeModel {
     );
     if (this.watchdogs.some((queues) => queues.some((w) => w !== null))) ctx.setTimer(POLL_TIMER, 0);
     this.ecnRng = ctx.rng('ecn');
+    this.ecnQueues = markingQueues(settings.ecn);
     this.txPackets = new Float64Array(ports * PFC_PRIORITIES);
     this.ecnMarked = new Float64Array(ports * PFC_PRIORITIES);
     this.floodCopies = new Float64Array(ports);
@@ -166,7 +169,7 @@ export class Switch implements NodeModel {
     const slot = port * PFC_PRIORITIES + next.queue;
     this.txPackets[slot]!++;
     // RED on the egress queue as the packet leaves it (HPCC, ZHU: marking at dequeue, PHYSICS §1.7).
-    if (frame.kind !== FrameKind.pfc && shouldMark(frame.ecn, this.mmu.egressBytes(port, next.queue), this.config.settings.ecn, this.ecnRng)) {
+    if (frame.kind !== FrameKind.pfc && (this.ecnQueues & (1 << next.queue)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, next.queue), this.config.settings.ecn, this.ecnRng)) {
       frame.ecn = 3;
       this.ecnMarked[slot]!++;
     }
@@ -195,6 +198,11 @@ export class Switch implements NodeModel {
   /** Bytes queued in (`port`, `queue`). */
   queueBytes(port: number, queue: number): number {
     return this.queues[port]!.bytes(queue);
+  }
+
+  /** The most bytes (`port`, `queue`) ever held. */
+  peakQueueBytes(port: number, queue: number): number {
+    return this.queues[port]!.peakBytes(queue);
   }
 
   watchdog(port: number, priority: number): PfcWatchdog | null {

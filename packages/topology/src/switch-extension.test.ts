@@ -22,7 +22,8 @@ test('switch settings resolve over the profile, defaults first, then the switch�
   const p = parseTopology(pod('bufferBytes: 2MiB, ecn: {kmin: 50KB}', 'ecn: {kmax: 400KB}, losslessFlood: drop'), 'pod.yaml');
   const s = switchSettingsOf(p, p.nodes.find((n) => n.name === 'tor1')!);
   assert.equal(s.bufferBytes, 2 * 1024 * 1024);
-  assert.deepEqual(s.ecn, { kminBytes: 50_000, kmaxBytes: 400_000, pmax: 0.1, markNonEct: false });
+  assert.deepEqual(s.ecn, { enabled: true, priorities: [0, 1, 2, 3, 4, 5, 6, 7], kminBytes: 50_000, kmaxBytes: 400_000, pmax: 0.1, markNonEct: false });
+  assert.deepEqual([s.ecmpHash, s.ecmpSeed], ['rocelab', null], 'no seed: the unseeded hash of earlier runs');
   assert.equal(s.losslessFlood, 'drop');
   assert.deepEqual([s.watchdog.detectionPs, s.watchdog.pollPs], [2e9, 1e9], 'timing: drill');
 });
@@ -54,4 +55,36 @@ test('ECN and watchdog ranges are checked too, every problem listed', () => {
 
 test('a misspelt switch key is caught by the schema', () => {
   assert.match(rejection(pod('bufferByte: 1MiB')), /^pod\.yaml: defaults\.switch\.bufferByte: expected one of the keys bufferBytes, alpha, .*, got unknown key "bufferByte"$/);
+});
+
+test('ECN on or off per switch and per queue; the switch’s own keys override the defaults’', () => {
+  const p = parseTopology(pod('ecn: {enabled: false}', 'ecn: {priorities: [4, 3, 3]}'), 'pod.yaml');
+  const s = switchSettingsOf(p, p.nodes.find((n) => n.name === 'tor1')!);
+  assert.deepEqual([s.ecn.enabled, s.ecn.priorities], [false, [3, 4]], 'off from the defaults; queues sorted, once each');
+  const q = parseTopology(pod('ecn: {enabled: false, priorities: [3]}', 'ecn: {enabled: true}'), 'pod.yaml');
+  const t = switchSettingsOf(q, q.nodes.find((n) => n.name === 'tor1')!);
+  assert.deepEqual([t.ecn.enabled, t.ecn.priorities], [true, [3]]);
+});
+
+test('ecmpSeed and ecmpHash are read per switch', () => {
+  const p = parseTopology(pod('ecmpSeed: 4294967295', 'ecmpSeed: 7, ecmpHash: hpcc-ns3'), 'pod.yaml');
+  const s = switchSettingsOf(p, p.nodes.find((n) => n.name === 'tor1')!);
+  assert.deepEqual([s.ecmpHash, s.ecmpSeed], ['hpcc-ns3', 7]);
+});
+
+test('hpcc-ns3: a 32 MiB buffer (third.cc with its shipped config) and HPCC’s ECMP hash, seeded by node index', () => {
+  const p = parseTopology(pod('').replace('timing: drill', 'timing: drill\nprofile: hpcc-ns3'), 'pod.yaml');
+  const s = switchSettingsOf(p, p.nodes.find((n) => n.name === 'tor1')!);
+  assert.equal(s.bufferBytes, 33_554_432);
+  assert.deepEqual([s.ecmpHash, s.ecmpSeed], ['hpcc-ns3', null]);
+});
+
+test('bad ECN scopes and ECMP seeds are rejected with file, path, field and range', () => {
+  assert.equal(rejection(pod('ecn: {priorities: [3, 8]}')), 'pod.yaml: defaults.switch.ecn.priorities: expected a list of priorities in 0..7 (8 is not one), got [3,8]');
+  assert.equal(rejection(pod('ecn: {priorities: 3}')), 'pod.yaml: defaults.switch.ecn.priorities: expected the egress queues that mark: a list of priorities 0..7, got 3');
+  assert.equal(rejection(pod('ecn: {enabled: no}')), 'pod.yaml: defaults.switch.ecn.enabled: expected true or false (false: no packet is ever marked), got "no"');
+  assert.equal(rejection(pod('', 'ecmpSeed: -1')), 'pod.yaml: nodes[0].switch.ecmpSeed: expected an ECMP hash seed: an integer in 0..4294967295, got -1');
+  assert.equal(rejection(pod('', 'ecmpSeed: 4294967296')), 'pod.yaml: nodes[0].switch.ecmpSeed: expected an ECMP hash seed: an integer in 0..4294967295, got 4294967296');
+  assert.equal(rejection(pod('ecmpSeed: 1.5')), 'pod.yaml: defaults.switch.ecmpSeed: expected an ECMP hash seed: an integer in 0..4294967295, got 1.5');
+  assert.equal(rejection(pod('ecmpHash: crc32')), 'pod.yaml: defaults.switch.ecmpHash: expected one of "rocelab", "hpcc-ns3", got "crc32"');
 });
