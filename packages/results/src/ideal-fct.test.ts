@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_WIRE_MODEL } from '@rocelab/sim';
+import { idealFctPs, type IdealFctInput } from './ideal-fct.js';
+
+const G40 = { rateBps: 40e9, latencyPs: 1_000_000 };
+
+const base: IdealFctInput = {
+  sizeBytes: 10_000,
+  opcode: 'write',
+  mtu: 1024,
+  wire: DEFAULT_WIRE_MODEL,
+  forward: [G40],
+  reverse: [G40],
+  receiverDrainBps: 80e9,
+  senderDrainBps: 80e9,
+  ackEvery: 4,
+  rateCapBps: null,
+};
+
+test('two NICs back to back: the hand-computed 4,275,600 ps of the NIC test', () => {
+  // 10 packets (1102, 8 × 1086, 846 B + 20 B each at 200 ps/B): the last leaves at 2,167,200 ps,
+  // arrives 1 µs later, drains at 80 Gb/s (846 B × 100 ps) at 3,251,800 ps; its ACK (86 B on the
+  // wire: 17,200 ps, 1 µs) drains 66 B × 100 ps at the sender: 4,275,600 ps (nic.test.ts).
+  assert.equal(idealFctPs(base), 4_275_600);
+});
+
+test('a store-and-forward switch adds the first packet time and one latency each way', () => {
+  // Through one switch at the same rate the second hop runs one first packet (1122 B × 200 ps)
+  // behind the first: the middle packets queue behind the longer first one, and the short last
+  // packet behind the one before it. The ACK pays its own 86 B × 200 ps again.
+  const viaSwitch = idealFctPs({ ...base, forward: [G40, G40], reverse: [G40, G40] });
+  assert.equal(viaSwitch, 4_275_600 + 1122 * 200 + 1_000_000 + 86 * 200 + 1_000_000);
+});
+
+test('a rate cap spaces the packets by their wire time at the cap', () => {
+  // At 10 Gb/s each packet's start is 4× its 40G wire time after the previous one's.
+  const capped = idealFctPs({ ...base, rateCapBps: 10e9 });
+  const starts = (1122 + 8 * 1106) * 800; // the last packet starts after 9 gaps at 800 ps/B
+  assert.equal(capped, starts + 866 * 200 + 1_000_000 + 846 * 100 + 86 * 200 + 1_000_000 + 66 * 100);
+});

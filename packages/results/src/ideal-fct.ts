@@ -1,0 +1,92 @@
+/**
+ * The ideal completion time of one message on an empty fabric: the exact time rocelab's own
+ * models would take if this message were alone — no queueing behind other traffic, no pause,
+ * no congestion control reaction — so a loss-free message alone on its path has slowdown 1.
+ *
+ * It is the store-and-forward pipeline of the models, packet by packet: the sender NIC starts a
+ * packet when the wire is free (and its pacing gap has passed, for a flow with a rate cap), every
+ * hop serializes it after it fully arrived and after the previous packet left, the receiver's
+ * host memory drains it, and the responder ACKs (coalesced as the NIC does) back over the
+ * reverse path, where the sender's memory drains the last ACK: that instant is the completion.
+ * The arithmetic is the engine's (`wireTimePs`, the pod's byte accounting), so it is exact.
+ */
+import { packetCount, payloadOf, sendOpcode, writeOpcode, type WorkOpcode } from '@rocelab/rnic';
+import { wireTimePs, type WireModel } from '@rocelab/sim';
+import { FrameKind, Opcode, frameBytes, newFrame, serializedBytes } from '@rocelab/wire';
+
+export interface Hop {
+  rateBps: number;
+  latencyPs: number;
+}
+
+export interface IdealFctInput {
+  sizeBytes: number;
+  opcode: WorkOpcode;
+  mtu: number;
+  wire: WireModel;
+  /** Links from the sender to the receiver, the sender's own first; and back. */
+  forward: readonly Hop[];
+  reverse: readonly Hop[];
+  /** Rates at which each host's memory drains its NIC's receive buffer. */
+  receiverDrainBps: number;
+  senderDrainBps: number;
+  /** The responder ACKs every `ackEvery` in-order packets, and always the last one. */
+  ackEvery: number;
+  /** A flow's pacing rate below the line rate, or null. */
+  rateCapBps: number | null;
+}
+
+/** Picoseconds from posting the message to its completion, alone on an empty fabric. */
+export function idealFctPs(m: IdealFctInput): number {
+  if (m.forward.length === 0 || m.reverse.length === 0) throw new RangeError('ideal FCT: a path needs at least one link each way');
+  const accounting = m.wire.accounting;
+  const n = packetCount(m.sizeBytes, m.mtu);
+  const hops = m.forward.length;
+  const doneAt = new Array<number>(hops).fill(0); // when each hop last finished serializing
+  let startPs = 0;
+  let prevStartPs = 0;
+  let prevGapPs = 0;
+  let drainedPs = 0;
+  let sinceAck = 0;
+  const ackAtPs: number[] = [];
+  const paced = m.rateCapBps !== null && m.rateCapBps < m.forward[0]!.rateBps;
+  for (let i = 0; i < n; i++) {
+    const opcode = m.opcode === 'write' ? writeOpcode(i, n) : sendOpcode(i, n);
+    const frame = newFrame(FrameKind.data, { opcode, payloadBytes: payloadOf(i, m.sizeBytes, m.mtu), dmaLength: m.opcode === 'write' && i === 0 ? m.sizeBytes : 0 });
+    const wireBytes = serializedBytes(frame, accounting);
+    startPs = i === 0 ? 0 : Math.max(doneAt[0]!, paced ? prevStartPs + prevGapPs : 0);
+    let arrivalPs = startPs;
+    for (let h = 0; h < hops; h++) {
+      const hop = m.forward[h]!;
+      const beginPs = h === 0 ? startPs : Math.max(arrivalPs, doneAt[h]!);
+      doneAt[h] = beginPs + wireTimePs(wireBytes, hop.rateBps, m.wire);
+      arrivalPs = doneAt[h]! + hop.latencyPs;
+    }
+    drainedPs = Math.max(arrivalPs, drainedPs) + wireTimePs(frameBytes(frame, accounting), m.receiverDrainBps, m.wire);
+    if (++sinceAck >= m.ackEvery || i === n - 1) {
+      ackAtPs.push(drainedPs);
+      sinceAck = 0;
+    }
+    prevStartPs = startPs;
+    prevGapPs = paced ? wireTimePs(wireBytes, m.rateCapBps!, m.wire) : 0;
+  }
+  return lastAckDrainedPs(m, ackAtPs);
+}
+
+/** The ACKs leave the receiver when generated (its wire is otherwise idle) and drain at the sender. */
+function lastAckDrainedPs(m: IdealFctInput, ackAtPs: readonly number[]): number {
+  const ack = newFrame(FrameKind.ack, { opcode: Opcode.acknowledge });
+  const wireBytes = serializedBytes(ack, m.wire.accounting);
+  const drainPs = wireTimePs(frameBytes(ack, m.wire.accounting), m.senderDrainBps, m.wire);
+  const doneAt = new Array<number>(m.reverse.length).fill(0);
+  let drainedPs = 0;
+  for (const atPs of ackAtPs) {
+    let arrivalPs = atPs;
+    m.reverse.forEach((hop, h) => {
+      doneAt[h] = Math.max(arrivalPs, doneAt[h]!) + wireTimePs(wireBytes, hop.rateBps, m.wire);
+      arrivalPs = doneAt[h]! + hop.latencyPs;
+    });
+    drainedPs = Math.max(arrivalPs, drainedPs) + drainPs;
+  }
+  return drainedPs;
+}

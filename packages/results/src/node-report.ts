@@ -1,0 +1,54 @@
+/**
+ * What each node reports at the end of a run, beside its conservation counts: per port the PFC,
+ * ECN, drop and queue figures, and for a host its transport counters. These are plain numbers in
+ * base units (ps, bytes), read from the engine and the models by the runtime, and carried in the
+ * final report from every process, so the summary is assembled the same way in every mode.
+ */
+import type { DropReason } from '@rocelab/sim';
+
+export interface PortReport {
+  port: string;
+  /** Indexed by priority 0..7. */
+  pfcSent: number[];
+  pfcReceived: number[];
+  /** Virtual time each priority of this port's transmitter was held by received pauses. */
+  pausedPs: number[];
+  /** Virtual time this port's receiver held its peer paused, per priority. */
+  pausingPs: number[];
+  /** First and last PAUSE (non-zero quanta) sent and received; -1 = none. */
+  firstPauseTxPs: number;
+  lastPauseTxPs: number;
+  firstPauseRxPs: number;
+  lastPauseRxPs: number;
+  /** Packets CE-marked leaving this port (switches). */
+  ecnMarked: number;
+  /** Drops attributed to this port, non-zero reasons only. */
+  dropped: Partial<Record<DropReason, number>>;
+  /** Switch: the fullest egress queue of this port ever; host: the NIC's receive buffer. */
+  peakQueueBytes: number;
+  txBytes: number;
+  rxBytes: number;
+}
+
+export interface HostReport {
+  cnpsSent: number;
+  cnpsReceived: number;
+  retransmittedPackets: number;
+  naksSent: { seq: number; rnr: number };
+  naksReceived: { seq: number; rnr: number };
+  rtoExpirations: number;
+  /** RNR NAKs received: each makes the QP wait the coded RNR time before resending. */
+  rnrWaits: number;
+  stormEvents: { warning: number; error: number };
+  /** Payload the host's responders hold for good (`rocelab_goodput_bytes_total`). */
+  goodputBytes: number;
+  /** Payload of every data packet that reached its transport (`rocelab_received_payload_bytes_total`). */
+  receivedPayloadBytes: number;
+}
+
+export interface NodeReport {
+  node: string;
+  role: string;
+  ports: PortReport[];
+  host: HostReport | null;
+}

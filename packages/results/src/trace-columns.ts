@@ -1,0 +1,32 @@
+/**
+ * The trace CSV files of `rocelab run --trace DIR` and their columns, in the order the writer
+ * prints them. One header line, comma-separated, no quoting; times in µs from the run's start
+ * with 6 decimals; an empty field means "no value". A reference directory has the same files
+ * with a `run` column anywhere in the header (one directory, several runs, e.g. seeds).
+ */
+
+/** Per sending QP on a regular grid (default 10 µs). `acked_bytes` and `cnps` are cumulative; `throughput_gbps` covers the preceding grid interval; `alpha` is empty when DCQCN is off. */
+export const RATES_COLUMNS = ['time_us', 'node', 'qp', 'flow', 'dst', 'rate_gbps', 'target_gbps', 'alpha', 'acked_bytes', 'cnps', 'throughput_gbps'] as const;
+
+/** Per switch egress queue on a grid (default 1 µs). `paused`/`pausing` are 0 or 1; `ecn_marks` is cumulative. */
+export const QUEUE_COLUMNS = ['time_us', 'node', 'port', 'priority', 'queue_bytes', 'threshold_bytes', 'ingress_bytes', 'headroom_bytes', 'paused', 'pausing', 'ecn_marks'] as const;
+
+/** One row per PAUSE or RESUME arriving at a transmitter (`node:port`); `pause_us` is what the quanta stand for at the link's rate, 0 for a resume. */
+export const PFC_COLUMNS = ['time_us', 'node', 'port', 'priority', 'event', 'quanta', 'pause_us'] as const;
+
+/** One row per message; `completion_us`, `fct_us` and `slowdown` are empty when it did not complete. */
+export const FCT_COLUMNS = ['flow', 'from', 'to', 'size_bytes', 'start_us', 'completion_us', 'fct_us', 'ideal_fct_us', 'slowdown', 'status'] as const;
+
+/** The column naming the run of each row in a reference directory. */
+export const RUN_COLUMN = 'run';
+
+/** Every trace file by name, with its columns. */
+export const TRACE_FILES = {
+  'rates.csv': RATES_COLUMNS,
+  'queue.csv': QUEUE_COLUMNS,
+  'pfc.csv': PFC_COLUMNS,
+  'fct.csv': FCT_COLUMNS,
+} as const;
+
+export type TraceFileName = keyof typeof TRACE_FILES;
+export const TRACE_FILE_NAMES = Object.keys(TRACE_FILES) as TraceFileName[];
