@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { assembleResult, buildEngine, nodeFinal, podContext, scheduleFault, type RunResult } from '@rocelab/runtime';
+import { assembleResult, buildEngine, nodeFinal, podContext, scheduleFault, torsOfHosts, type RunResult } from '@rocelab/runtime';
 import type { Engine, NodeContext, PortStats } from '@rocelab/sim';
 import type { Nic } from '@rocelab/rnic';
 import type { Switch } from '@rocelab/switch';
@@ -60,7 +60,7 @@ export class Scenario {
     const key = connectionKey(workload, from, to);
     const qp = this.nic(to).receiverQps.find((r) => r.end.key === key);
     if (qp === undefined) throw new Error(`${to} has no connection ${key}`);
-    return qp.resp.stats.bytesAccepted;
+    return qp.resp.stats.bytesDelivered;
   }
 
   /** PFC frames sent on `node:port` with priority `p` enabled. */
@@ -84,8 +84,8 @@ export class Scenario {
 
   /** The run's result as `rocelab run` would report it now (conservation audit included). */
   result(): RunResult {
-    const finals = this.pod.nodes.map((n) => nodeFinal(this.engine, n.index, 0));
-    return assembleResult(finals, { seed: this.pod.seed, profile: this.pod.profile, timing: this.pod.timing, mode: 'inproc', workers: 1, durationPs: this.nowPs, wallMs: 0, windows: 0 });
+    const finals = this.pod.nodes.map((n) => nodeFinal(this.engine, n.index, n.role, 0));
+    return assembleResult(finals, { seed: this.pod.seed, profile: this.pod.profile, timing: this.pod.timing, mode: 'inproc', workers: 1, durationPs: this.nowPs, wallMs: 0, windows: 0, torOf: torsOfHosts(this.pod) });
   }
 
   private index(name: string): number {

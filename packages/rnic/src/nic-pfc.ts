@@ -56,6 +56,8 @@ export class NicPfc {
   private readonly queue: Array<{ frame: Frame; bytes: number }> = [];
   private head = 0;
   occupancyBytes = 0;
+  /** The most the receive buffer ever held. */
+  peakOccupancyBytes = 0;
   private draining = false;
   private cause: PausingCause = 'none';
   private malfunctioning = false;
@@ -93,6 +95,7 @@ export class NicPfc {
     if (this.occupancyBytes + bytes > this.config.bufferBytes) return false;
     this.queue.push({ frame, bytes });
     this.occupancyBytes += bytes;
+    if (this.occupancyBytes > this.peakOccupancyBytes) this.peakOccupancyBytes = this.occupancyBytes;
     if (!this.draining) this.startDrain(nowPs);
     if (this.cause === 'none' && this.occupancyBytes >= this.config.xoffBytes && this.config.lossless.length > 0) this.startPausing(nowPs, 'buffer');
     return true;

@@ -50,7 +50,7 @@ test('a 10,000 B WRITE completes when its last ACK has drained into host memory,
   const [m] = a.results().sent;
   assert.equal(m!.status, 'success');
   assert.equal(m!.completedPs, 4_275_600);
-  assert.equal(b.stats.goodputBytes, 10_000);
+  assert.equal(b.goodputBytes, 10_000);
   assert.equal(a.completion.count, 1);
   // ACKs every 4 packets (psn 3 and 7) and the last: 3 ACKs, 10 data frames.
   assert.deepEqual([engine.context(0).stats.sent, engine.context(1).stats.sent], [10, 3]);
@@ -68,7 +68,7 @@ test('a slow receiver (host memory at 10 Gb/s behind a 40 Gb/s link) pauses its 
   assert.ok(engine.context(0).stats.ports[0]!.pfcRx[3]! > 0);
   assert.equal(engine.context(1).stats.droppedTotal(), 0, 'no lossless drop');
   assert.equal(a.results().sent[0]!.status, 'success');
-  assert.equal(b.stats.goodputBytes, 2_000_000);
+  assert.equal(b.goodputBytes, 2_000_000);
   // Host memory, not the link, sets the pace: ≥ 2 MB · 8 / 10 Gb/s = 1.6 ms.
   assert.ok(a.results().sent[0]!.completedPs! >= 1_600_000_000);
   const { sent, accounted } = audit();

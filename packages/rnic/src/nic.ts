@@ -14,7 +14,7 @@ import { DcqcnReactionPoint } from './dcqcn-rp.js';
 import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S } from './defaults.js';
 import { NicPfc, type NicPfcTimer } from './nic-pfc.js';
 import type { NicSettings } from './nic-settings.js';
-import { RcRequester, type Completion } from './rc-requester.js';
+import { RcRequester, type Completion, type WorkOpcode } from './rc-requester.js';
 import { RcResponder } from './rc-responder.js';
 
 export interface HostPeer {
@@ -53,12 +53,36 @@ export interface NicConfig {
 export interface MessageResult {
   flow: number;
   to: string;
+  /** The QP it went on, and its operation. */
+  qpn: number;
+  opcode: WorkOpcode;
   sizeBytes: number;
   postedPs: number;
   completedPs: number | null;
   status: Completion['status'] | 'pending';
-  probe: boolean;
+  /** Bytes the responder holds for good (all of them once completed; see `RcRequester.ackedBytes`). */
+  deliveredBytes: number;
+  /** When the message last made progress (an ACK moved its QP forward after it was posted); null = none yet. */
+  lastProgressPs: number | null;
+  /** Its data packets sent again (go-back-N/0, timeouts). */
+  retransmittedPackets: number;
+  /** CNPs (or CNP-flagged ACKs) its QP received while it was the oldest uncompleted message. */
+  cnps: number;
 }
+
+/** Pingmesh probes of one host: counts, and the round trips of the completed ones per peer (ps). */
+export interface ProbeResults {
+  sent: number;
+  failed: number;
+  /** Posted, not completed by the end of the run. */
+  pending: number;
+  rttPs: Record<string, number[]>;
+  /** Round trips beyond the per-host cap, counted but not kept. */
+  rttOmitted: number;
+}
+
+/** Round trips a host keeps for the run's percentiles (bounded memory in long live runs). */
+export const MAX_PROBE_SAMPLES = 100_000;
 
 export type NicFault = { kind: 'nicPauseStorm' };
 
@@ -74,7 +98,14 @@ interface SenderQp {
   /** When to look again whether a rate increase shortened the running gap (cached: costly to find). */
   repaceAtPs: number;
   priority: number;
+  /** Uncompleted work requests by id. */
   messages: Map<number, MessageResult>;
+  /** A pingmesh probe connection. */
+  probe: boolean;
+  /** The flow id of the first message posted on it; null before any. */
+  firstFlow: number | null;
+  /** CNPs (or CNP-flagged ACKs) it received. */
+  cnps: number;
 }
 
 interface ReceiverQp {
@@ -100,7 +131,7 @@ export class Nic implements NodeModel {
   private readonly senderByKey = new Map<string, SenderQp>();
   private readonly replies: Frame[] = [];
   readonly pfc: NicPfc;
-  private readonly lineRateBps: number;
+  readonly lineRateBps: number;
   private readonly accounting: ByteAccounting;
   private nextPost: MessagePost | null;
   private wrId = 0;
@@ -110,12 +141,15 @@ export class Nic implements NodeModel {
     cnpsSent: 0,
     cnpsReceived: 0,
     naksReceived: { seq: 0, rnr: 0 },
-    goodputBytes: 0,
+    /** Payload of every data packet that reached the transport: in order or not, duplicates too. */
+    receivedPayloadBytes: 0,
     messagesReceived: 0,
   };
   readonly completion = new FixedHistogram(exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS));
   readonly probeRtt = new FixedHistogram(exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS));
   private readonly messageLog: MessageResult[] = [];
+  private readonly probes: ProbeResults = { sent: 0, failed: 0, pending: 0, rttPs: {}, rttOmitted: 0 };
+  private probeSamples = 0;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -137,6 +171,9 @@ export class Nic implements NodeModel {
       repaceAtPs: Infinity,
       priority: config.dscpMap[end.dscp]!,
       messages: new Map(),
+      probe: end.probe,
+      firstFlow: null,
+      cnps: 0,
     }));
     this.receivers = config.responders.map((end, index) => {
       const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery });
@@ -210,6 +247,10 @@ export class Nic implements NodeModel {
 
   private dataFrame(nowPs: number, q: SenderQp): Frame {
     const p = q.req.nextPacket(nowPs)!;
+    if (p.retransmission) {
+      const m = q.messages.get(p.wrId);
+      if (m !== undefined) m.retransmittedPackets++;
+    }
     // Plain stores on a fresh frame: this runs once per data packet.
     const frame = this.addressed(FrameKind.data, q.end);
     frame.ecn = 2; // ECT(0): RoCEv2 data is ECN-capable (DCQCN)
@@ -258,10 +299,7 @@ export class Nic implements NodeModel {
       case FrameKind.cnp: {
         this.ctx.deliver(frame);
         const q = this.senderByQpn.get(frame.destQp);
-        if (q !== undefined) {
-          this.stats.cnpsReceived++;
-          q.rp?.onCnp(nowPs);
-        }
+        if (q !== undefined) this.onCnp(nowPs, q);
         break;
       }
       case FrameKind.pfc:
@@ -273,6 +311,7 @@ export class Nic implements NodeModel {
   private onData(nowPs: number, frame: Frame): void {
     const r = this.receiverByQpn.get(frame.destQp);
     if (r === undefined) return this.ctx.drop(frame, 'misdelivered', PORT);
+    this.stats.receivedPayloadBytes += frame.payloadBytes;
     const ce = frame.ecn === 3;
     if (ce && r.np !== null) {
       if (r.np.onCe(nowPs)) this.queueCnp(r);
@@ -282,7 +321,6 @@ export class Nic implements NodeModel {
     switch (result.verdict) {
       case 'accepted':
         this.ctx.deliver(frame);
-        this.stats.goodputBytes += frame.payloadBytes;
         if (result.messageBytes !== null) this.stats.messagesReceived++;
         break;
       case 'outOfSequence':
@@ -310,10 +348,7 @@ export class Nic implements NodeModel {
     this.ctx.deliver(frame);
     const q = this.senderByQpn.get(frame.destQp);
     if (q === undefined) return;
-    if (frame.becn) {
-      this.stats.cnpsReceived++;
-      q.rp?.onCnp(nowPs);
-    }
+    if (frame.becn) this.onCnp(nowPs, q);
     const kind = syndromeKind(frame.syndrome);
     let done: Completion[];
     if (kind === 'ack') {
@@ -325,6 +360,15 @@ export class Nic implements NodeModel {
     }
     this.complete(q, done);
     this.armRequester(q);
+  }
+
+  private onCnp(nowPs: number, q: SenderQp): void {
+    this.stats.cnpsReceived++;
+    q.cnps++;
+    const head = q.req.headWrId;
+    const m = head === null ? undefined : q.messages.get(head);
+    if (m !== undefined) m.cnps++;
+    q.rp?.onCnp(nowPs);
   }
 
   private queueCnp(r: ReceiverQp): void {
@@ -381,9 +425,24 @@ export class Nic implements NodeModel {
       const q = this.senderByKey.get(post.connection);
       if (q === undefined) throw new Error(`${this.ctx.name}: no QP for connection ${post.connection}`);
       const id = this.wrId++;
-      const result: MessageResult = { flow: post.flow, to: post.to, sizeBytes: post.sizeBytes, postedPs: nowPs, completedPs: null, status: 'pending', probe: post.probe };
+      const result: MessageResult = {
+        flow: post.flow,
+        to: post.to,
+        qpn: q.end.qpn,
+        opcode: post.opcode,
+        sizeBytes: post.sizeBytes,
+        postedPs: nowPs,
+        completedPs: null,
+        status: 'pending',
+        deliveredBytes: 0,
+        lastProgressPs: null,
+        retransmittedPackets: 0,
+        cnps: 0,
+      };
       q.messages.set(id, result);
-      this.messageLog.push(result);
+      q.firstFlow ??= post.flow;
+      if (post.probe) this.probes.sent++;
+      else this.messageLog.push(result);
       q.req.post({ id, opcode: post.opcode, sizeBytes: post.sizeBytes, postedPs: nowPs });
       this.nextPost = this.config.traffic.next();
     }
@@ -398,10 +457,28 @@ export class Nic implements NodeModel {
       q.messages.delete(c.wrId);
       m.completedPs = c.completedPs;
       m.status = c.status;
-      if (c.status !== 'success') continue;
-      const seconds = (c.completedPs - c.postedPs) / 1e12;
-      (m.probe ? this.probeRtt : this.completion).observe(seconds);
+      if (c.status === 'success') {
+        m.deliveredBytes = m.sizeBytes;
+        m.lastProgressPs = c.completedPs;
+      }
+      if (q.probe) this.probeDone(m);
+      else if (c.status === 'success') this.completion.observe((c.completedPs - c.postedPs) / 1e12);
     }
+  }
+
+  private probeDone(m: MessageResult): void {
+    if (m.status !== 'success') {
+      this.probes.failed++;
+      return;
+    }
+    const rttPs = m.completedPs! - m.postedPs;
+    this.probeRtt.observe(rttPs / 1e12);
+    if (this.probeSamples >= MAX_PROBE_SAMPLES) {
+      this.probes.rttOmitted++;
+      return;
+    }
+    this.probeSamples++;
+    (this.probes.rttPs[m.to] ??= []).push(rttPs);
   }
 
   /** Keep the QP's timer on the requester's deadline (RTO or RNR wait). */
@@ -443,8 +520,25 @@ export class Nic implements NodeModel {
     return this.receivers;
   }
 
-  results(): { sent: MessageResult[] } {
-    return { sent: this.messageLog };
+  /** Goodput: payload this host's responders hold for good (`RcResponder` stats.bytesDelivered). */
+  get goodputBytes(): number {
+    let bytes = 0;
+    for (const r of this.receivers) bytes += r.resp.stats.bytesDelivered;
+    return bytes;
+  }
+
+  /** Every message this host posted (probes apart) and its probes, progress brought up to date. */
+  results(): { sent: MessageResult[]; probes: ProbeResults } {
+    for (const q of this.senders) {
+      for (const [wrId, m] of q.messages) {
+        m.deliveredBytes = q.req.ackedBytes(wrId);
+        const progress = q.req.lastProgressPs;
+        m.lastProgressPs = progress !== null && progress > m.postedPs ? progress : null;
+      }
+    }
+    let pending = 0;
+    for (const q of this.senders) if (q.probe) pending += q.messages.size;
+    return { sent: this.messageLog, probes: { ...this.probes, pending } };
   }
 }
 

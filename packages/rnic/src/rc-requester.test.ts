@@ -383,3 +383,20 @@ test('config and work requests are validated', () => {
   assert.throws(() => post(requester(), -1), RangeError);
   assert.throws(() => post(requester(), 1.5), RangeError);
 });
+
+test('progress of an uncompleted WRITE: go-back-N counts the packets before sndUna, go-back-0 nothing until it completes', () => {
+  for (const recovery of ['goBackN', 'goBack0'] as const) {
+    const r = requester({ recovery });
+    const id = post(r, 4 * MTU - 100);
+    send(r, 0);
+    assert.equal(r.headWrId, id);
+    assert.equal(r.lastProgressPs, null);
+    r.onAck(7 * US, 1); // packets 0 and 1
+    assert.equal(r.ackedBytes(id), recovery === 'goBackN' ? 2 * MTU : 0, recovery);
+    assert.equal(r.lastProgressPs, recovery === 'goBackN' ? 7 * US : null, recovery);
+    r.onAck(9 * US, 3);
+    assert.equal(r.ackedBytes(id), 0, 'a completed request is no longer tracked');
+    assert.equal(r.lastProgressPs, 9 * US);
+    assert.equal(r.headWrId, null);
+  }
+});

@@ -93,8 +93,9 @@ export class RcRequester {
     rtoExpirations: 0,
     /** Valid NAKs by kind; `fatal` = remote errors and reserved syndromes. */
     naksReceived: { seq: 0, rnr: 0, fatal: 0 },
-    /** Work requests completed with `success`. */
+    /** Work requests completed with `success`, and their bytes. */
     completed: 0,
+    completedBytes: 0,
     /** Work requests completed with an error status (including `flushed`). */
     failed: 0,
   };
@@ -111,6 +112,8 @@ export class RcRequester {
   private rnrLeft: number;
   private rtoDeadlinePs: number | null = null;
   private rnrUntilPs: number | null = null;
+  /** When sndUna last moved forward (new data acknowledged); null = never. */
+  private lastCreditPs: number | null = null;
 
   constructor(private readonly config: RequesterConfig) {
     checkConfig(config);
@@ -124,6 +127,27 @@ export class RcRequester {
 
   get outstandingPackets(): number {
     return this.nxt - this.una;
+  }
+
+  /** When the responder last acknowledged new data on this QP; null if it never has. */
+  get lastProgressPs(): number | null {
+    return this.lastCreditPs;
+  }
+
+  /** The work request holding sndUna (the oldest one not completed), or null. */
+  get headWrId(): number | null {
+    return this.messages[0]?.wr.id ?? null;
+  }
+
+  /**
+   * Bytes of an uncompleted work request the responder holds for good: the packets before sndUna.
+   * Go-back-0 keeps sndUna on message boundaries (a loss resends the whole message), so there a
+   * message counts only once it completes. Completed or unknown requests: 0.
+   */
+  ackedBytes(wrId: number): number {
+    const m = this.messages.find((x) => x.wr.id === wrId);
+    if (m === undefined || this.una <= m.firstSeq) return 0;
+    return Math.min(m.wr.sizeBytes, (this.una - m.firstSeq) * this.config.mtu);
   }
 
   /** Queue a message; it takes the next `packetCount` PSNs (a 0-byte message takes one). */
@@ -255,12 +279,16 @@ export class RcRequester {
     if (end <= this.una) return [];
     this.retryLeft = this.config.retryCount;
     this.rnrLeft = this.config.rnrRetry;
-    this.una = this.config.recovery === 'goBack0' ? this.restartPoint(end) : end;
+    const una = this.config.recovery === 'goBack0' ? this.restartPoint(end) : end;
+    if (una > this.una) this.lastCreditPs = nowPs;
+    this.una = una;
     this.nxt = Math.max(this.nxt, this.una);
     let n = 0;
     while (n < this.messages.length && this.messages[n]!.firstSeq + this.messages[n]!.count <= this.una) n++;
     this.stats.completed += n;
-    return this.messages.splice(0, n).map((m) => completion(m, nowPs, 'success'));
+    const done = this.messages.splice(0, n);
+    for (const m of done) this.stats.completedBytes += m.wr.sizeBytes;
+    return done.map((m) => completion(m, nowPs, 'success'));
   }
 
   /** Where a go-back resumes for a loss at `seq`. */

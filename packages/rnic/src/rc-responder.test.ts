@@ -197,3 +197,22 @@ test('requester + responder over a lossy link (go-back-N): every message complet
     assert.ok(resp.stats.naksSent.rnr > 0, `seed ${seed}: some SENDs met an RNR NAK`);
   }
 });
+
+test('goodput: go-back-N counts bytes as they are accepted in order; go-back-0 only whole messages', () => {
+  const gbn = responder();
+  gbn.onPacket(0, 0, WRITE_FIRST, MTU, false);
+  gbn.onPacket(0, 1, WRITE_MIDDLE, MTU, false);
+  assert.equal(gbn.stats.bytesDelivered, 2 * MTU, 'go-back-N never takes back an in-order byte');
+  gbn.onPacket(0, 3, WRITE_LAST, MTU, true); // a gap
+  assert.equal(gbn.stats.bytesDelivered, 2 * MTU);
+
+  const gb0 = responder({ recovery: 'goBack0' });
+  gb0.onPacket(0, 0, WRITE_FIRST, MTU, false);
+  gb0.onPacket(0, 1, WRITE_MIDDLE, MTU, false);
+  assert.equal(gb0.stats.bytesDelivered, 0, 'a partial message may still be discarded');
+  gb0.onPacket(0, 3, WRITE_LAST, MTU, true); // the gap rolls the message back
+  assert.equal(gb0.stats.bytesAccepted, 2 * MTU);
+  assert.equal(gb0.stats.bytesDelivered, 0);
+  writeMessage(gb0, 0, 3);
+  assert.equal(gb0.stats.bytesDelivered, 3 * MTU);
+});

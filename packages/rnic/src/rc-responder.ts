@@ -64,8 +64,14 @@ export class RcResponder {
     messagesCompleted: 0,
     /** Payload accepted in order, including partial messages a go-back-0 rollback later discarded. */
     bytesAccepted: 0,
-    /** Payload of partial messages discarded by go-back-0 rollbacks (goodput = accepted − discarded). */
+    /** Payload of partial messages discarded by go-back-0 rollbacks. */
     bytesDiscarded: 0,
+    /**
+     * Goodput: payload the application holds for good. Go-back-N never takes back a byte it
+     * accepted in order, so those count at once; go-back-0 may discard a partial message, so
+     * there a message counts when its last packet arrives.
+     */
+    bytesDelivered: 0,
   };
   private ePsn: number;
   private msn = 0;
@@ -127,12 +133,14 @@ export class RcResponder {
     this.nakSent = false;
     this.msgBytes += payloadBytes;
     this.stats.bytesAccepted += payloadBytes;
+    if (this.recovery === 'goBackN') this.stats.bytesDelivered += payloadBytes;
     this.sinceAck++;
     let messageBytes: number | null = null;
     if (last) {
       this.msn = (this.msn + 1) & PSN_MASK; // the MSN is 24 bits wide in the AETH
       this.stats.messagesCompleted++;
       messageBytes = this.msgBytes;
+      if (this.recovery === 'goBack0') this.stats.bytesDelivered += messageBytes;
       this.msgBytes = 0;
       this.msgHoldsReceive = false;
       this.msgStartPsn = this.ePsn;

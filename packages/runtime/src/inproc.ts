@@ -5,7 +5,9 @@ import { performance } from 'node:perf_hooks';
 import type { PodSpec } from '@rocelab/topology';
 import { scheduleFault } from './faults.js';
 import { buildEngine, podContext, type ModelFactory } from './models.js';
-import { assembleResult, nodeFinal, type RunResult } from './result.js';
+import { nodeFinal, assembleResult, type RunResult } from './result.js';
+import { torsOfHosts } from './node-report.js';
+import { attachRecording, NO_RECORDING, type RecordingOptions } from './recording.js';
 
 export interface RunOptions {
   seed: number;
@@ -15,6 +17,8 @@ export interface RunOptions {
   models?: ModelFactory;
   /** Called with the virtual time reached, every `PROGRESS_STEP_PS` (a progress bar; display only). */
   onProgress?: (virtualPs: number) => void;
+  /** Traces and captures (directories prepared by the caller). */
+  recording?: RecordingOptions;
 }
 
 /** Slices of virtual time between progress calls: running in slices is what members do every window, so results are the same. */
@@ -26,6 +30,7 @@ export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   const engine = buildEngine(pc, all, options.debugUncountedLoss ?? null, options.models);
   const hosted = new Set(all);
   for (const fault of pod.faults) scheduleFault(engine, pod, fault, hosted);
+  const recording = attachRecording(engine, pc, all, options.recording ?? NO_RECORDING);
   const start = performance.now();
   if (options.onProgress === undefined) {
     engine.runUntil(options.durationPs);
@@ -36,10 +41,11 @@ export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
       if (t === options.durationPs) break;
     }
   }
+  recording?.finish();
   const wallMs = performance.now() - start;
   const rss = process.memoryUsage().rss / pod.nodes.length;
   return assembleResult(
-    all.map((i) => nodeFinal(engine, i, rss)),
-    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, windows: 0 },
+    all.map((i) => nodeFinal(engine, i, pod.nodes[i]!.role, rss)),
+    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, windows: 0, torOf: torsOfHosts(pod) },
   );
 }

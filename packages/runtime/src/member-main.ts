@@ -14,6 +14,10 @@
  *                           (default 0: chosen by the OS)
  *   ROCELAB_MANAGED         1 when a local parent (rocelab up/run) manages this process: Ctrl-C
  *                           is left to the parent
+ *   ROCELAB_TRACE_DIR, ROCELAB_TRACE_RATES_INTERVAL_PS, ROCELAB_TRACE_QUEUE_INTERVAL_PS
+ *                           write this member's trace rows there (`rocelab run --trace`)
+ *   ROCELAB_PCAP_DIR, ROCELAB_PCAP_PORTS, ROCELAB_PCAP_SNAPLEN
+ *                           capture those ports (empty: every host port) there (`--pcap`)
  *
  * The controller may not be listening yet (containers start in any order): the member keeps
  * trying for a minute before giving up.
@@ -22,6 +26,7 @@ import { createLogger, type Logger } from '@rocelab/telemetry';
 import { loadTopologyFile, TopologyError, type Role } from '@rocelab/topology';
 import { DEV_POD_TOKEN } from './auth.js';
 import { MemberProcess } from './member.js';
+import { recordingFromEnv, type RecordingOptions } from './recording.js';
 
 export type ExpectedRole = 'switch' | 'host' | 'any';
 
@@ -66,6 +71,12 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
   if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort + nodes.length - 1 > 65535) {
     fail(`ROCELAB_METRICS_PORT=${JSON.stringify(env.ROCELAB_METRICS_PORT)}: expected a port number (0 = any)`);
   }
+  let recording: RecordingOptions;
+  try {
+    recording = recordingFromEnv(env);
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  }
   const listenHost = env.ROCELAB_LISTEN_HOST ?? '127.0.0.1';
   const advertiseHost = env.ROCELAB_ADVERTISE_HOST ?? (listenHost === '0.0.0.0' ? '127.0.0.1' : listenHost);
   const member = new MemberProcess({
@@ -80,6 +91,7 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     log,
     debugUncountedLoss: env.ROCELAB_DEBUG_UNCOUNTED_LOSS ?? null,
+    recording,
   });
   const stop = (signal: string) => {
     log.info({ signal }, 'stopping');

@@ -20,6 +20,7 @@ import { scheduleFault } from './faults.js';
 import { NodeMetrics } from './node-metrics.js';
 import { buildEngine, podContext, type ModelFactory, type PodContext } from './models.js';
 import { directionName, linkName } from './names.js';
+import { attachRecording, NO_RECORDING, type Recording, type RecordingOptions } from './recording.js';
 import { nodeFinal } from './result.js';
 
 export interface MemberOptions {
@@ -42,6 +43,8 @@ export interface MemberOptions {
   debugUncountedLoss?: string | null;
   /** Model construction (default: the real switch and NIC models). */
   models?: ModelFactory;
+  /** Traces and captures of this member's nodes (directories prepared by whoever started the run). */
+  recording?: RecordingOptions;
 }
 
 /**
@@ -73,6 +76,7 @@ export class MemberProcess {
   private readonly hosted: number[];
   private readonly remote = new Map<string, RemoteLink>();
   private engine: Engine | null = null;
+  private recording: Recording | null = null;
   private sync: MemberSync | null = null;
   private control: Connection | null = null;
   private server: WebSocketServer | null = null;
@@ -176,6 +180,7 @@ export class MemberProcess {
     for (const m of directory.members) for (const n of m.nodes) owner.set(n, m.id);
     const urlOf = new Map(directory.members.map((m) => [m.id, m.linkUrl]));
     this.engine = buildEngine(this.pc, this.hosted, this.options.debugUncountedLoss ?? null, this.options.models);
+    this.recording = attachRecording(this.engine, this.pc, this.hosted, this.options.recording ?? NO_RECORDING);
     for (const spec of pod.links) {
       const aNode = pod.nodes.find((n) => n.name === spec.a.node)!;
       const bNode = pod.nodes.find((n) => n.name === spec.b.node)!;
@@ -348,6 +353,9 @@ export class MemberProcess {
   private report(lease: number, final: boolean): Report {
     const engine = this.engine!;
     const next = engine.nextEventPs();
+    // Rows reach their files before the controller hears of this lease: once it has every final report, they are complete.
+    if (final) this.recording?.finish();
+    else this.recording?.flush();
     const failed = this.failedThisLease.splice(0);
     this.failedEver.push(...failed);
     // The final report repeats every failed link's counts: the controller settles each once.
@@ -358,7 +366,7 @@ export class MemberProcess {
       hasNextEvent: next !== null,
       nextEventPs: next ?? 0,
       nodes: this.hosted.map((i) => {
-        const f = final ? nodeFinal(engine, i, rss) : null;
+        const f = final ? nodeFinal(engine, i, this.options.pod.nodes[i]!.role, rss) : null;
         return {
           node: engine.context(i).name,
           hash: engine.digest(i),
@@ -374,6 +382,7 @@ export class MemberProcess {
                   causalityViolations: f.causalityViolations,
                   rssBytes: Math.round(f.rssBytes),
                   resultsJson: JSON.stringify(f.results),
+                  reportJson: JSON.stringify(f.report),
                 },
         };
       }),

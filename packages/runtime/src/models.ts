@@ -9,7 +9,7 @@ import { planSwitch, Switch, type SwitchProblem } from '@rocelab/switch';
 import { nicSettingsOf, resolvedWorkloads, routeTable, switchSettingsOf, type PodSpec, type Profile } from '@rocelab/topology';
 import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
 import { hostTraffic, type ResolvedWorkload } from '@rocelab/workload';
-import { hostNames, linkRateOf, qpPlan, type HostQps } from './qp-plan.js';
+import { firstPostPs, hostNames, linkRateOf, qpPlan, type HostQps } from './qp-plan.js';
 import { leakEveryNth } from './debug.js';
 
 /** How each profile counts bytes and time on the wire (DESIGN §5, PHYSICS §7). */
@@ -26,13 +26,15 @@ export interface PodContext {
   workloads: ResolvedWorkload[];
   hosts: Map<string, HostPeer>;
   qps: Map<string, HostQps>;
+  /** The run's start: when its first message is posted (the origin of trace times). */
+  startPs: number;
 }
 
 export function podContext(pod: PodSpec, seed: number): PodContext {
   const hosts = new Map<string, HostPeer>();
   for (const node of pod.nodes) if (node.role === 'host') hosts.set(node.name, { name: node.name, ip: node.ip, mac: node.mac });
   const workloads = resolvedWorkloads(pod);
-  return { pod, seed, wire: wireModelFor(pod.profile), workloads, hosts, qps: qpPlan(pod, seed, workloads, hosts) };
+  return { pod, seed, wire: wireModelFor(pod.profile), workloads, hosts, qps: qpPlan(pod, seed, workloads, hosts), startPs: firstPostPs(pod, seed, workloads) };
 }
 
 export function createModel(engine: Engine, pc: PodContext, index: number): NodeModel {

@@ -1,6 +1,6 @@
 /**
  * Which queue pairs exist in the pod, numbered deterministically: every host's connections
- * (from its workloads, known before the run) sorted by (sender, key), numbered from 1. Both
+ * (from its workloads, known before the run) sorted by (sender, key), numbered from FIRST_QPN. Both
  * ends of a connection use the same number; every process computes the same plan.
  */
 import { Rng } from '@rocelab/sim';
@@ -22,6 +22,27 @@ export function linkRateOf(pod: PodSpec, host: string): number {
   return pod.nodes.find((n) => n.name === host)!.ports[0]!.out.rateBps;
 }
 
+/**
+ * When the first message of the run is posted (any host, any workload): the time origin of the
+ * trace files. Each host's first post is drawn from throwaway streams, as `qpPlan` lists
+ * connections: the same (seed, host, purpose) streams the NIC draws from, so the same instant.
+ */
+export function firstPostPs(pod: PodSpec, seed: number, workloads: readonly ResolvedWorkload[]): number {
+  const names = hostNames(pod);
+  let first = Infinity;
+  for (const from of names) {
+    const traffic = hostTraffic(from, workloads, { hosts: names, seed, linkRateBps: (h) => linkRateOf(pod, h), rng: (p) => new Rng(seed, from, p) });
+    first = Math.min(first, traffic.next()?.atPs ?? Infinity);
+  }
+  return Number.isFinite(first) ? first : 0;
+}
+
+/**
+ * The first QP number: QP0 and QP1 are the InfiniBand management QPs (SMI and GSI, IBTA §3.5.5);
+ * a capture tool decodes what is sent to them as management datagrams, so data QPs start at 2.
+ */
+export const FIRST_QPN = 2;
+
 export function qpPlan(pod: PodSpec, seed: number, workloads: readonly ResolvedWorkload[], hosts: ReadonlyMap<string, HostPeer>): Map<string, HostQps> {
   const names = hostNames(pod);
   const plan = new Map<string, HostQps>(names.map((h) => [h, { requesters: [], responders: [] }]));
@@ -33,7 +54,7 @@ export function qpPlan(pod: PodSpec, seed: number, workloads: readonly ResolvedW
   }
   all.sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.c.key < y.c.key ? -1 : x.c.key > y.c.key ? 1 : 0));
   all.forEach(({ from, c }, i) => {
-    const qpn = i + 1;
+    const qpn = FIRST_QPN + i;
     const common = { qpn, key: c.key, probe: c.probe, dscp: c.dscp, rateCapBps: c.rateBps };
     plan.get(from)!.requesters.push({ ...common, peer: hosts.get(c.to)! });
     plan.get(c.to)!.responders.push({ ...common, peer: hosts.get(from)! });

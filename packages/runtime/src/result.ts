@@ -6,8 +6,22 @@
  * sent = delivered + dropped + queued, where `queued` is enumerated from queues, serializer
  * backlogs, pending arrivals and unshipped batches, never computed as a remainder.
  */
+import {
+  boundedFlows,
+  fabricSummary,
+  flowResult,
+  flowTotals,
+  probeSummary,
+  type FabricSummary,
+  type FlowResult,
+  type FlowTotals,
+  type NodeReport,
+  type ProbeSummary,
+} from '@rocelab/results';
+import type { MessageResult, ProbeResults } from '@rocelab/rnic';
 import { combineTraceHashes, DROP_REASONS, type DropReason, type Engine } from '@rocelab/sim';
 import type { Profile, Timing } from '@rocelab/topology';
+import { nodeReport } from './node-report.js';
 
 export type Mode = 'inproc' | 'procs' | 'workers' | 'docker';
 
@@ -21,32 +35,14 @@ export interface NodeFinal {
   dropped: Record<string, number>;
   causalityViolations: number;
   rssBytes: number;
-  /** Role-specific results (a host's flows). */
+  /** Role-specific results (a host's messages and probes). */
   results: unknown;
+  /** End-of-run figures for the summary (ports, transport counters). */
+  report: NodeReport;
 }
 
-/** One message a host posted (a `flow` workload posts one or more). */
-export interface FlowResult {
-  flow: number;
-  from: string;
-  to: string;
-  sizeBytes: number;
-  startNs: number;
-  /** When its last packet was acknowledged; null if it did not complete within the run. */
-  completionNs: number | null;
-  /** Flow completion time and goodput (payload over completion time). */
-  fctNs: number | null;
-  goodputGbps: number | null;
-  status: string;
-}
-
-/** Pingmesh probes: how many, how many came back, and their round trips. */
-export interface ProbeSummary {
-  sent: number;
-  completed: number;
-  meanRttNs: number | null;
-  maxRttNs: number | null;
-}
+/** What the summary lists per flow; the trace's fct.csv has every message. */
+export const MAX_RESULT_FLOWS = 1000;
 
 export interface RunResult {
   traceHash: string;
@@ -63,8 +59,13 @@ export interface RunResult {
   droppedByReason: Record<DropReason, number>;
   causalityViolations: number;
   conservation: boolean;
+  /** Messages posted (probes apart), at most MAX_RESULT_FLOWS: unfinished ones first. */
   flows: FlowResult[];
+  flowsOmitted: number;
+  flowTotals: FlowTotals;
   probes: ProbeSummary;
+  /** Pauses, marks, drops, peak queues per port; transport counters per host (top lists and totals). */
+  summary: FabricSummary;
   rssMiBPerNode: number;
 }
 
@@ -77,10 +78,12 @@ export interface RunMeta {
   durationPs: number;
   wallMs: number;
   windows: number;
+  /** Each host's ToR, for probe latency per ToR pair. */
+  torOf: Readonly<Record<string, string>>;
 }
 
 /** A hosted node's final numbers, read from its engine. */
-export function nodeFinal(engine: Engine, index: number, rssBytes: number): NodeFinal {
+export function nodeFinal(engine: Engine, index: number, role: string, rssBytes: number): NodeFinal {
   const ctx = engine.context(index);
   const stats = ctx.stats;
   return {
@@ -94,6 +97,7 @@ export function nodeFinal(engine: Engine, index: number, rssBytes: number): Node
     causalityViolations: stats.causalityViolations,
     rssBytes,
     results: engine.model(index)?.results?.(engine.nowPs) ?? null,
+    report: nodeReport(engine, index, role),
   };
 }
 
@@ -122,7 +126,8 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     droppedByReason,
     causalityViolations,
     conservation: packets.sent === packets.delivered + packets.dropped + packets.queued,
-    ...flowResults(finals),
+    ...flowResults(finals, meta),
+    summary: fabricSummary(finals.map((f) => f.report)),
     rssMiBPerNode: Math.round((sum((f) => f.rssBytes) / Math.max(1, finals.length) / 2 ** 20) * 10) / 10,
   };
 }
@@ -133,42 +138,20 @@ export function exitCodeOf(result: RunResult): number {
 }
 
 interface HostResults {
-  sent: Array<{ flow: number; to: string; sizeBytes: number; postedPs: number; completedPs: number | null; status: string; probe: boolean }>;
+  sent: MessageResult[];
+  probes: ProbeResults;
 }
 
-function flowResults(finals: readonly NodeFinal[]): { flows: FlowResult[]; probes: ProbeSummary } {
-  const flows: FlowResult[] = [];
-  const rtts: number[] = [];
-  let probes = 0;
+function flowResults(finals: readonly NodeFinal[], meta: RunMeta): { flows: FlowResult[]; flowsOmitted: number; flowTotals: FlowTotals; probes: ProbeSummary } {
+  const all: FlowResult[] = [];
+  const probes: Array<{ host: string; probes: ProbeResults }> = [];
   for (const f of finals) {
-    for (const m of (f.results as HostResults | null)?.sent ?? []) {
-      const fctPs = m.completedPs === null || m.status !== 'success' ? null : m.completedPs - m.postedPs;
-      if (m.probe) {
-        probes++;
-        if (fctPs !== null) rtts.push(fctPs / 1000);
-        continue;
-      }
-      flows.push({
-        flow: m.flow,
-        from: f.node,
-        to: m.to,
-        sizeBytes: m.sizeBytes,
-        startNs: m.postedPs / 1000,
-        completionNs: m.completedPs === null ? null : m.completedPs / 1000,
-        fctNs: fctPs === null ? null : fctPs / 1000,
-        goodputGbps: fctPs === null || fctPs === 0 ? null : (m.sizeBytes * 8) / fctPs * 1000,
-        status: m.status,
-      });
-    }
+    const results = f.results as HostResults | null;
+    if (results === null) continue;
+    for (const m of results.sent) all.push(flowResult(f.node, m, meta.durationPs));
+    probes.push({ host: f.node, probes: results.probes });
   }
-  flows.sort((a, b) => a.flow - b.flow);
-  return {
-    flows,
-    probes: {
-      sent: probes,
-      completed: rtts.length,
-      meanRttNs: rtts.length === 0 ? null : rtts.reduce((a, b) => a + b, 0) / rtts.length,
-      maxRttNs: rtts.length === 0 ? null : Math.max(...rtts),
-    },
-  };
+  all.sort((a, b) => a.flow - b.flow);
+  const { flows, omitted } = boundedFlows(all, MAX_RESULT_FLOWS);
+  return { flows, flowsOmitted: omitted, flowTotals: flowTotals(all), probes: probeSummary(probes, (h) => meta.torOf[h] ?? h) };
 }

@@ -11,7 +11,7 @@
 import { FrameKind, frameBytes, type Frame } from '@rocelab/wire';
 import { EventClass, type SimEvent } from './event.js';
 import { EventQueue } from './event-queue.js';
-import { countPerPriority, Transmitter, type WireModel } from './link.js';
+import { Transmitter, type WireModel } from './link.js';
 import { NodeContext, type ContextHost, type NodeModel, type PortInfo } from './node.js';
 import { NodeStats } from './stats.js';
 import { TraceHash } from './trace-hash.js';
@@ -31,6 +31,27 @@ export interface EngineOptions {
   wire: WireModel;
   /** Events allowed at one instant before the engine declares a livelock (a model bug). */
   maxEventsPerInstant?: number;
+}
+
+/**
+ * Watches the hosted nodes without taking part (traces, packet capture): it never schedules
+ * an event or draws from a stream, so the trace hash is the same with or without one.
+ */
+export interface EngineObserver {
+  /** A frame starts serializing on a hosted node's port (PFC frames included). */
+  onTransmit?(node: number, port: number, timePs: number, frame: Frame): void;
+  /** A frame arrived intact at a hosted node's port, before the node's model sees it. */
+  onArrive?(node: number, port: number, timePs: number, frame: Frame): void;
+}
+
+/**
+ * Called at `startPs`, `startPs + periodPs`, …: `sample(t)` sees the state after every event
+ * before t and none at or after it. Sampling only reads, so the grid never changes the trace.
+ */
+export interface Sampler {
+  startPs: number;
+  periodPs: number;
+  sample(timePs: number): void;
 }
 
 /** Frames emitted on a link to another process during the current window. */
@@ -80,6 +101,10 @@ export class Engine implements ContextHost {
   private readonly maxEventsPerInstant: number;
   private readonly wire: WireModel;
   private ready = false;
+  private observer: EngineObserver | null = null;
+  private readonly samplers: Array<{ sampler: Sampler; nextPs: number }> = [];
+  /** The earliest pending grid instant of any sampler (Infinity: none), checked once per event. */
+  private nextSamplePs = Infinity;
 
   constructor(options: EngineOptions) {
     this.seed = options.seed;
@@ -122,12 +147,53 @@ export class Engine implements ContextHost {
       } else if (++atInstant > this.maxEventsPerInstant) {
         throw new EngineError('livelock', `more than ${this.maxEventsPerInstant} events at ${instantPs} ps: a model is livelocked`);
       }
+      if (event.timePs >= this.nextSamplePs) this.sampleThrough(event.timePs);
       this.nowPs = event.timePs;
       this.dispatch(event);
     }
+    if (endPs >= this.nextSamplePs && Number.isFinite(endPs)) this.sampleThrough(endPs);
     if (endPs > this.horizonPs && Number.isFinite(endPs)) {
       this.horizonPs = endPs;
       this.nowPs = endPs;
+    }
+  }
+
+  /** Watch every hosted node's frames (one observer per engine; a second replaces the first). */
+  observe(observer: EngineObserver): void {
+    this.observer = observer;
+    for (const h of this.hosted) {
+      if (h === undefined) continue;
+      const node = h.ctx.index;
+      h.ctx.transmitters.forEach((tx, port) => {
+        tx.tap = observer.onTransmit === undefined ? null : (timePs, frame) => observer.onTransmit!(node, port, timePs, frame);
+      });
+    }
+  }
+
+  /** Sample on a grid from `startPs` on (grid points already behind the horizon are skipped). */
+  addSampler(sampler: Sampler): void {
+    if (!(Number.isSafeInteger(sampler.periodPs) && sampler.periodPs > 0)) throw new EngineError('config', `sampler period must be a positive integer ps, got ${sampler.periodPs}`);
+    if (!(Number.isSafeInteger(sampler.startPs) && sampler.startPs >= 0)) throw new EngineError('config', `sampler start must be a non-negative integer ps, got ${sampler.startPs}`);
+    let nextPs = sampler.startPs;
+    if (nextPs < this.horizonPs) nextPs += Math.ceil((this.horizonPs - nextPs) / sampler.periodPs) * sampler.periodPs;
+    this.samplers.push({ sampler, nextPs });
+    this.nextSamplePs = Math.min(this.nextSamplePs, nextPs);
+  }
+
+  /** Every grid instant up to and including `timePs`, in time order (samplers in the order added at equal times). */
+  private sampleThrough(timePs: number): void {
+    while (this.nextSamplePs <= timePs) {
+      const at = this.nextSamplePs;
+      this.nowPs = at;
+      let next = Infinity;
+      for (const s of this.samplers) {
+        if (s.nextPs === at) {
+          s.sampler.sample(at);
+          s.nextPs += s.sampler.periodPs;
+        }
+        next = Math.min(next, s.nextPs);
+      }
+      this.nextSamplePs = next;
     }
   }
 
@@ -263,11 +329,12 @@ export class Engine implements ContextHost {
       ctx.drop(frame, 'corrupt', port);
       return;
     }
+    if (this.observer?.onArrive !== undefined) this.observer.onArrive(h.ctx.index, port, event.timePs, frame);
     const stats = ctx.stats.ports[port]!;
     stats.rxFrames++;
     stats.rxBytes += frameBytes(frame, this.wire.accounting);
     if (frame.kind === FrameKind.pfc) {
-      countPerPriority(stats.pfcRx, frame.pfcEnable);
+      stats.countPfc(false, event.timePs, frame);
       ctx.deliver(frame);
       ctx.transmitters[port]!.applyPause(event.timePs, frame);
       h.model!.onPfc?.(event.timePs, port, frame);

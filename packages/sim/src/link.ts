@@ -73,6 +73,8 @@ export class Transmitter {
   private ignoredMask = 0;
   /** Per priority: received pauses that found it not paused (SAI `PFC_n_ON2OFF_RX_PKTS`). */
   readonly pauseOnTransitions: number[] = new Array<number>(PFC_PRIORITIES).fill(0);
+  /** An observer of every frame as it starts on the wire (tracing, capture); never changes what happens. */
+  tap: ((nowPs: number, frame: Frame) => void) | null = null;
   /** Time of the pending pause-expiry wake-up, -1 if none. */
   private wakeAtPs = -1;
   private readonly quantumPs: number;
@@ -206,7 +208,8 @@ export class Transmitter {
     const stats = this.deps.stats;
     stats.txFrames++;
     stats.txBytes += frameBytes(frame, this.wire.accounting);
-    if (frame.kind === FrameKind.pfc) countPerPriority(stats.pfcTx, frame.pfcEnable);
+    if (frame.kind === FrameKind.pfc) stats.countPfc(true, nowPs, frame);
+    if (this.tap !== null) this.tap(nowPs, frame);
     switch (this.impairment.fate(frame)) {
       case Fate.deliver:
         this.deps.emit(frame, donePs + this.config.latencyPs, false);
@@ -250,7 +253,3 @@ export function lookaheadPs(direction: LinkDirectionConfig, wire: WireModel): nu
   return direction.latencyPs + wireTimePs(minSerializedBytes(wire.accounting), direction.rateBps, wire);
 }
 
-/** PFC counters count a frame once for each priority whose enable bit it sets (SAI PFC_n_*_PKTS). */
-export function countPerPriority(counters: number[], enable: number): void {
-  for (let p = 0; p < PFC_PRIORITIES; p++) if ((enable & (1 << p)) !== 0) counters[p]!++;
-}

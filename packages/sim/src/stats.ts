@@ -15,6 +15,35 @@ export class PortStats {
   readonly pfcRx: number[] = new Array<number>(PFC_PRIORITIES).fill(0);
   /** Drops attributed to this port, indexed like DROP_REASONS. */
   readonly dropped: number[] = new Array<number>(DROP_REASONS.length).fill(0);
+  /** Virtual times of the first and last PAUSE (a PFC frame with non-zero quanta) this port sent and received; -1 = none. */
+  firstPauseTxPs = -1;
+  lastPauseTxPs = -1;
+  firstPauseRxPs = -1;
+  lastPauseRxPs = -1;
+
+  /** Count a PFC frame this port sent (`tx`) or received: per priority, and its time if it pauses. */
+  countPfc(tx: boolean, nowPs: number, frame: { pfcEnable: number; pfcQuanta: readonly number[] }): void {
+    countPerPriority(tx ? this.pfcTx : this.pfcRx, frame.pfcEnable);
+    if (!isPause(frame)) return;
+    if (tx) {
+      if (this.firstPauseTxPs < 0) this.firstPauseTxPs = nowPs;
+      this.lastPauseTxPs = nowPs;
+    } else {
+      if (this.firstPauseRxPs < 0) this.firstPauseRxPs = nowPs;
+      this.lastPauseRxPs = nowPs;
+    }
+  }
+}
+
+/** PFC counters count a frame once for each priority whose enable bit it sets (SAI PFC_n_*_PKTS). */
+export function countPerPriority(counters: number[], enable: number): void {
+  for (let p = 0; p < PFC_PRIORITIES; p++) if ((enable & (1 << p)) !== 0) counters[p]!++;
+}
+
+/** A PFC frame that pauses some priority (a resume has zero quanta for every enabled one). */
+export function isPause(frame: { pfcEnable: number; pfcQuanta: readonly number[] }): boolean {
+  for (let p = 0; p < PFC_PRIORITIES; p++) if ((frame.pfcEnable & (1 << p)) !== 0 && (frame.pfcQuanta[p] ?? 0) > 0) return true;
+  return false;
 }
 
 export class NodeStats {

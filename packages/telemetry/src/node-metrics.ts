@@ -39,8 +39,10 @@ export interface NicMetricsSource {
   naksSent(type: NakType): number;
   naksReceived(type: NakType): number;
   rtoExpirations(): number;
-  /** Payload bytes accepted in order by this host's responders. */
+  /** Payload this host's responders hold for good: in-order bytes go-back-N never takes back; under go-back-0 whole messages. */
   goodputBytes(): number;
+  /** Payload of every data packet that reached the transport (duplicates and out-of-sequence ones too). */
+  receivedPayloadBytes(): number;
   stormEvents(level: StormLevel): number;
   /** Virtual seconds this NIC held its ToR paused (port 0, its lossless priorities). */
   pausingSeconds(priority: number): number;
@@ -119,7 +121,8 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
     readCounter(registry, 'rocelab_naks_sent_total', 'NAKs this NIC sent, by type (PSN sequence error, RNR).', ['type'], (emit) => types.forEach((type) => emit({ type }, nic.naksSent(type))));
     readCounter(registry, 'rocelab_naks_received_total', 'NAKs this NIC received, by type.', ['type'], (emit) => types.forEach((type) => emit({ type }, nic.naksReceived(type))));
     one('rocelab_rto_expirations_total', 'Local ACK timeouts that expired.', () => nic.rtoExpirations());
-    one('rocelab_goodput_bytes_total', 'Payload bytes received in order (accepted by the responder).', () => nic.goodputBytes());
+    one('rocelab_goodput_bytes_total', 'Payload bytes delivered for good: in order and never taken back (go-back-0: whole messages only).', () => nic.goodputBytes());
+    one('rocelab_received_payload_bytes_total', 'Payload bytes of every data packet that reached the transport, duplicates and out-of-sequence ones included.', () => nic.receivedPayloadBytes());
     const levels: StormLevel[] = ['warning', 'error'];
     readCounter(registry, 'rocelab_nic_pause_storm_events_total', 'NIC stall prevention events (mlx5 tx_pause_storm_warning/error_events).', ['level'], (emit) =>
       levels.forEach((level) => emit({ level }, nic.stormEvents(level))),

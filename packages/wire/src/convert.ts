@@ -115,6 +115,7 @@ function toStats(m: pb.NodeStats): NodeStats {
     causalityViolations: m.causalityViolations,
     rssBytes: m.rssBytes,
     resultsJson: m.resultsJson,
+    reportJson: m.reportJson,
   };
 }
 

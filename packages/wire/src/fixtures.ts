@@ -115,6 +115,7 @@ export function sampleEnvelopes(): Envelope[] {
               causalityViolations: 1,
               rssBytes: 123_456_789_012,
               resultsJson: '[{"flow":1,"bytes":10000000}]',
+              reportJson: '{"node":"h1","role":"host","ports":[],"host":null}',
             },
           },
           { node: 'tor1', hash: new Uint8Array([9]), events: 1, stats: null },

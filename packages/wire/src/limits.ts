@@ -9,7 +9,7 @@ export interface DecodeLimits {
   maxFramesPerBatch: number;
   /** UTF-8 bytes of a name-like string field, and bytes of a `bytes` field (nonce, proof, hash). */
   maxStringBytes: number;
-  /** UTF-8 bytes of the JSON-carrying strings (`Fault.spec`, `NodeStats.resultsJson`). */
+  /** UTF-8 bytes of the JSON-carrying strings (`Fault.spec`, `NodeStats.resultsJson`, `NodeStats.reportJson`). */
   maxJsonBytes: number;
   /** Entries of any other repeated field or map (faults, members, nodes, links, drop reasons). */
   maxRepeated: number;

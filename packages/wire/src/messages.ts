@@ -132,6 +132,8 @@ export interface NodeStats {
   rssBytes: number;
   /** Role-specific results (flows), JSON. */
   resultsJson: string;
+  /** The node's end-of-run figures for the run summary (ports, transport counters), JSON. */
+  reportJson: string;
 }
 
 export interface Status {

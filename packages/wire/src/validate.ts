@@ -82,6 +82,7 @@ function checkStats(m: NodeStats, l: L, at: string): void {
   checkU64(m.causalityViolations, `${at}.causalityViolations`);
   checkU64(m.rssBytes, `${at}.rssBytes`);
   checkString(m.resultsJson, l.maxJsonBytes, `${at}.resultsJson`);
+  checkString(m.reportJson, l.maxJsonBytes, `${at}.reportJson`);
 }
 
 function checkNodeReport(m: NodeReport, l: L, at: string): void {

@@ -14,7 +14,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { CONTAINER_CONTROLLER_PORT, type PodSpec } from '@rocelab/topology';
-import type { RunResult } from '@rocelab/runtime';
+import { NO_RECORDING, recordingToEnv, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import type { MemberPlan } from './pod-processes.js';
 import { fetchStatus, showProgress } from './progress.js';
 
@@ -25,12 +25,18 @@ export interface DockerRunOptions {
   dilation: number;
   /** Draw a progress bar on a terminal (read from the controller container's /status). */
   progress?: boolean;
+  /** Traces and captures: their directories are bind-mounted into every member. */
+  recording?: RecordingOptions;
 }
 
 export class DockerRunError extends Error {}
 
 /** Label on everything a docker run creates, valued with its run id: cleanup finds them by it. */
 export const RUN_LABEL = 'io.rocelab.run';
+
+/** Where the trace and capture directories appear inside the containers. */
+const CONTAINER_TRACE_DIR = '/trace';
+const CONTAINER_PCAP_DIR = '/pcap';
 
 /** Wall-clock limit for a whole docker run, start-up included: a pod that hangs is removed. */
 const RUN_TIMEOUT_MS = 30 * 60_000;
@@ -52,10 +58,15 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
   const runId = `${pod.name}-${randomBytes(4).toString('hex')}`;
   const labels = { [RUN_LABEL]: runId, 'io.rocelab.pod': pod.name };
   const token = randomBytes(24).toString('hex');
+  const recording = options.recording ?? NO_RECORDING;
+  const binds = [`${dirname(path)}:/pod:ro`];
+  if (recording.trace !== null) binds.push(`${resolve(recording.trace.dir)}:${CONTAINER_TRACE_DIR}`);
+  if (recording.pcap !== null) binds.push(`${resolve(recording.pcap.dir)}:${CONTAINER_PCAP_DIR}`);
+  const recordingEnv = recordingToEnv(recording, { trace: CONTAINER_TRACE_DIR, pcap: CONTAINER_PCAP_DIR });
   const common = {
     Image: options.image,
     Labels: labels,
-    HostConfig: { Binds: [`${dirname(path)}:/pod:ro`], NetworkMode: runId, AutoRemove: false },
+    HostConfig: { Binds: binds, NetworkMode: runId, AutoRemove: false },
   };
   const env = (extra: Record<string, string>): string[] =>
     Object.entries({ ROCELAB_TOPOLOGY: `/pod/${basename(path)}`, ROCELAB_POD_TOKEN: token, ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? 'warn', ...extra }).map(([k, v]) => `${k}=${v}`);
@@ -94,8 +105,8 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
         name: `${runId}-${plan.id}`,
         Env: env(
           plan.entry === 'worker'
-            ? { ROCELAB_ROLE: 'member', ROCELAB_MEMBER: plan.id, ROCELAB_NODES: plan.nodes.join(','), ROCELAB_ADVERTISE_HOST: plan.id, ROCELAB_METRICS_HOST: 'off' }
-            : { ROCELAB_ROLE: plan.entry, ROCELAB_NODE: plan.nodes[0]!, ROCELAB_METRICS_HOST: 'off' },
+            ? { ROCELAB_ROLE: 'member', ROCELAB_MEMBER: plan.id, ROCELAB_NODES: plan.nodes.join(','), ROCELAB_ADVERTISE_HOST: plan.id, ROCELAB_METRICS_HOST: 'off', ...recordingEnv }
+            : { ROCELAB_ROLE: plan.entry, ROCELAB_NODE: plan.nodes[0]!, ROCELAB_METRICS_HOST: 'off', ...recordingEnv },
         ),
         NetworkingConfig: aliases([plan.id]),
       });

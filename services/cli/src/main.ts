@@ -4,8 +4,10 @@
  * non-zero: 2 for bad input (file, flags), 1 for a run whose audit fails.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { runMemberMain, VERSION } from '@rocelab/runtime';
+import { DEFAULT_PCAP_SNAPLEN, DEFAULT_TRACE_SETTINGS, runMemberMain, VERSION, type TraceSettings } from '@rocelab/runtime';
+import { PCAP_MAX_SNAPLEN } from '@rocelab/wire';
 import { LIVE_DILATION, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
+import { compareCommand, toleranceOption, windowOption, type CompareFlags } from './compare.js';
 import { composeCommand, containerCommand } from './compose.js';
 import { statusCommand } from './progress.js';
 import { runCommand } from './run.js';
@@ -36,6 +38,47 @@ const nonNegative = (text: string): number => {
   return n;
 };
 
+/** `--trace-interval 10us` (rates.csv) or `rates=10us,queue=1us`. */
+const traceInterval = (text: string): Partial<TraceSettings> => {
+  const form = 'a duration such as 10us, or rates=10us,queue=1us (each above 0)';
+  const positive = (value: string): number => {
+    const ps = duration(value);
+    if (ps <= 0) throw new InvalidArgumentError(`expected ${form}`);
+    return ps;
+  };
+  if (!text.includes('=')) return { ratesIntervalPs: positive(text) };
+  const out: Partial<TraceSettings> = {};
+  for (const item of text.split(',')) {
+    const [key, value] = item.split('=') as [string, string | undefined];
+    if (value === undefined || (key !== 'rates' && key !== 'queue')) throw new InvalidArgumentError(`${JSON.stringify(item)}: expected ${form}`);
+    out[key === 'rates' ? 'ratesIntervalPs' : 'queueIntervalPs'] = positive(value);
+  }
+  return out;
+};
+/** Below 70 bytes a capture would cut into the RoCEv2 headers (Ethernet + IPv4 + UDP + BTH + RETH). */
+const MIN_SNAPLEN = 70;
+const snaplen = (text: string): number => {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < MIN_SNAPLEN || n > PCAP_MAX_SNAPLEN) throw new InvalidArgumentError(`expected a whole number of bytes from ${MIN_SNAPLEN} (the RoCEv2 headers) to ${PCAP_MAX_SNAPLEN}`);
+  return n;
+};
+
+interface RunFlags {
+  duration: number;
+  seed?: number;
+  mode: string;
+  image: string;
+  workers?: number;
+  dilation: number;
+  json?: boolean;
+  debugUncountedLoss?: string;
+  trace?: string;
+  traceInterval?: Partial<TraceSettings>;
+  pcap?: string;
+  pcapPorts?: string[];
+  pcapSnaplen?: number;
+}
+
 // `rocelab … | head` closes our stdout early: that is the reader's choice, not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
@@ -59,10 +102,17 @@ program
   .option('--workers <k>', 'run the nodes in K worker processes', integer('a worker count', 1))
   .option('--dilation <d>', 'wall seconds per virtual second (pacing; never changes results)', nonNegative, 0)
   .option('--json', 'print exactly one JSON line on stdout')
+  .option('--trace <dir>', 'write rates.csv, queue.csv, pfc.csv and fct.csv there (the same bytes in every mode)')
+  .option('--trace-interval <grid>', `grid of rates.csv (default 10us), or rates=10us,queue=1us for both grids`, traceInterval)
+  .option('--pcap <dir>', 'write one pcap per captured port there (RoCEv2 and PFC as real bytes, virtual-time ns)')
+  .option('--pcap-ports <list>', 'ports to capture, node:port,… (default: every host port)', (text: string) => text.split(',').map((p) => p.trim()).filter(Boolean))
+  .option('--pcap-snaplen <bytes>', `bytes kept of each frame (${MIN_SNAPLEN}–262144; default whole frames)`, snaplen)
   .addOption(new Option('--debug-uncounted-loss <node>', 'self-test of the conservation audit').hideHelp())
-  .action(async (file: string, o: { duration: number; seed?: number; mode: string; image: string; workers?: number; dilation: number; json?: boolean; debugUncountedLoss?: string }, cmd: Command) => {
+  .action(async (file: string, o: RunFlags, cmd: Command) => {
     if (o.mode !== 'inproc' && o.mode !== 'procs' && o.mode !== 'docker') cmd.error(`error: --mode: expected inproc, procs or docker, got ${o.mode}`, { exitCode: 2 });
     if (o.mode === 'docker' && o.debugUncountedLoss !== undefined) cmd.error('error: --debug-uncounted-loss is not available with --mode docker', { exitCode: 2 });
+    if (o.trace === undefined && o.traceInterval !== undefined) cmd.error('error: --trace-interval needs --trace DIR', { exitCode: 2 });
+    if (o.pcap === undefined && (o.pcapPorts !== undefined || o.pcapSnaplen !== undefined)) cmd.error('error: --pcap-ports and --pcap-snaplen need --pcap DIR', { exitCode: 2 });
     process.exitCode = await runCommand(file, {
       seed: o.seed ?? null,
       durationPs: o.duration,
@@ -72,6 +122,8 @@ program
       dilation: o.dilation,
       json: o.json === true,
       debugUncountedLoss: o.debugUncountedLoss ?? null,
+      trace: o.trace === undefined ? null : { dir: o.trace, ...DEFAULT_TRACE_SETTINGS, ...o.traceInterval },
+      pcap: o.pcap === undefined ? null : { dir: o.pcap, ports: o.pcapPorts ?? null, snaplen: o.pcapSnaplen ?? DEFAULT_PCAP_SNAPLEN },
     });
   });
 
@@ -131,6 +183,19 @@ program
   .argument('<file>', 'topology file; its directory is mounted into every container')
   .action((file: string) => {
     process.exitCode = composeCommand(file);
+  });
+
+program
+  .command('compare')
+  .description("compare a run's trace CSVs with a reference of one or more runs; exit 1 if a row leaves [min·(1−t), max·(1+t)]")
+  .argument('<ref-dir>', 'reference: rates.csv, queue.csv, pfc.csv, fct.csv, with a run column for several runs')
+  .argument('<run-dir>', 'the run: rocelab run … --trace DIR')
+  .option('--tolerance <spec>', 'per-group tolerances, e.g. fct=10%,pauses=25% (keys fct, rate, queue, pauses, marks, cnps, all; default 10 %)', toleranceOption)
+  .option('--window <a-b>', "steady window for the rate rows, e.g. 1ms-5ms (default: the second half of the run's rates.csv)", windowOption)
+  .option('--all', 'list every passing row, even when there are many')
+  .option('--json', 'print exactly one JSON line on stdout')
+  .action((refDir: string, runDir: string, o: CompareFlags) => {
+    process.exitCode = compareCommand(refDir, runDir, o);
   });
 
 program

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Controller } from '@rocelab/controller';
 import { createLogger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
+import { NO_RECORDING, recordingToEnv, type RecordingOptions } from '@rocelab/runtime';
 
 export interface MemberPlan {
   id: string;
@@ -45,6 +46,8 @@ export interface SpawnOptions {
   metricsHost: string;
   logLevel: string;
   debugUncountedLoss?: string | null;
+  /** Environment of the recording (`recordingToEnv`): traces and captures. */
+  recordingEnv?: Record<string, string>;
 }
 
 export class PodProcesses {
@@ -76,6 +79,7 @@ export class PodProcesses {
           ROCELAB_MANAGED: '1',
           ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? options.logLevel,
           ...(options.debugUncountedLoss ? { ROCELAB_DEBUG_UNCOUNTED_LOSS: options.debugUncountedLoss } : {}),
+          ...options.recordingEnv,
         },
       });
       child.once('exit', (code, signal) => {
@@ -118,6 +122,7 @@ export interface LocalPodOptions {
   /** The logger's name (rocelab-run, rocelab-up). */
   logName: string;
   debugUncountedLoss?: string | null;
+  recording?: RecordingOptions;
 }
 
 /**
@@ -133,7 +138,15 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
   const { url, httpUrl } = await controller.listen();
   const children = new PodProcesses();
   try {
-    children.start(plans, { topologyFile: o.topologyFile, controllerUrl: url, token, metricsHost: o.metricsHost, logLevel: 'warn', debugUncountedLoss: o.debugUncountedLoss ?? null });
+    children.start(plans, {
+      topologyFile: o.topologyFile,
+      controllerUrl: url,
+      token,
+      metricsHost: o.metricsHost,
+      logLevel: 'warn',
+      debugUncountedLoss: o.debugUncountedLoss ?? null,
+      recordingEnv: recordingToEnv(o.recording ?? NO_RECORDING),
+    });
   } catch (err) {
     children.terminate();
     await controller.close();

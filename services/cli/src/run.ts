@@ -1,14 +1,18 @@
 /**
- * `rocelab run FILE --duration D [--seed N] [--mode inproc|procs|docker] [--workers K] [--dilation D] [--json]`:
+ * `rocelab run FILE --duration D [--seed N] [--mode inproc|procs|docker] [--workers K] [--dilation D]
+ *  [--trace DIR [--trace-interval …]] [--pcap DIR [--pcap-ports node:port,…] [--pcap-snaplen N]] [--json]`:
  * run a topology for `[0, duration)` of virtual time and print its result (DESIGN §8).
- * The same inputs give the same trace hash in every mode.
+ * The same inputs give the same trace hash, and the same trace and capture bytes, in every mode.
+ * Bad recording options (an unknown port, a directory that cannot be written) are refused
+ * before anything starts.
  */
 import { resolve } from 'node:path';
-import { exitCodeOf, runInproc, type RunResult } from '@rocelab/runtime';
+import { exitCodeOf, mergeRunFiles, prepareRunFiles, runInproc, RunFilesError, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, runDockerPod } from './docker-pod.js';
 import { planMembers, startLocalPod } from './pod-processes.js';
 import { inlineProgress, showProgress } from './progress.js';
+import { resultText } from './result-text.js';
 
 export interface RunCommandOptions {
   seed: number | null;
@@ -20,11 +24,26 @@ export interface RunCommandOptions {
   dilation: number;
   json: boolean;
   debugUncountedLoss: string | null;
+  /** `--trace DIR` with its grids, and `--pcap DIR` with its ports (null: every host port) and snapshot length. */
+  trace: { dir: string; ratesIntervalPs: number; queueIntervalPs: number } | null;
+  pcap: { dir: string; ports: string[] | null; snaplen: number } | null;
 }
+
+/** Bad recording options: exit 2 before the run starts. */
+export class RunOptionError extends Error {}
 
 export async function runCommand(file: string, options: RunCommandOptions): Promise<number> {
   const pod = loadTopologyFile(file);
   const seed = options.seed ?? pod.seed;
+  const recording: RecordingOptions = { trace: options.trace, pcap: options.pcap };
+  try {
+    checkPcapPorts(pod, options.pcap?.ports ?? null);
+    prepareRunFiles(recording);
+  } catch (err) {
+    if (!(err instanceof RunOptionError || err instanceof RunFilesError)) throw err;
+    process.stderr.write(`rocelab run: ${err.message}\n`);
+    return 2;
+  }
   let result: RunResult;
   if (options.mode === 'docker') {
     try {
@@ -34,6 +53,7 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
         durationPs: options.durationPs,
         dilation: options.dilation,
         progress: !options.json,
+        recording,
       });
     } catch (err) {
       if (!(err instanceof DockerRunError)) throw err;
@@ -43,18 +63,19 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   } else if (options.mode === 'inproc' && options.workers === null) {
     const bar = options.json ? null : inlineProgress(options.durationPs);
     try {
-      result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, ...(bar ? { onProgress: bar.update } : {}) });
+      result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, ...(bar ? { onProgress: bar.update } : {}) });
     } finally {
       bar?.stop();
     }
   } else {
-    result = await runLocalProcesses(pod, resolve(file), seed, options);
+    result = await runLocalProcesses(pod, resolve(file), seed, options, recording);
   }
-  process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : summary(result));
+  mergeRunFiles(pod, recording);
+  process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : resultText(result));
   return exitCodeOf(result);
 }
 
-async function runLocalProcesses(pod: PodSpec, file: string, seed: number, options: RunCommandOptions): Promise<RunResult> {
+async function runLocalProcesses(pod: PodSpec, file: string, seed: number, options: RunCommandOptions, recording: RecordingOptions): Promise<RunResult> {
   const { controller, children } = await startLocalPod(pod, {
     topologyFile: file,
     seed,
@@ -64,6 +85,7 @@ async function runLocalProcesses(pod: PodSpec, file: string, seed: number, optio
     metricsHost: 'off',
     logName: 'rocelab-run',
     debugUncountedLoss: options.debugUncountedLoss,
+    recording,
   });
   const stopProgress = options.json ? () => undefined : showProgress(() => controller.status(), options.durationPs);
   try {
@@ -77,17 +99,12 @@ async function runLocalProcesses(pod: PodSpec, file: string, seed: number, optio
   }
 }
 
-function summary(r: RunResult): string {
-  const drops = Object.entries(r.droppedByReason)
-    .filter(([, n]) => n > 0)
-    .map(([reason, n]) => `${reason} ${n}`)
-    .join(', ');
-  return [
-    `${r.mode}${r.mode === 'workers' ? ` ×${r.workers}` : ''}: ${(r.virtualNs / 1e6).toFixed(3)} ms virtual in ${r.wallMs} ms wall, ${r.events} events, ${r.windows} windows`,
-    `profile ${r.profile}, timing ${r.timing}, seed ${r.seed}`,
-    `packets: sent ${r.packets.sent}, delivered ${r.packets.delivered}, dropped ${r.packets.dropped}${drops ? ` (${drops})` : ''}, queued ${r.packets.queued}`,
-    `conservation ${r.conservation ? 'holds' : 'FAILS'}, causality violations ${r.causalityViolations}`,
-    `trace hash ${r.traceHash}`,
-    '',
-  ].join('\n');
+/** Every `--pcap-ports` entry must name a port of the pod. */
+function checkPcapPorts(pod: PodSpec, ports: readonly string[] | null): void {
+  if (ports === null) return;
+  const known = new Set(pod.nodes.flatMap((n) => n.ports.map((p) => `${n.name}:${p.name}`)));
+  const unknown = ports.filter((p) => !known.has(p));
+  if (unknown.length > 0) {
+    throw new RunOptionError(`--pcap-ports: ${unknown.join(', ')}: no such port in ${pod.file}; expected node:port of the topology, e.g. ${[...known].slice(0, 3).join(', ')}`);
+  }
 }

@@ -4,7 +4,9 @@
  */
 import { resolve } from 'node:path';
 import { loadTopologyFile } from '@rocelab/topology';
+import { exitCodeOf } from '@rocelab/runtime';
 import { startLocalPod } from './pod-processes.js';
+import { resultText } from './result-text.js';
 
 export interface UpOptions {
   seed: number | null;
@@ -46,7 +48,8 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
     out.write(
       `stopped at ${(result.virtualNs / 1e6).toFixed(3)} ms virtual; conservation ${result.conservation ? 'holds' : 'FAILS'}; ${result.causalityViolations} causality violations; trace hash ${result.traceHash}\n`,
     );
-    return result.conservation && result.causalityViolations === 0 ? 0 : 1;
+    out.write(resultText(result));
+    return exitCodeOf(result);
   } catch (err) {
     process.stderr.write(`rocelab up: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;

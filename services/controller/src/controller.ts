@@ -14,7 +14,7 @@ import { lookaheadPs } from '@rocelab/sim';
 import { Coordinator, lagSeconds, maxLeasePsForDilation, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
-import { CloseCode, Connection, WS_OPTIONS, assembleResult, faultToWire, linkName, podKey, wireModelFor, type Mode, type NodeFinal, type RunResult } from '@rocelab/runtime';
+import { CloseCode, Connection, WS_OPTIONS, assembleResult, faultToWire, linkName, podKey, torsOfHosts, wireModelFor, type Mode, type NodeFinal, type NodeReport, type RunResult } from '@rocelab/runtime';
 import type { Envelope, Fault, Hello, Report, Status } from '@rocelab/wire';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { controllerRegistry } from './metrics.js';
@@ -240,6 +240,7 @@ export class Controller {
           causalityViolations: n.stats.causalityViolations,
           rssBytes: n.stats.rssBytes,
           results: JSON.parse(n.stats.resultsJson || 'null') as unknown,
+          report: JSON.parse(n.stats.reportJson) as NodeReport,
         });
       }
     }
@@ -324,7 +325,7 @@ export class Controller {
     }
     const result = assembleResult(
       pod.nodes.map((n) => this.finals.get(n.name)!),
-      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted },
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod) },
     );
     this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
     this.settle.resolve(result);

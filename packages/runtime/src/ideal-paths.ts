@@ -1,0 +1,72 @@
+/**
+ * The path a QP's packets take through the pod — the switches' own forwarding (L2 to an
+ * attached host, L3 with their ECMP hash and seed otherwise) applied hop by hop — and the ideal
+ * FCT of a message along it (`idealFctPs` of @rocelab/results): the links both ways, both
+ * hosts' memory drain rates, the responder's ACK coalescing and the flow's rate cap.
+ */
+import { idealFctPs, type Hop } from '@rocelab/results';
+import { udpSourcePort, type QpEnd, type WorkOpcode } from '@rocelab/rnic';
+import { nicSettingsOf, routeTable, switchSettingsOf, type PodSpec } from '@rocelab/topology';
+import { ecmpConfigOf, Forwarding, NO_ROUTE } from '@rocelab/switch';
+import type { PodContext } from './models.js';
+
+/** Longer than any loop-free path in a pod rocelab can run. */
+const MAX_HOPS = 64;
+
+const forwardings = new WeakMap<PodSpec, Map<number, Forwarding>>();
+
+function forwardingOf(pod: PodSpec, index: number): Forwarding {
+  let byNode = forwardings.get(pod);
+  if (byNode === undefined) forwardings.set(pod, (byNode = new Map()));
+  let f = byNode.get(index);
+  if (f === undefined) {
+    const node = pod.nodes[index]!;
+    f = new Forwarding(routeTable(pod, index), ecmpConfigOf(switchSettingsOf(pod, node), index));
+    byNode.set(index, f);
+  }
+  return f;
+}
+
+/** The links from host `from` to host `to` for packets of QP `qpn`; null when they find no route. */
+export function hostPath(pod: PodSpec, from: string, to: string, qpn: number): Hop[] | null {
+  const src = pod.nodes.find((n) => n.name === from)!;
+  const dst = pod.nodes.find((n) => n.name === to)!;
+  const hops: Hop[] = [];
+  let node = src;
+  let port = 0;
+  for (let i = 0; i < MAX_HOPS; i++) {
+    const out = node.ports[port]!.out;
+    hops.push({ rateBps: out.rateBps, latencyPs: out.latencyPs });
+    node = pod.nodes[node.ports[port]!.peerNode]!;
+    if (node.index === dst.index) return hops;
+    if (node.role === 'host') return null;
+    const local = node.ports.find((p) => p.peerNode === dst.index);
+    port = local !== undefined ? local.index : forwardingOf(pod, node.index).egressPort(src.ip, dst.ip, udpSourcePort(qpn));
+    if (port === NO_ROUTE) return null;
+  }
+  return null;
+}
+
+/** Ideal FCT of a message of `sizeBytes` on the QP `end` of host `from`; null without a route. */
+export function idealFctOf(pc: PodContext, from: string, end: QpEnd, sizeBytes: number, opcode: WorkOpcode): number | null {
+  const pod = pc.pod;
+  const forward = hostPath(pod, from, end.peer.name, end.qpn);
+  const reverse = hostPath(pod, end.peer.name, from, end.qpn);
+  if (forward === null || reverse === null) return null;
+  const sender = pod.nodes.find((n) => n.name === from)!;
+  const receiver = pod.nodes.find((n) => n.name === end.peer.name)!;
+  const senderNic = nicSettingsOf(pod, sender);
+  const receiverNic = nicSettingsOf(pod, receiver);
+  return idealFctPs({
+    sizeBytes,
+    opcode,
+    mtu: sender.ports[0]!.out.mtu,
+    wire: pc.wire,
+    forward,
+    reverse,
+    receiverDrainBps: receiverNic.pfc.drainBps,
+    senderDrainBps: senderNic.pfc.drainBps,
+    ackEvery: receiverNic.ackEvery,
+    rateCapBps: end.rateCapBps,
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * A hosted node's end-of-run figures for the run summary (`NodeReport` of @rocelab/results),
+ * read from its engine counters and its model — the same reading in every process, so the
+ * summary does not depend on the mapping.
+ */
+import { DROP_REASONS, type DropReason, type Engine } from '@rocelab/sim';
+import { Nic } from '@rocelab/rnic';
+import type { HostReport, NodeReport, PortReport } from '@rocelab/results';
+import { Switch } from '@rocelab/switch';
+import type { PodSpec } from '@rocelab/topology';
+import { PFC_PRIORITIES } from '@rocelab/wire';
+
+const PRIORITIES = Array.from({ length: PFC_PRIORITIES }, (_, p) => p);
+
+export function nodeReport(engine: Engine, index: number, role: string): NodeReport {
+  const ctx = engine.context(index);
+  const model = engine.model(index);
+  const now = engine.horizonPs;
+  const sw = model instanceof Switch ? model : null;
+  const nic = model instanceof Nic ? model : null;
+  const ports = ctx.ports.map((info, port): PortReport => {
+    const stats = ctx.stats.ports[port]!;
+    const tx = ctx.transmitters[port]!;
+    const dropped: Partial<Record<DropReason, number>> = {};
+    DROP_REASONS.forEach((reason, r) => {
+      if (stats.dropped[r]! > 0) dropped[reason] = stats.dropped[r]!;
+    });
+    return {
+      port: info.name,
+      pfcSent: [...stats.pfcTx],
+      pfcReceived: [...stats.pfcRx],
+      pausedPs: PRIORITIES.map((p) => tx.pausedPs(p, now)),
+      pausingPs: PRIORITIES.map((p) => (sw !== null ? sw.pfc.pausingPs(port, p, now) : nic !== null && nic.pfcPriorities.includes(p) ? nic.pfc.pausingPs(now) : 0)),
+      firstPauseTxPs: stats.firstPauseTxPs,
+      lastPauseTxPs: stats.lastPauseTxPs,
+      firstPauseRxPs: stats.firstPauseRxPs,
+      lastPauseRxPs: stats.lastPauseRxPs,
+      ecnMarked: sw === null ? 0 : PRIORITIES.reduce((n, p) => n + sw.ecnMarked[port * PFC_PRIORITIES + p]!, 0),
+      dropped,
+      peakQueueBytes: sw !== null ? Math.max(...PRIORITIES.map((p) => sw.peakQueueBytes(port, p))) : nic !== null ? nic.pfc.peakOccupancyBytes : 0,
+      txBytes: stats.txBytes,
+      rxBytes: stats.rxBytes,
+    };
+  });
+  return { node: ctx.name, role, ports, host: nic === null ? null : hostReport(nic) };
+}
+
+function hostReport(nic: Nic): HostReport {
+  const senders = nic.senderQps;
+  const receivers = nic.receiverQps;
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return {
+    cnpsSent: nic.stats.cnpsSent,
+    cnpsReceived: nic.stats.cnpsReceived,
+    retransmittedPackets: sum(senders.map((q) => q.req.stats.retransmittedPackets)),
+    naksSent: { seq: sum(receivers.map((r) => r.resp.stats.naksSent.seq)), rnr: sum(receivers.map((r) => r.resp.stats.naksSent.rnr)) },
+    naksReceived: { ...nic.stats.naksReceived },
+    rtoExpirations: sum(senders.map((q) => q.req.stats.rtoExpirations)),
+    rnrWaits: nic.stats.naksReceived.rnr,
+    stormEvents: { ...nic.pfc.stormEvents },
+    goodputBytes: nic.goodputBytes,
+    receivedPayloadBytes: nic.stats.receivedPayloadBytes,
+  };
+}
+
+/** Each host's ToR (the switch at the other end of its one link), by host name. */
+export function torsOfHosts(pod: PodSpec): Record<string, string> {
+  const tors: Record<string, string> = {};
+  for (const node of pod.nodes) if (node.role === 'host') tors[node.name] = pod.nodes[node.ports[0]!.peerNode]!.name;
+  return tors;
+}

@@ -1,0 +1,152 @@
+/**
+ * What a run records besides its result: trace rows (`--trace`) and packet captures (`--pcap`).
+ * `attachRecording` puts both on an engine as one observer; the files side (`RunFiles`) owns
+ * the directories: part files per node, merged into the final CSVs once the run is over, and
+ * the pcap files, which each member appends to directly. Every process writes only its own
+ * nodes' files, so the same code serves inproc, procs, workers and containers (which get the
+ * directories bind-mounted).
+ */
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Engine, EngineObserver } from '@rocelab/sim';
+import { mergeParts, TRACE_FILE_NAMES, TRACE_FILES, type TraceFileName } from '@rocelab/results';
+import type { PodSpec } from '@rocelab/topology';
+import type { Frame } from '@rocelab/wire';
+import type { PodContext } from './models.js';
+import { PcapRecorder, type PcapSettings } from './pcap-recorder.js';
+import { TraceRecorder, type TraceSettings } from './trace-recorder.js';
+
+export interface RecordingOptions {
+  trace: (TraceSettings & { dir: string }) | null;
+  pcap: (PcapSettings & { dir: string }) | null;
+}
+
+export const NO_RECORDING: RecordingOptions = { trace: null, pcap: null };
+
+/** Where members put their rows before the merge (inside the trace directory). */
+export const PARTS_DIR = '.parts';
+
+export interface Recording {
+  /** Hand buffered rows and records to the files (e.g. at every lease end). */
+  flush(): void;
+  /** The run is over: the last rows (fct.csv) and a final flush. */
+  finish(): void;
+}
+
+export function attachRecording(engine: Engine, pc: PodContext, hosted: readonly number[], options: RecordingOptions): Recording | null {
+  const { trace, pcap } = options;
+  if (trace === null && pcap === null) return null;
+  const traceRecorder = trace === null ? null : new TraceRecorder(engine, pc, hosted, trace, { append: (node, file, text) => appendFileSync(partFile(trace.dir, node, file), text) });
+  const pcapRecorder = pcap === null ? null : new PcapRecorder(pc.pod, hosted, pcap, { append: (node, port, bytes) => appendFileSync(join(pcap.dir, pcapFileName(node, port)), bytes) });
+  const nodes = pc.pod.nodes;
+  const observer: EngineObserver = {
+    onArrive: (node, port, timePs, frame) => {
+      traceRecorder?.onArrive(node, port, timePs, frame);
+      pcapRecorder?.onArrive(node, port, timePs, frame, nodes[nodes[node]!.ports[port]!.peerNode]!.mac);
+    },
+    ...(pcapRecorder === null ? {} : { onTransmit: (node: number, port: number, timePs: number, frame: Frame) => pcapRecorder.onTransmit(node, port, timePs, frame, nodes[node]!.mac) }),
+  };
+  engine.observe(observer);
+  return {
+    flush: () => {
+      traceRecorder?.flush();
+      pcapRecorder?.flush();
+    },
+    finish: () => {
+      traceRecorder?.finish();
+      pcapRecorder?.flush();
+    },
+  };
+}
+
+/**
+ * The options as the environment of a member process (and back): how `rocelab run` tells its
+ * children — local processes or containers, with the directories at their own paths — what to record.
+ */
+export function recordingToEnv(options: RecordingOptions, dirs: { trace?: string; pcap?: string } = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (options.trace !== null) {
+    env.ROCELAB_TRACE_DIR = dirs.trace ?? options.trace.dir;
+    env.ROCELAB_TRACE_RATES_INTERVAL_PS = String(options.trace.ratesIntervalPs);
+    env.ROCELAB_TRACE_QUEUE_INTERVAL_PS = String(options.trace.queueIntervalPs);
+  }
+  if (options.pcap !== null) {
+    env.ROCELAB_PCAP_DIR = dirs.pcap ?? options.pcap.dir;
+    env.ROCELAB_PCAP_PORTS = options.pcap.ports === null ? '' : options.pcap.ports.join(',');
+    env.ROCELAB_PCAP_SNAPLEN = String(options.pcap.snaplen);
+  }
+  return env;
+}
+
+export function recordingFromEnv(env: NodeJS.ProcessEnv): RecordingOptions {
+  const int = (name: string): number => {
+    const n = Number(env[name]);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new RunFilesError(`${name}=${JSON.stringify(env[name])}: expected a positive integer`);
+    return n;
+  };
+  const traceDir = env.ROCELAB_TRACE_DIR;
+  const pcapDir = env.ROCELAB_PCAP_DIR;
+  return {
+    trace: traceDir ? { dir: traceDir, ratesIntervalPs: int('ROCELAB_TRACE_RATES_INTERVAL_PS'), queueIntervalPs: int('ROCELAB_TRACE_QUEUE_INTERVAL_PS') } : null,
+    pcap: pcapDir ? { dir: pcapDir, ports: env.ROCELAB_PCAP_PORTS ? env.ROCELAB_PCAP_PORTS.split(',') : null, snaplen: int('ROCELAB_PCAP_SNAPLEN') } : null,
+  };
+}
+
+export function pcapFileName(node: string, port: string): string {
+  return `${node}-${port}.pcap`;
+}
+
+function partFile(dir: string, node: string, file: TraceFileName): string {
+  return join(dir, PARTS_DIR, `${node}.${file}`);
+}
+
+/**
+ * Make the directories ready before the run starts, or throw with what is wrong: created if
+ * missing, writable, earlier trace or capture files of this kind removed (a trace directory is
+ * the run's, not a log to append to). Part files are writable by the containers' user.
+ */
+export function prepareRunFiles(options: RecordingOptions): void {
+  if (options.trace !== null) {
+    const { dir } = options.trace;
+    ensureWritableDir(dir, '--trace');
+    rmSync(join(dir, PARTS_DIR), { recursive: true, force: true });
+    for (const file of TRACE_FILE_NAMES) rmSync(join(dir, file), { force: true });
+    mkdirSync(join(dir, PARTS_DIR));
+    // Containers run as uid 10001: they must create their part files here.
+    chmodSync(join(dir, PARTS_DIR), 0o777);
+  }
+  if (options.pcap !== null) {
+    const { dir } = options.pcap;
+    ensureWritableDir(dir, '--pcap');
+    for (const name of readdirSync(dir)) if (name.endsWith('.pcap')) rmSync(join(dir, name), { force: true });
+    chmodSync(dir, 0o777);
+  }
+}
+
+/** After the run: the final CSVs from every node's parts, in node order, then the parts go. */
+export function mergeRunFiles(pod: PodSpec, options: RecordingOptions): void {
+  if (options.trace === null) return;
+  const { dir } = options.trace;
+  for (const file of TRACE_FILE_NAMES) {
+    const parts = pod.nodes.map((n) => {
+      const path = partFile(dir, n.name, file);
+      return existsSync(path) ? readFileSync(path, 'utf8') : '';
+    });
+    writeFileSync(join(dir, file), mergeParts(TRACE_FILES[file], parts));
+  }
+  rmSync(join(dir, PARTS_DIR), { recursive: true, force: true });
+}
+
+export class RunFilesError extends Error {}
+
+function ensureWritableDir(dir: string, flag: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const probe = join(dir, `.rocelab-write-test-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (err) {
+    const reason = err instanceof Error && 'code' in err ? `${(err as NodeJS.ErrnoException).code}: ${err.message}` : String(err);
+    throw new RunFilesError(`${flag} ${dir}: expected a directory rocelab can create and write (${reason})`);
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * `rocelab run --trace DIR`: each hosted node's rows of rates.csv (per sending QP on a grid),
+ * queue.csv (per switch egress queue on a grid), pfc.csv (every PAUSE and RESUME arriving at a
+ * transmitter) and, at the end, fct.csv (per message, with its ideal FCT). The recorder only
+ * reads — engine samplers and an observer — so tracing never changes the trace hash; rows are
+ * formatted by @rocelab/results and go to a sink per node and file (part files, merged once
+ * the run is over), so the merged CSVs are the same bytes in every mode.
+ */
+import { FrameKind, PFC_PRIORITIES, PFC_QUANTUM_BITS, type Frame } from '@rocelab/wire';
+import { serializationPs, type Engine } from '@rocelab/sim';
+import { Nic, type QpEnd, type WorkOpcode } from '@rocelab/rnic';
+import { Switch } from '@rocelab/switch';
+import { fixed6, formatUs, partLine, type TraceFileName } from '@rocelab/results';
+import type { PodContext } from './models.js';
+import { idealFctOf } from './ideal-paths.js';
+
+export interface TraceSettings {
+  /** Grid of rates.csv and of queue.csv, ps. */
+  ratesIntervalPs: number;
+  queueIntervalPs: number;
+}
+
+export const DEFAULT_TRACE_SETTINGS: Readonly<TraceSettings> = { ratesIntervalPs: 10_000_000, queueIntervalPs: 1_000_000 };
+
+/** Where a node's rows go: appended in order, one text per (node, file). */
+export interface TraceSink {
+  append(node: string, file: TraceFileName, text: string): void;
+}
+
+/** Rows a node buffers before handing them to the sink. */
+const FLUSH_BYTES = 1 << 20;
+
+export class TraceRecorder {
+  private readonly buffers = new Map<string, string>();
+  private buffered = 0;
+  /** Per sending QP: acknowledged bytes at the previous grid point, and whether it was busy then. */
+  private readonly qpState = new Map<string, { acked: number; busy: boolean }>();
+  /** Switch queues (node·8·ports + port·8 + priority) that have carried traffic. */
+  private readonly seenQueues = new Set<number>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly pc: PodContext,
+    private readonly hosted: readonly number[],
+    private readonly settings: TraceSettings,
+    private readonly sink: TraceSink,
+  ) {
+    const start = pc.startPs;
+    engine.addSampler({ startPs: start, periodPs: settings.ratesIntervalPs, sample: (t) => this.sampleRates(t) });
+    engine.addSampler({ startPs: start, periodPs: settings.queueIntervalPs, sample: (t) => this.sampleQueues(t) });
+  }
+
+  /** The engine observer's arrival hook: a PFC frame reaching a transmitter. */
+  onArrive(node: number, port: number, timePs: number, frame: Frame): void {
+    if (frame.kind !== FrameKind.pfc) return;
+    const ctx = this.engine.context(node);
+    const rate = ctx.ports[port]!.out.rateBps;
+    for (let p = 0; p < PFC_PRIORITIES; p++) {
+      if ((frame.pfcEnable & (1 << p)) === 0) continue;
+      const quanta = frame.pfcQuanta[p] ?? 0;
+      const pausePs = quanta * serializationPs(PFC_QUANTUM_BITS / 8, rate);
+      this.row(ctx.name, 'pfc.csv', timePs, [this.us(timePs), ctx.name, ctx.ports[port]!.name, p, quanta === 0 ? 'resume' : 'pause', quanta, formatUs(pausePs, 0)]);
+    }
+  }
+
+  /** The run is over: every host's messages into fct.csv, then every buffered row to the sink. */
+  finish(): void {
+    for (const index of this.hosted) {
+      const model = this.engine.model(index);
+      if (!(model instanceof Nic)) continue;
+      const name = this.pc.pod.nodes[index]!.name;
+      const qps = this.pc.qps.get(name)!.requesters;
+      for (const m of model.results().sent) {
+        const done = m.status === 'success' && m.completedPs !== null;
+        const fctPs = done ? m.completedPs! - m.postedPs : null;
+        const end = qps.find((q) => q.qpn === m.qpn)!;
+        const idealPs = this.ideal(name, end, m.sizeBytes, m.opcode);
+        this.row(name, 'fct.csv', m.postedPs, [
+          m.flow,
+          name,
+          m.to,
+          m.sizeBytes,
+          this.us(m.postedPs),
+          done ? this.us(m.completedPs!) : '',
+          fctPs === null ? '' : formatUs(fctPs, 0),
+          idealPs === null ? '' : formatUs(idealPs, 0),
+          fctPs === null || idealPs === null ? '' : fixed6(fctPs / idealPs),
+          m.status,
+        ]);
+      }
+    }
+    this.flush();
+  }
+
+  flush(): void {
+    for (const [key, text] of this.buffers) {
+      const cut = key.lastIndexOf('/');
+      this.sink.append(key.slice(0, cut), key.slice(cut + 1) as TraceFileName, text);
+    }
+    this.buffers.clear();
+    this.buffered = 0;
+  }
+
+  private sampleRates(timePs: number): void {
+    for (const index of this.hosted) {
+      const nic = this.engine.model(index);
+      if (!(nic instanceof Nic)) continue;
+      const name = this.engine.context(index).name;
+      for (const q of nic.senderQps) {
+        if (q.probe || q.firstFlow === null) continue;
+        const key = `${index}/${q.end.qpn}`;
+        const state = this.qpState.get(key) ?? { acked: 0, busy: false };
+        const busy = q.messages.size > 0;
+        // A QP shows from its first message until the grid point after its last completed.
+        if (!busy && !state.busy) continue;
+        const head = q.req.headWrId;
+        const acked = q.req.stats.completedBytes + (head === null ? 0 : q.req.ackedBytes(head));
+        const rateBps = q.rp?.rateBps(timePs) ?? Math.min(nic.lineRateBps, q.end.rateCapBps ?? Infinity);
+        const targetBps = q.rp?.targetRateBps(timePs) ?? rateBps;
+        const throughput = ((acked - state.acked) * 8) / (this.settings.ratesIntervalPs / 1e12) / 1e9;
+        this.row(name, 'rates.csv', timePs, [
+          this.us(timePs),
+          name,
+          q.end.qpn,
+          q.firstFlow,
+          q.end.peer.name,
+          fixed6(rateBps / 1e9),
+          fixed6(targetBps / 1e9),
+          fixed6(q.rp?.alpha(timePs) ?? null),
+          acked,
+          q.cnps,
+          fixed6(throughput),
+        ]);
+        this.qpState.set(key, { acked, busy });
+      }
+    }
+  }
+
+  private sampleQueues(timePs: number): void {
+    for (const index of this.hosted) {
+      const sw = this.engine.model(index);
+      if (!(sw instanceof Switch)) continue;
+      const ctx = this.engine.context(index);
+      const threshold = sw.mmu.groupLimit();
+      for (let port = 0; port < ctx.ports.length; port++) {
+        const paused = ctx.transmitters[port]!.pausedMask(timePs);
+        for (let p = 0; p < PFC_PRIORITIES; p++) {
+          const slot = port * PFC_PRIORITIES + p;
+          const queueBytes = sw.queueBytes(port, p);
+          const ingress = sw.mmu.ingressBytes(port, p);
+          const key = index * 65_536 + slot;
+          if (!this.seenQueues.has(key)) {
+            if (queueBytes === 0 && ingress === 0 && sw.txPackets[slot] === 0) continue;
+            this.seenQueues.add(key);
+          }
+          this.row(ctx.name, 'queue.csv', timePs, [
+            this.us(timePs),
+            ctx.name,
+            ctx.ports[port]!.name,
+            p,
+            queueBytes,
+            threshold,
+            ingress,
+            sw.mmu.headroomBytes(port, p),
+            (paused >> p) & 1,
+            sw.pfc.pausing(port, p) ? 1 : 0,
+            sw.ecnMarked[slot]!,
+          ]);
+        }
+      }
+    }
+  }
+
+  /** Ideal FCTs by (host, QP, size, operation): a flow of many equal messages computes one. */
+  private readonly ideals = new Map<string, number | null>();
+  private ideal(host: string, end: QpEnd, sizeBytes: number, opcode: WorkOpcode): number | null {
+    const key = `${host}/${end.qpn}/${sizeBytes}/${opcode}`;
+    if (!this.ideals.has(key)) this.ideals.set(key, idealFctOf(this.pc, host, end, sizeBytes, opcode));
+    return this.ideals.get(key)!;
+  }
+
+  private us(timePs: number): string {
+    return formatUs(timePs, this.pc.startPs);
+  }
+
+  private row(node: string, file: TraceFileName, keyPs: number, fields: ReadonlyArray<string | number>): void {
+    const line = partLine(keyPs, fields);
+    const key = `${node}/${file}`;
+    this.buffers.set(key, (this.buffers.get(key) ?? '') + line);
+    this.buffered += line.length;
+    if (this.buffered >= FLUSH_BYTES) this.flush();
+  }
+}

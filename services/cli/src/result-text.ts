@@ -1,0 +1,106 @@
+/**
+ * The run's result as text for a terminal (`rocelab run` without --json, the audit `rocelab up`
+ * prints when stopped): the audit first, then what happened in the fabric — paused ports,
+ * transport trouble per host, flows (stalled ones flagged) and probe latency percentiles.
+ */
+import type { RunResult } from '@rocelab/runtime';
+
+export function resultText(r: RunResult): string {
+  const drops = Object.entries(r.droppedByReason)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(', ');
+  const lines = [
+    `${r.mode}${r.mode === 'workers' ? ` ×${r.workers}` : ''}: ${(r.virtualNs / 1e6).toFixed(3)} ms virtual in ${r.wallMs} ms wall, ${r.events} events, ${r.windows} windows`,
+    `profile ${r.profile}, timing ${r.timing}, seed ${r.seed}`,
+    `packets: sent ${r.packets.sent}, delivered ${r.packets.delivered}, dropped ${r.packets.dropped}${drops ? ` (${drops})` : ''}, queued ${r.packets.queued}`,
+    `conservation ${r.conservation ? 'holds' : 'FAILS'}, causality violations ${r.causalityViolations}`,
+    `trace hash ${r.traceHash}`,
+  ];
+  return [...lines, ...pfcSection(r), ...hostSection(r), ...flowSection(r), ...probeSection(r), ''].join('\n');
+}
+
+const ms = (ns: number | null) => (ns === null ? '–' : (ns / 1e6).toFixed(3));
+const us = (ns: number | null) => (ns === null ? '–' : (ns / 1e3).toFixed(2));
+const count = (n: number) => String(n);
+
+/** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)].map((l) => `  ${l}`);
+}
+
+function pfcSection(r: RunResult): string[] {
+  const s = r.summary;
+  const t = s.portTotals;
+  const head = `PFC: ${t.pauseFramesSent} pause frames sent, ${t.pauseFramesReceived} received; ${t.pausedPorts} ports paused, ${t.pausingPorts} pausing; ${s.portTotals.ecnMarked} ECN marks; peak queue ${t.peakQueueBytes} B`;
+  if (s.ports.length === 0) return ['', head];
+  const rows = s.ports.flatMap((p) => {
+    const drops = Object.entries(p.droppedByReason)
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(' ');
+    const pfc = p.pfc.length > 0 ? p.pfc : [null];
+    return pfc.map((q) => [
+      p.port,
+      q === null ? '' : String(q.priority),
+      q === null ? '0' : count(q.pauseFramesReceived),
+      q === null ? '0' : count(q.pauseFramesSent),
+      q === null ? '0.000' : ms(q.pausedNs),
+      q === null ? '0.000' : ms(q.pausingNs),
+      ms(p.firstPauseReceivedNs ?? p.firstPauseSentNs),
+      ms(p.lastPauseReceivedNs ?? p.lastPauseSentNs),
+      count(p.ecnMarked),
+      count(p.peakQueueBytes),
+      drops,
+    ]);
+  });
+  const more = s.portsOmitted > 0 ? [`  … and ${s.portsOmitted} more ports with activity (the trace has them all)`] : [];
+  return ['', head, ...table(['port', 'prio', 'pauses rx', 'tx', 'paused ms', 'pausing ms', 'first ms', 'last ms', 'ECN', 'peak B', 'drops'], rows), ...more];
+}
+
+function hostSection(r: RunResult): string[] {
+  const t = r.summary.hostTotals;
+  const head = `hosts: ${t.cnpsSent} CNPs sent, ${t.cnpsReceived} received; ${t.retransmittedPackets} packets retransmitted; NAKs received ${t.naksReceived.seq} seq, ${t.naksReceived.rnr} RNR; ${t.rtoExpirations} timeouts; storm events ${t.stormEvents.warning} warning, ${t.stormEvents.error} error`;
+  if (r.summary.hosts.length === 0) return ['', head];
+  const rows = r.summary.hosts.map((h) => [
+    h.host,
+    count(h.cnpsSent),
+    count(h.cnpsReceived),
+    count(h.retransmittedPackets),
+    `${h.naksReceived.seq}/${h.naksReceived.rnr}`,
+    count(h.rtoExpirations),
+    count(h.rnrWaits),
+    `${h.stormEvents.warning}/${h.stormEvents.error}`,
+    count(h.goodputBytes),
+  ]);
+  return ['', head, ...table(['host', 'CNP tx', 'CNP rx', 'retx', 'NAK seq/RNR', 'RTO', 'RNR waits', 'storm w/e', 'goodput B'], rows)];
+}
+
+function flowSection(r: RunResult): string[] {
+  const t = r.flowTotals;
+  if (t.total === 0) return [];
+  const head = `flows: ${t.total} messages, ${t.completed} completed, ${t.pending} pending (${t.stalled} stalled), ${t.failed} failed; ${t.deliveredBytes} B delivered`;
+  const shown = r.flows.slice(0, 20);
+  const rows = shown.map((f) => [
+    String(f.flow),
+    `${f.from}→${f.to}`,
+    count(f.sizeBytes),
+    f.stalled ? 'STALLED' : f.status,
+    f.fctNs === null ? '–' : us(f.fctNs),
+    f.goodputGbps === null ? '–' : f.goodputGbps.toFixed(2),
+    count(f.deliveredBytes),
+    count(f.retransmittedPackets),
+    count(f.cnps),
+  ]);
+  const more = r.flows.length + r.flowsOmitted > shown.length ? [`  … ${r.flows.length + r.flowsOmitted - shown.length} more (--json lists ${r.flows.length}; --trace writes fct.csv with all)`] : [];
+  return ['', head, ...table(['flow', 'path', 'bytes', 'status', 'FCT us', 'goodput Gb/s', 'delivered B', 'retx', 'CNPs'], rows), ...more];
+}
+
+function probeSection(r: RunResult): string[] {
+  const p = r.probes;
+  if (p.sent === 0) return [];
+  const head = `probes: ${p.sent} sent, ${p.completed} back, ${p.lost} lost (${p.failed} failed, ${p.pending} still out); RTT us p50 ${us(p.p50Ns)} p90 ${us(p.p90Ns)} p99 ${us(p.p99Ns)} p99.9 ${us(p.p999Ns)} max ${us(p.maxNs)}`;
+  const rows = p.perTorPair.slice(0, 10).map((q) => [`${q.fromTor}→${q.toTor}`, count(q.count), us(q.p50Ns), us(q.p90Ns), us(q.p99Ns), us(q.p999Ns), us(q.maxNs)]);
+  return ['', head, ...table(['ToR pair', 'probes', 'p50', 'p90', 'p99', 'p99.9', 'max'], rows)];
+}
