@@ -2,7 +2,8 @@
  * The pcap bytes of @rocelab/wire read by a real tshark: RoCEv2 frames decode as InfiniBand on
  * UDP 4791 with no decode-as, PFC frames as MAC control, fields read back as sent, timestamps
  * keep their nanoseconds, and no frame is malformed or draws an expert warning — also when
- * the capture keeps only the first 128 bytes of each frame.
+ * the capture keeps only the first 128 bytes of each frame. Then the captures of real runs
+ * (`rocelab run --pcap`): PSNs in order, every pause the run counted.
  *
  * Needs `tshark` on PATH (Debian 12 ships 4.0). Without it the tests are skipped — unless
  * ROCELAB_REQUIRE_TSHARK=1, which makes that a failure. Personal Wireshark preferences are
@@ -10,11 +11,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { FrameKind, Opcode, encodeFrame, newFrame, pcapFileHeader, pcapRecord, pfcFrame, type Frame } from '@rocelab/wire';
+import { cli, fixture } from './harness.js';
 
 const REQUIRED = process.env.ROCELAB_REQUIRE_TSHARK === '1';
 const TSHARK_TIMEOUT_MS = 30_000;
@@ -172,4 +174,50 @@ test('SEND payloads under 16 bytes decode cleanly once the RPC-over-RDMA heurist
   const quiet = ['--disable-heuristic', 'rpcrdma_infiniband', ...CHECK_IP];
   assert.equal(fields(file, 'infiniband.bth.opcode', ['frame.number'], quiet).length, sends.length);
   assert.deepEqual(fields(file, PROBLEMS, ['frame.number', '_ws.expert'], quiet), []);
+});
+
+// --- captures of real runs (`rocelab run --pcap`) -----------------------------------------------
+
+function capture(file: string, ports: string, duration: string): { dir: string; result: NonNullable<ReturnType<typeof cli>['json']> } {
+  const dir = mkdtempSync(join(work, 'run-'));
+  const r = cli(['run', file, '--duration', duration, '--json', '--pcap', dir, '--pcap-ports', ports]);
+  assert.equal(r.status, 0, r.stderr);
+  return { dir, result: r.json! };
+}
+
+test('line.yaml captured at h1:p0: every frame is RoCEv2, the data PSNs run 0, 1, 2, … and the ACKs every 4th, nothing malformed', (t) => {
+  if (!needsTshark(t)) return;
+  const { dir } = capture(fixture('line.yaml'), 'h1:p0', '200us');
+  const file = join(dir, 'h1-p0.pcap');
+  const all = tshark(file, ['-T', 'fields', '-e', 'frame.number']).length;
+  assert.equal(fields(file, 'infiniband.bth.opcode', ['frame.number']).length, all, 'every frame decodes as InfiniBand');
+  // h1 starts a frame every 221.2 ns after the first (224.4 ns): 905 start within 200 µs.
+  const data = fields(file, 'infiniband.bth.opcode != 17', ['infiniband.bth.psn', 'ip.src']);
+  assert.equal(data.length, 905);
+  data.forEach(([psn, src], i) => assert.deepEqual([Number(psn), src], [i, '10.0.1.1']));
+  const acks = fields(file, 'infiniband.bth.opcode == 17', ['infiniband.bth.psn', 'infiniband.aeth.syndrome']);
+  assert.ok(acks.length > 200, `${acks.length} ACKs`);
+  acks.forEach(([psn, syndrome], i) => assert.deepEqual([Number(psn), Number(syndrome)], [4 * i + 3, 0], `ACK ${i}`));
+  assert.equal(acks.length + data.length, all);
+  assert.deepEqual(tshark(file, ['-o', 'ip.check_checksum:TRUE', '-Y', PROBLEMS]), []);
+});
+
+test('a lossless incast without ECN captured at h1:p0 and sw1:p1: every pause and resume the run counted, priority 3 enabled, nothing malformed', (t) => {
+  if (!needsTshark(t)) return;
+  // ECN off: no DCQCN reaction, so PFC alone holds the senders (pause, resume, …).
+  const pod = join(work, 'incast-no-ecn.yaml');
+  writeFileSync(pod, readFileSync(fixture('switch/incast-lossless.yaml'), 'utf8').replace('switch: {bufferBytes: 1MiB}', 'switch: {bufferBytes: 1MiB, ecn: {enabled: false}}'));
+  const { dir, result } = capture(pod, 'h1:p0,sw1:p1', '500us');
+  const port = (name: string) => result.summary.ports.find((p) => p.port === name)!.pfc.find((q) => q.priority === 3)!;
+  for (const [name, counted] of [['h1-p0', port('h1:p0').pauseFramesReceived], ['sw1-p1', port('sw1:p1').pauseFramesSent]] as const) {
+    const file = join(dir, `${name}.pcap`);
+    const pfc = fields(file, 'macc.opcode == 0x0101', ['macc.cbfc.enbv.c3', 'macc.cbfc.pause_time.c3', 'eth.dst']);
+    assert.ok(counted > 10, `${name}: ${counted} PFC frames counted`);
+    assert.equal(pfc.length, counted, `${name}: every PFC frame the run counted is in the capture`);
+    for (const [enabled, quanta, dst] of pfc) {
+      assert.deepEqual([enabled, dst], ['1', '01:80:c2:00:00:01']);
+      assert.ok(quanta === '65535' || quanta === '0', `quanta ${quanta}`);
+    }
+    assert.deepEqual(tshark(file, ['-o', 'ip.check_checksum:TRUE', '-Y', PROBLEMS]), []);
+  }
 });

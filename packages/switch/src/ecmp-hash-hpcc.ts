@@ -29,7 +29,11 @@ function round(h: number, k: number): number {
 
 /** The tail's scramble, `h ^= len`, and the finalizer; an unsigned 32-bit result. */
 function finish(h: number, len: number): number {
-  h ^= len;
+  return fmix32(h ^ len);
+}
+
+/** MurmurHash3's finalizer (`fmix32`): every input bit reaches every output bit; unsigned 32-bit. */
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

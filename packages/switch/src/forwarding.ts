@@ -11,7 +11,7 @@
  * reached each next hop — so the same hash picks the same neighbour only where the port-name
  * order of a switch's next hops equals that order (e.g. uplinks named in HPCC node-id order).
  */
-import { hpccEcmpHash } from './ecmp-hash-hpcc.js';
+import { fmix32, hpccEcmpHash } from './ecmp-hash-hpcc.js';
 
 export interface Route {
   ip: number;
@@ -84,12 +84,7 @@ export function flowHash(srcIp: number, dstIp: number, udpSrcPort: number, seed 
   mix(17, 1);
   mix(udpSrcPort, 2);
   mix(ROCE_UDP_PORT, 2);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(h);
 }
 
 /** A switch's ECMP hash and seed from its settings (the seed defaulting by its node index). */
