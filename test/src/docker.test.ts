@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -253,17 +253,31 @@ test('a small pod under docker-compose: promtool-clean /metrics, and every dashb
   assert.equal(causality, 0);
 });
 
-test('rocelab run --mode docker gives the trace hash of --mode procs', { timeout: 600_000 }, (t) => {
+test('rocelab run --mode docker gives the trace hash, the summary, and the trace and capture bytes of --mode procs', { timeout: 600_000 }, (t) => {
   if (!needsDocker(t)) return;
   const file = join(work, 'small.yaml');
-  const procs = cli(['run', file, '--duration', '1ms', '--mode', 'procs', '--json']);
-  assert.equal(procs.status, 0, procs.stderr);
-  const containers = cli(['run', file, '--duration', '1ms', '--mode', 'docker', '--image', IMAGE, '--json']);
-  assert.equal(containers.status, 0, containers.stderr);
-  assert.equal(containers.json!.mode, 'docker');
-  assert.equal(containers.json!.traceHash, procs.json!.traceHash);
-  assert.deepEqual(containers.json!.packets, procs.json!.packets);
-  assert.ok(containers.json!.conservation);
+  const outputs = (['procs', 'docker'] as const).map((mode) => {
+    const trace = mkdtempSync(join(work, `trace-${mode}-`));
+    const pcap = mkdtempSync(join(work, `pcap-${mode}-`));
+    // The containers (uid 10001) reach DIR/.parts through these: mkdtemp makes them 0700.
+    for (const dir of [trace, pcap]) chmodSync(dir, 0o755);
+    const r = cli(['run', file, '--duration', '1ms', '--mode', mode, '--image', IMAGE, '--json', '--trace', trace, '--pcap', pcap, '--pcap-ports', 'h1:p0,tor1:up1']);
+    assert.equal(r.status, 0, `${mode}: ${r.stderr}`);
+    const files = Object.fromEntries([
+      ...readdirSync(trace).map((f) => [`trace/${f}`, readFileSync(join(trace, f))] as const),
+      ...readdirSync(pcap).map((f) => [`pcap/${f}`, readFileSync(join(pcap, f))] as const),
+    ]);
+    return { result: r.json!, files };
+  });
+  const [procs, containers] = outputs as [(typeof outputs)[0], (typeof outputs)[0]];
+  assert.equal(containers.result.mode, 'docker');
+  assert.equal(containers.result.traceHash, procs.result.traceHash);
+  assert.deepEqual(containers.result.packets, procs.result.packets);
+  assert.deepEqual(containers.result.summary, procs.result.summary);
+  assert.deepEqual(containers.result.probes, procs.result.probes);
+  assert.ok(containers.result.conservation);
+  assert.deepEqual(Object.keys(containers.files).sort(), ['pcap/h1-p0.pcap', 'pcap/tor1-up1.pcap', 'trace/fct.csv', 'trace/pfc.csv', 'trace/queue.csv', 'trace/rates.csv']);
+  for (const [name, bytes] of Object.entries(procs.files)) assert.ok(bytes.equals(containers.files[name]!), `${name} differs between procs and docker`);
 });
 
 test('the committed docker-compose.yml brings up 27 scrape targets: 16 hosts, 10 switches and the controller', { timeout: 600_000 }, async (t) => {

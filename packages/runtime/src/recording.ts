@@ -1,12 +1,13 @@
 /**
  * What a run records besides its result: trace rows (`--trace`) and packet captures (`--pcap`).
- * `attachRecording` puts both on an engine as one observer; the files side (`RunFiles`) owns
- * the directories: part files per node, merged into the final CSVs once the run is over, and
- * the pcap files, which each member appends to directly. Every process writes only its own
+ * `attachRecording` puts both on an engine as one observer; `prepareRunFiles` and
+ * `mergeRunFiles` own the directories: each process appends its nodes' trace rows and captures
+ * to files in `DIR/.parts`, and once the run is over the rows are merged into the final CSVs
+ * and the captures moved beside them. Every process writes only its own
  * nodes' files, so the same code serves inproc, procs, workers and containers (which get the
  * directories bind-mounted).
  */
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine, EngineObserver } from '@rocelab/sim';
 import { mergeParts, TRACE_FILE_NAMES, TRACE_FILES, type TraceFileName } from '@rocelab/results';
@@ -37,7 +38,7 @@ export function attachRecording(engine: Engine, pc: PodContext, hosted: readonly
   const { trace, pcap } = options;
   if (trace === null && pcap === null) return null;
   const traceRecorder = trace === null ? null : new TraceRecorder(engine, pc, hosted, trace, { append: (node, file, text) => appendFileSync(partFile(trace.dir, node, file), text) });
-  const pcapRecorder = pcap === null ? null : new PcapRecorder(pc.pod, hosted, pcap, { append: (node, port, bytes) => appendFileSync(join(pcap.dir, pcapFileName(node, port)), bytes) });
+  const pcapRecorder = pcap === null ? null : new PcapRecorder(pc.pod, hosted, pcap, { append: (node, port, bytes) => appendFileSync(join(pcap.dir, PARTS_DIR, pcapFileName(node, port)), bytes) });
   const nodes = pc.pod.nodes;
   const observer: EngineObserver = {
     onArrive: (node, port, timePs, frame) => {
@@ -102,39 +103,44 @@ function partFile(dir: string, node: string, file: TraceFileName): string {
 
 /**
  * Make the directories ready before the run starts, or throw with what is wrong: created if
- * missing, writable, earlier trace or capture files of this kind removed (a trace directory is
- * the run's, not a log to append to). Part files are writable by the containers' user.
+ * missing, writable, earlier trace or capture files removed (a trace directory is the run's,
+ * not a log to append to). Every process writes into `DIR/.parts`, world-writable so that
+ * containers (uid 10001) can; the user's directory itself keeps its mode. With `forContainers`
+ * the directory must at least be searchable by others, or the containers cannot reach `.parts`.
  */
-export function prepareRunFiles(options: RecordingOptions): void {
-  if (options.trace !== null) {
-    const { dir } = options.trace;
-    ensureWritableDir(dir, '--trace');
+export function prepareRunFiles(options: RecordingOptions, forContainers = false): void {
+  const dirs: Array<[string, string]> = [];
+  if (options.trace !== null) dirs.push([options.trace.dir, '--trace']);
+  if (options.pcap !== null && options.pcap.dir !== options.trace?.dir) dirs.push([options.pcap.dir, '--pcap']);
+  for (const [dir, flag] of dirs) {
+    ensureWritableDir(dir, flag);
+    if (forContainers && (statSync(dir).mode & 0o001) === 0) {
+      throw new RunFilesError(`${flag} ${dir} (mode ${(statSync(dir).mode & 0o777).toString(8)}): expected a directory others may search (chmod o+x): the containers run as uid 10001 and write into ${join(dir, PARTS_DIR)}`);
+    }
     rmSync(join(dir, PARTS_DIR), { recursive: true, force: true });
-    for (const file of TRACE_FILE_NAMES) rmSync(join(dir, file), { force: true });
+    for (const name of readdirSync(dir)) if (name.endsWith('.pcap') || (TRACE_FILE_NAMES as string[]).includes(name)) rmSync(join(dir, name), { force: true });
     mkdirSync(join(dir, PARTS_DIR));
-    // Containers run as uid 10001: they must create their part files here.
     chmodSync(join(dir, PARTS_DIR), 0o777);
-  }
-  if (options.pcap !== null) {
-    const { dir } = options.pcap;
-    ensureWritableDir(dir, '--pcap');
-    for (const name of readdirSync(dir)) if (name.endsWith('.pcap')) rmSync(join(dir, name), { force: true });
-    chmodSync(dir, 0o777);
   }
 }
 
-/** After the run: the final CSVs from every node's parts, in node order, then the parts go. */
+/** After the run: the final CSVs from every node's parts, in node order; the captures moved out of the parts; the parts gone. */
 export function mergeRunFiles(pod: PodSpec, options: RecordingOptions): void {
-  if (options.trace === null) return;
-  const { dir } = options.trace;
-  for (const file of TRACE_FILE_NAMES) {
-    const parts = pod.nodes.map((n) => {
-      const path = partFile(dir, n.name, file);
-      return existsSync(path) ? readFileSync(path, 'utf8') : '';
-    });
-    writeFileSync(join(dir, file), mergeParts(TRACE_FILES[file], parts));
+  if (options.trace !== null) {
+    const { dir } = options.trace;
+    for (const file of TRACE_FILE_NAMES) {
+      const parts = pod.nodes.map((n) => {
+        const path = partFile(dir, n.name, file);
+        return existsSync(path) ? readFileSync(path, 'utf8') : '';
+      });
+      writeFileSync(join(dir, file), mergeParts(TRACE_FILES[file], parts));
+    }
   }
-  rmSync(join(dir, PARTS_DIR), { recursive: true, force: true });
+  if (options.pcap !== null) {
+    const parts = join(options.pcap.dir, PARTS_DIR);
+    for (const name of readdirSync(parts)) if (name.endsWith('.pcap')) renameSync(join(parts, name), join(options.pcap.dir, name));
+  }
+  for (const dir of [options.trace?.dir, options.pcap?.dir]) if (dir !== undefined) rmSync(join(dir, PARTS_DIR), { recursive: true, force: true });
 }
 
 export class RunFilesError extends Error {}

@@ -38,7 +38,7 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   const recording: RecordingOptions = { trace: options.trace, pcap: options.pcap };
   try {
     checkPcapPorts(pod, options.pcap?.ports ?? null);
-    prepareRunFiles(recording);
+    prepareRunFiles(recording, options.mode === 'docker');
   } catch (err) {
     if (!(err instanceof RunOptionError || err instanceof RunFilesError)) throw err;
     process.stderr.write(`rocelab run: ${err.message}\n`);
