@@ -45,7 +45,7 @@ test('no value (not completed): passes when some reference run had none either, 
 const rates = (scale: number): RateRow[] =>
   [0, 10, 20, 30].flatMap((t) => [1, 2].map((qp) => ({ run: '', timeUs: t, node: 'h1', qp, flow: `${qp}`, dst: 'h2', rateGbps: 20, targetGbps: 20, alpha: 0.5, ackedBytes: t * 1000, cnps: t / 10, throughputGbps: 20 * scale })));
 const queue = (bytes: number[], marks: number): QueueRow[] =>
-  bytes.map((b, i) => ({ run: '', timeUs: i, node: 'sw1', port: 'p3', priority: 3, queueBytes: b, thresholdBytes: 0, ingressBytes: 0, headroomBytes: 0, paused: false, pausing: false, ecnMarks: i === bytes.length - 1 ? marks : 0 }));
+  bytes.map((b, i) => ({ run: '', timeUs: i, node: 'sw1', port: 'p3', priority: 3, queueBytes: b, thresholdBytes: 0, ingressBytes: 0, headroomBytes: 0, paused: false, pausing: false, ecnMarks: i === bytes.length - 1 ? marks : 0, txPackets: i }));
 const pfc = (pauses: number): PfcRow[] => Array.from({ length: pauses }, (_, i) => ({ run: '', timeUs: i * 100, node: 'h1', port: 'p0', priority: 3, event: 'pause', quanta: 65535, pauseUs: 10 }));
 const fct = (us: Array<number | null>): FctRow[] => us.map((fctUs, i) => ({ run: '', flow: `${i + 1}`, from: 'h1', to: 'h2', sizeBytes: 1000, startUs: 0, completionUs: fctUs, fctUs, idealFctUs: 1, slowdown: fctUs, status: 'success' }));
 const tables = (o: { scale?: number; bytes?: number[]; marks?: number; pauses?: number; fcts?: Array<number | null> } = {}): TraceTables => ({

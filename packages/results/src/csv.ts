@@ -108,6 +108,16 @@ export class FieldReader {
     return n;
   }
 
+  /** Any string, empty included. */
+  optionalText(column: string): string {
+    return this.raw(column);
+  }
+
+  /** An integer in [min, max], or null for an empty field. */
+  optionalInteger(column: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | null {
+    return this.raw(column) === '' ? null : this.integer(column, min, max);
+  }
+
   /** `0` or `1`. */
   flag(column: string): boolean {
     return this.oneOf(column, ['0', '1']) === '1';

@@ -7,7 +7,7 @@ const rate = (timeUs: number, node: string, qp: number, throughputGbps: number, 
   run: '', timeUs, node, qp, flow: `${qp}`, dst: 'h9', rateGbps: 40, targetGbps: 40, alpha: 1, ackedBytes: 0, cnps, throughputGbps,
 });
 const queue = (timeUs: number, port: string, queueBytes: number, ecnMarks = 0): QueueRow => ({
-  run: '', timeUs, node: 'sw1', port, priority: 3, queueBytes, thresholdBytes: 0, ingressBytes: 0, headroomBytes: 0, paused: false, pausing: false, ecnMarks,
+  run: '', timeUs, node: 'sw1', port, priority: 3, queueBytes, thresholdBytes: 0, ingressBytes: 0, headroomBytes: 0, paused: false, pausing: false, ecnMarks, txPackets: 0,
 });
 const fct = (flow: string, fctUs: number | null): FctRow => ({
   run: '', flow, from: 'h1', to: 'h2', sizeBytes: 1000, startUs: 0, completionUs: fctUs, fctUs, idealFctUs: 1, slowdown: fctUs, status: fctUs === null ? 'incomplete' : 'success',

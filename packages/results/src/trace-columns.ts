@@ -8,14 +8,20 @@
 /** Per sending QP on a regular grid (default 10 µs). `acked_bytes` and `cnps` are cumulative; `throughput_gbps` covers the preceding grid interval; `alpha` is empty when DCQCN is off. */
 export const RATES_COLUMNS = ['time_us', 'node', 'qp', 'flow', 'dst', 'rate_gbps', 'target_gbps', 'alpha', 'acked_bytes', 'cnps', 'throughput_gbps'] as const;
 
-/** Per switch egress queue on a grid (default 1 µs). `paused`/`pausing` are 0 or 1; `ecn_marks` is cumulative. */
-export const QUEUE_COLUMNS = ['time_us', 'node', 'port', 'priority', 'queue_bytes', 'threshold_bytes', 'ingress_bytes', 'headroom_bytes', 'paused', 'pausing', 'ecn_marks'] as const;
+/** Per switch egress queue on a grid (default 1 µs). `paused`/`pausing` are 0 or 1; `ecn_marks` and `tx_packets` (packets that left the queue) are cumulative. */
+export const QUEUE_COLUMNS = ['time_us', 'node', 'port', 'priority', 'queue_bytes', 'threshold_bytes', 'ingress_bytes', 'headroom_bytes', 'paused', 'pausing', 'ecn_marks', 'tx_packets'] as const;
 
 /** One row per PAUSE or RESUME arriving at a transmitter (`node:port`); `pause_us` is what the quanta stand for at the link's rate, 0 for a resume. */
 export const PFC_COLUMNS = ['time_us', 'node', 'port', 'priority', 'event', 'quanta', 'pause_us'] as const;
 
 /** One row per message; `completion_us`, `fct_us` and `slowdown` are empty when it did not complete. */
 export const FCT_COLUMNS = ['flow', 'from', 'to', 'size_bytes', 'start_us', 'completion_us', 'fct_us', 'ideal_fct_us', 'slowdown', 'status'] as const;
+
+/** One row per pingmesh probe: when it was posted, between which hosts, and its round trip (empty: it did not come back). */
+export const PROBES_COLUMNS = ['time_us', 'from', 'to', 'rtt_us'] as const;
+
+/** Notable events of the models (watchdog storms, NIC stall prevention, faults applied and ended); `port`/`priority` empty where they do not apply. */
+export const EVENTS_COLUMNS = ['time_us', 'node', 'port', 'priority', 'event', 'detail'] as const;
 
 /** The column naming the run of each row in a reference directory. */
 export const RUN_COLUMN = 'run';
@@ -26,6 +32,8 @@ export const TRACE_FILES = {
   'queue.csv': QUEUE_COLUMNS,
   'pfc.csv': PFC_COLUMNS,
   'fct.csv': FCT_COLUMNS,
+  'probes.csv': PROBES_COLUMNS,
+  'events.csv': EVENTS_COLUMNS,
 } as const;
 
 export type TraceFileName = keyof typeof TRACE_FILES;

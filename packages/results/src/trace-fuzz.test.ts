@@ -7,13 +7,15 @@ import { Rng } from '@rocelab/sim';
 import { compareTraces } from './compare.js';
 import { ResultsError } from './errors.js';
 import { defaultTolerances } from './tolerance.js';
-import { FCT_COLUMNS, PFC_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, type TraceFileName } from './trace-columns.js';
+import { EVENTS_COLUMNS, FCT_COLUMNS, PFC_COLUMNS, PROBES_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, type TraceFileName } from './trace-columns.js';
 import { parseTraceDir, splitRuns, type TraceText } from './trace-tables.js';
 
 const VALID: Record<TraceFileName, string> = {
   'rates.csv': `run,${RATES_COLUMNS.join(',')}\na,0.000000,h1,1,7,h2,40.000000,40.000000,,0,0,0.000000\na,10.000000,h1,1,7,h2,20.000000,40.000000,0.5,1024,1,19.500000\n`,
-  'queue.csv': `run,${QUEUE_COLUMNS.join(',')}\na,1.000000,sw1,p3,3,5000,9000,100,0,0,1,2\nb,1.000000,sw1,p3,3,0,9000,0,0,0,0,0\n`,
+  'queue.csv': `run,${QUEUE_COLUMNS.join(',')}\na,1.000000,sw1,p3,3,5000,9000,100,0,0,1,2,7\nb,1.000000,sw1,p3,3,0,9000,0,0,0,0,0,0\n`,
   'pfc.csv': `run,${PFC_COLUMNS.join(',')}\na,2.000000,h1,p0,3,pause,65535,838.848000\na,3.000000,h1,p0,3,resume,0,0.000000\n`,
+  'probes.csv': `run,${PROBES_COLUMNS.join(',')}\na,100.000000,h1,h2,6.120000\nb,100.000000,h1,h2,\n`,
+  'events.csv': `run,${EVENTS_COLUMNS.join(',')}\na,2000.000000,tor2,p2,3,pfcwd_storm_detected,drop\nb,0.000000,h4,,,fault,nicPauseStorm\n`,
   'fct.csv': `run,${FCT_COLUMNS.join(',')}\na,7,h1,h2,1000,0.000000,2.000000,2.000000,1.000000,2.000000,success\nb,7,h1,h2,1000,0.000000,,,1.000000,,incomplete\n`,
 };
 const ALPHABET = ',\n\r0123456789.-+eE abcrun_';

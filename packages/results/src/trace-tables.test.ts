@@ -1,23 +1,29 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ResultsError } from './errors.js';
-import { FCT_COLUMNS, PFC_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, TRACE_FILES } from './trace-columns.js';
+import { EVENTS_COLUMNS, FCT_COLUMNS, PFC_COLUMNS, PROBES_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, TRACE_FILES } from './trace-columns.js';
 import { parseTraceDir, parseTraceFile, splitRuns } from './trace-tables.js';
 
 test('the column lists are the documented headers', () => {
   assert.equal(RATES_COLUMNS.join(','), 'time_us,node,qp,flow,dst,rate_gbps,target_gbps,alpha,acked_bytes,cnps,throughput_gbps');
-  assert.equal(QUEUE_COLUMNS.join(','), 'time_us,node,port,priority,queue_bytes,threshold_bytes,ingress_bytes,headroom_bytes,paused,pausing,ecn_marks');
+  assert.equal(QUEUE_COLUMNS.join(','), 'time_us,node,port,priority,queue_bytes,threshold_bytes,ingress_bytes,headroom_bytes,paused,pausing,ecn_marks,tx_packets');
+  assert.equal(PROBES_COLUMNS.join(','), 'time_us,from,to,rtt_us');
+  assert.equal(EVENTS_COLUMNS.join(','), 'time_us,node,port,priority,event,detail');
   assert.equal(PFC_COLUMNS.join(','), 'time_us,node,port,priority,event,quanta,pause_us');
   assert.equal(FCT_COLUMNS.join(','), 'flow,from,to,size_bytes,start_us,completion_us,fct_us,ideal_fct_us,slowdown,status');
-  assert.deepEqual(Object.keys(TRACE_FILES), ['rates.csv', 'queue.csv', 'pfc.csv', 'fct.csv']);
+  assert.deepEqual(Object.keys(TRACE_FILES), ['rates.csv', 'queue.csv', 'pfc.csv', 'fct.csv', 'probes.csv', 'events.csv']);
 });
 
 test('each file parses into typed rows; empty fields are null where the format allows', () => {
   const rates = parseTraceFile({ name: 'rates.csv', path: 'r/rates.csv', text: `${RATES_COLUMNS.join(',')}\n10.000000,h1,3,17,h2,40.000000,40.000000,,1024,0,39.500000\n` });
   assert.deepEqual(rates.rows, [{ run: '', timeUs: 10, node: 'h1', qp: 3, flow: '17', dst: 'h2', rateGbps: 40, targetGbps: 40, alpha: null, ackedBytes: 1024, cnps: 0, throughputGbps: 39.5 }]);
   assert.equal(rates.hasRunColumn, false);
-  const queue = parseTraceFile({ name: 'queue.csv', path: 'q', text: `${QUEUE_COLUMNS.join(',')}\n1.000000,sw1,p3,3,5000,9000,100,0,0,1,2\n` });
-  assert.deepEqual(queue.rows, [{ run: '', timeUs: 1, node: 'sw1', port: 'p3', priority: 3, queueBytes: 5000, thresholdBytes: 9000, ingressBytes: 100, headroomBytes: 0, paused: false, pausing: true, ecnMarks: 2 }]);
+  const queue = parseTraceFile({ name: 'queue.csv', path: 'q', text: `${QUEUE_COLUMNS.join(',')}\n1.000000,sw1,p3,3,5000,9000,100,0,0,1,2,40\n` });
+  assert.deepEqual(queue.rows, [{ run: '', timeUs: 1, node: 'sw1', port: 'p3', priority: 3, queueBytes: 5000, thresholdBytes: 9000, ingressBytes: 100, headroomBytes: 0, paused: false, pausing: true, ecnMarks: 2, txPackets: 40 }]);
+  const probes = parseTraceFile({ name: 'probes.csv', path: 'pr', text: `${PROBES_COLUMNS.join(',')}\n0.000000,h1,h2,6.120000\n1.000000,h2,h1,\n` });
+  assert.deepEqual(probes.rows.map((r) => r.rttUs), [6.12, null]);
+  const events = parseTraceFile({ name: 'events.csv', path: 'e', text: `${EVENTS_COLUMNS.join(',')}\n5000.000000,tor2,p2,3,pfcwd_storm_detected,drop\n2000.000000,h4,,,fault,nicPauseStorm\n` });
+  assert.deepEqual(events.rows.map((r) => [r.port, r.priority, r.event]), [['p2', 3, 'pfcwd_storm_detected'], ['', null, 'fault']]);
   const pfc = parseTraceFile({ name: 'pfc.csv', path: 'p', text: `run,${PFC_COLUMNS.join(',')}\ns1,2.000000,h1,p0,3,pause,65535,838.848000\n` });
   assert.deepEqual(pfc.rows, [{ run: 's1', timeUs: 2, node: 'h1', port: 'p0', priority: 3, event: 'pause', quanta: 65535, pauseUs: 838.848 }]);
   const fct = parseTraceFile({ name: 'fct.csv', path: 'f', text: `${FCT_COLUMNS.join(',')},run\n7,h1,h2,1000,0.000000,,,1.200000,,incomplete,a\n` });

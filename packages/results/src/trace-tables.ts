@@ -6,11 +6,13 @@
  */
 import { FieldReader, parseCsv, requireColumns, type CsvTable } from './csv.js';
 import { ResultsError } from './errors.js';
-import { FCT_COLUMNS, PFC_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, RUN_COLUMN, TRACE_FILE_NAMES, type TraceFileName } from './trace-columns.js';
+import { EVENTS_COLUMNS, FCT_COLUMNS, PFC_COLUMNS, PROBES_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, RUN_COLUMN, TRACE_FILE_NAMES, type TraceFileName } from './trace-columns.js';
 
 export interface RateRow { run: string; timeUs: number; node: string; qp: number; flow: string; dst: string; rateGbps: number; targetGbps: number; alpha: number | null; ackedBytes: number; cnps: number; throughputGbps: number }
-export interface QueueRow { run: string; timeUs: number; node: string; port: string; priority: number; queueBytes: number; thresholdBytes: number; ingressBytes: number; headroomBytes: number; paused: boolean; pausing: boolean; ecnMarks: number }
+export interface QueueRow { run: string; timeUs: number; node: string; port: string; priority: number; queueBytes: number; thresholdBytes: number; ingressBytes: number; headroomBytes: number; paused: boolean; pausing: boolean; ecnMarks: number; txPackets: number }
 export interface PfcRow { run: string; timeUs: number; node: string; port: string; priority: number; event: 'pause' | 'resume'; quanta: number; pauseUs: number }
+export interface ProbeRow { run: string; timeUs: number; from: string; to: string; rttUs: number | null }
+export interface EventRow { run: string; timeUs: number; node: string; port: string; priority: number | null; event: string; detail: string }
 export interface FctRow { run: string; flow: string; from: string; to: string; sizeBytes: number; startUs: number; completionUs: number | null; fctUs: number | null; idealFctUs: number; slowdown: number | null; status: string }
 
 /** The row type of each trace file. */
@@ -19,6 +21,8 @@ export interface TraceRows {
   'queue.csv': QueueRow;
   'pfc.csv': PfcRow;
   'fct.csv': FctRow;
+  'probes.csv': ProbeRow;
+  'events.csv': EventRow;
 }
 
 /** The tables of one run (or of a whole directory); a file that is absent is undefined. */
@@ -47,7 +51,11 @@ const rateRow: Parse<RateRow> = (r, run) => ({
 const queueRow: Parse<QueueRow> = (r, run) => ({
   run, timeUs: r.number('time_us'), node: r.text('node'), port: r.text('port'), priority: r.integer('priority', 0, 7),
   queueBytes: r.integer('queue_bytes'), thresholdBytes: r.integer('threshold_bytes'), ingressBytes: r.integer('ingress_bytes'), headroomBytes: r.integer('headroom_bytes'),
-  paused: r.flag('paused'), pausing: r.flag('pausing'), ecnMarks: r.integer('ecn_marks'),
+  paused: r.flag('paused'), pausing: r.flag('pausing'), ecnMarks: r.integer('ecn_marks'), txPackets: r.integer('tx_packets'),
+});
+const probeRow: Parse<ProbeRow> = (r, run) => ({ run, timeUs: r.number('time_us'), from: r.text('from'), to: r.text('to'), rttUs: r.optionalNumber('rtt_us') });
+const eventRow: Parse<EventRow> = (r, run) => ({
+  run, timeUs: r.number('time_us'), node: r.text('node'), port: r.optionalText('port'), priority: r.optionalInteger('priority', 0, 7), event: r.text('event'), detail: r.optionalText('detail'),
 });
 const pfcRow: Parse<PfcRow> = (r, run) => ({
   run, timeUs: r.number('time_us'), node: r.text('node'), port: r.text('port'), priority: r.integer('priority', 0, 7),
@@ -78,6 +86,10 @@ export function parseTraceFile(file: TraceText): { rows: AnyRows; hasRunColumn: 
       return { rows: rowsOf(table, QUEUE_COLUMNS, queueRow), hasRunColumn };
     case 'pfc.csv':
       return { rows: rowsOf(table, PFC_COLUMNS, pfcRow), hasRunColumn };
+    case 'probes.csv':
+      return { rows: rowsOf(table, PROBES_COLUMNS, probeRow), hasRunColumn };
+    case 'events.csv':
+      return { rows: rowsOf(table, EVENTS_COLUMNS, eventRow), hasRunColumn };
     case 'fct.csv': {
       const rows = rowsOf(table, FCT_COLUMNS, fctRow);
       checkUniqueFlows(table, rows);

@@ -40,6 +40,8 @@ export interface NicPfcDeps {
   setTimer(name: NicPfcTimer, atPs: number | null): void;
   /** Serialization of `bytes` at `bps`, ps (the engine's rounding). */
   timePs(bytes: number, bps: number): number;
+  /** Stall prevention counted an event (for traces and logs). */
+  onStormEvent?(level: keyof StormEvents): void;
 }
 
 export type NicPfcTimer = 'drain' | 'refresh' | 'minor' | 'critical';
@@ -136,10 +138,12 @@ export class NicPfc {
         return null;
       case 'minor':
         this.stormEvents.warning++;
+        this.deps.onStormEvent?.('warning');
         return null;
       case 'critical':
         // Stall prevention: stop pausing (the ToR's pause runs out on its own) and count an error.
         this.stormEvents.error++;
+        this.deps.onStormEvent?.('error');
         this.silenced = true;
         this.endPausing(nowPs);
         return null;

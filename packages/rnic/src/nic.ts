@@ -149,6 +149,8 @@ export class Nic implements NodeModel {
   readonly probeRtt = new FixedHistogram(exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS));
   private readonly messageLog: MessageResult[] = [];
   private readonly probes: ProbeResults = { sent: 0, failed: 0, pending: 0, rttPs: {}, rttOmitted: 0 };
+  /** Watches messages as they complete (tracing); never changes what happens. */
+  onMessageDone: ((m: MessageResult, probe: boolean) => void) | null = null;
   private probeSamples = 0;
 
   constructor(
@@ -189,6 +191,7 @@ export class Nic implements NodeModel {
       { ...s.pfc, refreshPs: s.pfcRefreshPs },
       {
         sendPause: (frame) => ctx.sendControl(PORT, frame),
+        onStormEvent: (level) => ctx.note(`nic_stall_${level}`, PORT, -1, this.pfc.pausing),
         setTimer: (name, atPs) => {
           const id = PFC_TIMER_BASE + PFC_TIMERS.indexOf(name);
           if (atPs === null) ctx.cancelTimer(id);
@@ -463,6 +466,7 @@ export class Nic implements NodeModel {
       }
       if (q.probe) this.probeDone(m);
       else if (c.status === 'success') this.completion.observe((c.completedPs - c.postedPs) / 1e12);
+      this.onMessageDone?.(m, q.probe);
     }
   }
 

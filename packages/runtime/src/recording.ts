@@ -9,7 +9,7 @@
  */
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Engine, EngineObserver } from '@rocelab/sim';
+import type { Engine, EngineObserver, NodeNote } from '@rocelab/sim';
 import { mergeParts, TRACE_FILE_NAMES, TRACE_FILES, type TraceFileName } from '@rocelab/results';
 import type { PodSpec } from '@rocelab/topology';
 import type { Frame } from '@rocelab/wire';
@@ -41,6 +41,7 @@ export function attachRecording(engine: Engine, pc: PodContext, hosted: readonly
   const pcapRecorder = pcap === null ? null : new PcapRecorder(pc.pod, hosted, pcap, { append: (node, port, bytes) => appendFileSync(join(pcap.dir, PARTS_DIR, pcapFileName(node, port)), bytes) });
   const nodes = pc.pod.nodes;
   const observer: EngineObserver = {
+    ...(traceRecorder === null ? {} : { onNote: (node: number, timePs: number, note: NodeNote) => traceRecorder.onNote(node, timePs, note) }),
     onArrive: (node, port, timePs, frame) => {
       traceRecorder?.onArrive(node, port, timePs, frame);
       pcapRecorder?.onArrive(node, port, timePs, frame, nodes[nodes[node]!.ports[port]!.peerNode]!.mac);

@@ -7,8 +7,8 @@
  * the run is over), so the merged CSVs are the same bytes in every mode.
  */
 import { FrameKind, PFC_PRIORITIES, PFC_QUANTUM_BITS, type Frame } from '@rocelab/wire';
-import { serializationPs, type Engine } from '@rocelab/sim';
-import { Nic, type QpEnd, type WorkOpcode } from '@rocelab/rnic';
+import { serializationPs, type Engine, type NodeNote } from '@rocelab/sim';
+import { Nic, type MessageResult, type QpEnd, type WorkOpcode } from '@rocelab/rnic';
 import { Switch } from '@rocelab/switch';
 import { fixed6, formatUs, partLine, type TraceFileName } from '@rocelab/results';
 import type { PodContext } from './models.js';
@@ -48,6 +48,27 @@ export class TraceRecorder {
     const start = pc.startPs;
     engine.addSampler({ startPs: start, periodPs: settings.ratesIntervalPs, sample: (t) => this.sampleRates(t) });
     engine.addSampler({ startPs: start, periodPs: settings.queueIntervalPs, sample: (t) => this.sampleQueues(t) });
+    for (const index of hosted) {
+      const nic = engine.model(index);
+      if (!(nic instanceof Nic)) continue;
+      const name = pc.pod.nodes[index]!.name;
+      nic.onMessageDone = (m, probe) => {
+        if (probe) this.probeRow(name, m);
+      };
+    }
+  }
+
+  /** The engine observer's note hook: a model's notable event. */
+  onNote(node: number, timePs: number, note: NodeNote): void {
+    const ctx = this.engine.context(node);
+    const port = note.port < 0 ? '' : ctx.ports[note.port]!.name;
+    this.row(ctx.name, 'events.csv', timePs, [this.us(timePs), ctx.name, port, note.priority < 0 ? '' : note.priority, note.event, note.detail]);
+  }
+
+  /** A probe as it completes (or, at the end, as it is still out): its round trip, empty when it did not come back. */
+  private probeRow(host: string, m: MessageResult): void {
+    const rtt = m.status === 'success' && m.completedPs !== null ? formatUs(m.completedPs - m.postedPs, 0) : '';
+    this.row(host, 'probes.csv', m.postedPs, [this.us(m.postedPs), host, m.to, rtt]);
   }
 
   /** The engine observer's arrival hook: a PFC frame reaching a transmitter. */
@@ -63,12 +84,13 @@ export class TraceRecorder {
     }
   }
 
-  /** The run is over: every host's messages into fct.csv, then every buffered row to the sink. */
+  /** The run is over: every host's messages into fct.csv, probes still out into probes.csv, then every buffered row to the sink. */
   finish(): void {
     for (const index of this.hosted) {
       const model = this.engine.model(index);
       if (!(model instanceof Nic)) continue;
       const name = this.pc.pod.nodes[index]!.name;
+      for (const q of model.senderQps) if (q.probe) for (const m of q.messages.values()) this.probeRow(name, m);
       const qps = this.pc.qps.get(name)!.requesters;
       for (const m of model.results().sent) {
         const done = m.status === 'success' && m.completedPs !== null;
@@ -165,6 +187,7 @@ export class TraceRecorder {
             (paused >> p) & 1,
             sw.pfc.pausing(port, p) ? 1 : 0,
             sw.ecnMarked[slot]!,
+            sw.txPackets[slot]!,
           ]);
         }
       }

@@ -12,7 +12,7 @@ import { FrameKind, frameBytes, type Frame } from '@rocelab/wire';
 import { EventClass, type SimEvent } from './event.js';
 import { EventQueue } from './event-queue.js';
 import { Transmitter, type WireModel } from './link.js';
-import { NodeContext, type ContextHost, type NodeModel, type PortInfo } from './node.js';
+import { NodeContext, type ContextHost, type NodeModel, type NodeNote, type PortInfo } from './node.js';
 import { NodeStats } from './stats.js';
 import { TraceHash } from './trace-hash.js';
 
@@ -42,6 +42,8 @@ export interface EngineObserver {
   onTransmit?(node: number, port: number, timePs: number, frame: Frame): void;
   /** A frame arrived intact at a hosted node's port, before the node's model sees it. */
   onArrive?(node: number, port: number, timePs: number, frame: Frame): void;
+  /** A model's notable event (`NodeContext.note`). */
+  onNote?(node: number, timePs: number, note: NodeNote): void;
 }
 
 /**
@@ -279,6 +281,10 @@ export class Engine implements ContextHost {
   }
 
   // ContextHost
+  note(node: number, timePs: number, note: NodeNote): void {
+    this.observer?.onNote?.(node, timePs, note);
+  }
+
   scheduleTimer(node: number, timer: number, atPs: number, generation: number): void {
     const h = this.hosted[node]!;
     this.queue.push(makeEvent(atPs, EventClass.timer, node, h.seq++, node, timer, NO_PORT, generation, null, null));

@@ -37,11 +37,25 @@ export interface PortInfo {
   out: LinkDirectionConfig;
 }
 
+/**
+ * A notable event of a model (a watchdog declaring a storm, stall prevention firing, a fault
+ * applied): for traces and logs, never for the model's own logic. `port`/`priority` are -1
+ * where they do not apply.
+ */
+export interface NodeNote {
+  event: string;
+  port: number;
+  priority: number;
+  detail: string;
+}
+
 /** Engine services a context needs; implemented by the Engine. */
 export interface ContextHost {
   readonly nowPs: number;
   readonly seed: number;
   scheduleTimer(node: number, timer: number, atPs: number, generation: number): void;
+  /** Hands a note to whoever observes the engine (nothing when no one does). */
+  note(node: number, timePs: number, note: NodeNote): void;
 }
 
 export class NodeContext {
@@ -125,5 +139,10 @@ export class NodeContext {
 
   drop(_frame: Frame, reason: DropReason, port: number): void {
     this.stats.countDrop(reason, port);
+  }
+
+  /** A notable event, for traces and logs (see `NodeNote`). */
+  note(event: string, port = -1, priority = -1, detail = ''): void {
+    this.host.note(this.index, this.host.nowPs, { event, port, priority, detail });
   }
 }

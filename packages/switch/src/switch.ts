@@ -224,6 +224,7 @@ export class Switch implements NodeModel {
           pfcOn2OffPackets: tx.pauseOnTransitions[q]!,
           paused: (received & (1 << q)) !== 0,
         });
+        if (event !== 'none') ctx.note(event === 'stormDetected' ? 'pfcwd_storm_detected' : 'pfcwd_storm_restored', port, q, this.config.settings.watchdog.action);
         if (event === 'stormDetected') {
           if (wd.dropping) this.discardQueue(nowPs, port, q);
           if (wd.ignoringPauses) tx.ignorePauses(nowPs, q, true);
