@@ -21,8 +21,9 @@ export class Scenario {
     const text = edit(readFileSync(file, 'utf8'));
     this.pod = parseTopology(text, file);
     const all = this.pod.nodes.map((n) => n.index);
-    this.engine = buildEngine(podContext(this.pod, this.pod.seed), all);
-    for (const fault of this.pod.faults) scheduleFault(this.engine, this.pod, fault, new Set(all));
+    const pc = podContext(this.pod, this.pod.seed);
+    this.engine = buildEngine(pc, all);
+    for (const fault of this.pod.faults) scheduleFault(this.engine, pc, fault, new Set(all));
   }
 
   get nowPs(): number {

@@ -65,6 +65,10 @@ export class NicPfc {
   private malfunctioning = false;
   /** Stall prevention tripped: no pauses until it re-arms. */
   private silenced = false;
+  /** PFC turned off on this NIC (the `pfcMisconfig` fault): it never pauses. */
+  private disabled = false;
+  /** Host memory's drain rate now (a `slowReceiver` fault changes it). */
+  private drainBps: number;
   private pausingSincePs = 0;
   private pausingTotalPs = 0;
   readonly stormEvents: StormEvents = { warning: 0, error: 0 };
@@ -78,6 +82,7 @@ export class NicPfc {
       throw new RangeError(`NIC PFC: need XON (${config.xonBytes}) < XOFF (${config.xoffBytes}) ≤ buffer (${config.bufferBytes})`);
     }
     this.enable = config.lossless.reduce((mask, p) => mask | (1 << p), 0);
+    this.drainBps = config.drainBps;
   }
 
   get pausing(): PausingCause {
@@ -121,6 +126,32 @@ export class NicPfc {
     return frame;
   }
 
+  /** The malfunction ends: pause again only as the buffer says. */
+  stopStorm(nowPs: number): void {
+    this.malfunctioning = false;
+    if (this.cause !== 'storm') return;
+    if (this.occupancyBytes >= this.config.xoffBytes) this.cause = 'buffer';
+    else this.stopPausing(nowPs);
+  }
+
+  /** Host memory drains at `bps` from the next frame on (`slowReceiver`); null: as configured. */
+  setDrainBps(bps: number | null): void {
+    this.drainBps = bps ?? this.config.drainBps;
+  }
+
+  /** PFC off (no more pauses: the last one runs out on its own) or back on (`pfcMisconfig`). */
+  setEnabled(nowPs: number, enabled: boolean): void {
+    this.disabled = !enabled;
+    if (this.disabled) {
+      this.endPausing(nowPs);
+      this.deps.setTimer('refresh', null);
+    } else if (this.malfunctioning) {
+      this.startPausing(nowPs, 'storm');
+    } else if (this.occupancyBytes >= this.config.xoffBytes && this.config.lossless.length > 0) {
+      this.startPausing(nowPs, 'buffer');
+    }
+  }
+
   /** The malfunctioning-NIC fault: pause the ToR from now on, whatever the buffer says. */
   startStorm(nowPs: number): void {
     this.malfunctioning = true;
@@ -157,11 +188,11 @@ export class NicPfc {
 
   private startDrain(nowPs: number): void {
     this.draining = true;
-    this.deps.setTimer('drain', nowPs + this.deps.timePs(this.queue[this.head]!.bytes, this.config.drainBps));
+    this.deps.setTimer('drain', nowPs + this.deps.timePs(this.queue[this.head]!.bytes, this.drainBps));
   }
 
   private startPausing(nowPs: number, cause: Exclude<PausingCause, 'none'>): void {
-    if (this.silenced) return;
+    if (this.silenced || this.disabled) return;
     this.cause = cause;
     this.pausingSincePs = nowPs;
     this.sendPause(nowPs, PFC_MAX_QUANTA);

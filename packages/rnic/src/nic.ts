@@ -84,7 +84,11 @@ export interface ProbeResults {
 /** Round trips a host keeps for the run's percentiles (bounded memory in long live runs). */
 export const MAX_PROBE_SAMPLES = 100_000;
 
-export type NicFault = { kind: 'nicPauseStorm' };
+/**
+ * A NIC fault or configuration change, in base units (the fault table in @rocelab/topology
+ * resolves a file's or an API call's fault to these); null restores what the settings said.
+ */
+export type NicFault = { kind: 'nicPauseStorm'; on: boolean } | { kind: 'drainRate'; drainBps: number | null } | { kind: 'pfc'; enabled: boolean | null };
 
 interface SenderQp {
   index: number;
@@ -418,8 +422,17 @@ export class Nic implements NodeModel {
     this.ctx.kick(PORT);
   }
 
-  onFault(nowPs: number, fault: unknown): void {
-    if ((fault as NicFault).kind === 'nicPauseStorm') this.pfc.startStorm(nowPs);
+  onFault(nowPs: number, fault: NicFault): void {
+    switch (fault.kind) {
+      case 'nicPauseStorm':
+        if (fault.on) this.pfc.startStorm(nowPs);
+        else this.pfc.stopStorm(nowPs);
+        return;
+      case 'drainRate':
+        return this.pfc.setDrainBps(fault.drainBps);
+      case 'pfc':
+        return this.pfc.setEnabled(nowPs, fault.enabled ?? this.config.settings.pfc.lossless.length > 0);
+    }
   }
 
   private postDue(nowPs: number): void {

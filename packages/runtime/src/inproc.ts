@@ -2,7 +2,7 @@
  * `--mode inproc`: one process hosts every node; links are in-memory and there are no windows.
  */
 import { performance } from 'node:perf_hooks';
-import type { PodSpec } from '@rocelab/topology';
+import type { FaultSpec, PodSpec } from '@rocelab/topology';
 import { scheduleFault } from './faults.js';
 import { buildEngine, podContext, type ModelFactory } from './models.js';
 import { nodeFinal, assembleResult, type RunResult } from './result.js';
@@ -19,6 +19,8 @@ export interface RunOptions {
   onProgress?: (virtualPs: number) => void;
   /** Traces and captures (directories prepared by the caller). */
   recording?: RecordingOptions;
+  /** Faults beside the topology's own (a drill's, a replayed fault log's). */
+  faults?: readonly FaultSpec[];
 }
 
 /** Slices of virtual time between progress calls: running in slices is what members do every window, so results are the same. */
@@ -29,7 +31,7 @@ export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   const all = pod.nodes.map((n) => n.index);
   const engine = buildEngine(pc, all, options.debugUncountedLoss ?? null, options.models);
   const hosted = new Set(all);
-  for (const fault of pod.faults) scheduleFault(engine, pod, fault, hosted);
+  for (const fault of [...pod.faults, ...(options.faults ?? [])]) scheduleFault(engine, pc, fault, hosted);
   const recording = attachRecording(engine, pc, all, options.recording ?? NO_RECORDING);
   const start = performance.now();
   if (options.onProgress === undefined) {

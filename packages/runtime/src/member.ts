@@ -300,7 +300,7 @@ export class MemberProcess {
       const link = [...this.remote.values()].find((l) => l.outName === loss.link);
       if (link !== undefined) engine.context(link.localNode).stats.countDrops('link_down', link.localPort, loss.frames);
     }
-    for (const fault of grant.faults) scheduleFault(engine, this.options.pod, faultFromWire(fault), hostedSet);
+    for (const fault of grant.faults) scheduleFault(engine, this.pc!, faultFromWire(fault, this.options.pod), hostedSet);
     this.perform(this.sync!.onGrant(grant));
   }
 

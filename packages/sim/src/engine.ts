@@ -11,6 +11,7 @@
 import { FrameKind, frameBytes, type Frame } from '@rocelab/wire';
 import { EventClass, type SimEvent } from './event.js';
 import { EventQueue } from './event-queue.js';
+import type { ImpairmentConfig } from './impairments.js';
 import { Transmitter, type WireModel } from './link.js';
 import { NodeContext, type ContextHost, type NodeModel, type NodeNote, type PortInfo } from './node.js';
 import { NodeStats } from './stats.js';
@@ -91,6 +92,14 @@ export class EngineError extends Error {
 
 /** Fault origin: faults come from the controller, numbered after the last node. */
 const NO_PORT = -1;
+/** The `kind` of a fault event that changes a link direction's impairments rather than a model. */
+const IMPAIRMENT_KIND = 0xff;
+
+/** What a fault event carries: the change for the model (or the impairment patch), and its note. */
+interface FaultData {
+  change: unknown;
+  note: string;
+}
 
 export class Engine implements ContextHost {
   nowPs = 0;
@@ -239,10 +248,23 @@ export class Engine implements ContextHost {
     this.queue.push(makeEvent(atPs, EventClass.linkState, this.nodes.length, faultSeq, node, up ? 1 : 0, port, 0, null, null));
   }
 
-  /** A fault or configuration change addressed to a hosted node's model. */
-  scheduleFault(atPs: number, faultSeq: number, node: number, kind: number, data: unknown): void {
+  /**
+   * A fault or configuration change addressed to a hosted node's model (class 1); `note` names it
+   * in the node's notes when it applies (`NodeContext.note('fault', …)`).
+   */
+  scheduleFault(atPs: number, faultSeq: number, node: number, kind: number, data: unknown, note = ''): void {
     this.mustHost(node);
-    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, kind, NO_PORT, 0, null, data));
+    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, kind, NO_PORT, 0, null, { change: data, note } satisfies FaultData));
+  }
+
+  /**
+   * New impairments for the transmit direction of a hosted node's port (a `loss`, `corrupt` or
+   * packet-event fault), a class-1 event: the fields `patch` names replace the current ones,
+   * except `packetEvents`, which are added to those already set.
+   */
+  scheduleImpairments(atPs: number, faultSeq: number, node: number, port: number, patch: Partial<Omit<ImpairmentConfig, 'down'>>, note = ''): void {
+    this.mustHost(node);
+    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, IMPAIRMENT_KIND, port, 0, null, { change: patch, note } satisfies FaultData));
   }
 
   /** A remote link broke: the node stops expecting it; what it sends there is lost (`link_down`). */
@@ -316,10 +338,16 @@ export class Engine implements ContextHost {
         model.onLinkState?.(event.timePs, event.port, up);
         return;
       }
-      case EventClass.fault:
+      case EventClass.fault: {
         h.hash.fold(event);
-        model.onFault?.(event.timePs, event.data);
+        const { change, note } = event.data as FaultData;
+        if (note !== '') h.ctx.note('fault', event.port, -1, note);
+        if (event.kind !== IMPAIRMENT_KIND) return model.onFault?.(event.timePs, change);
+        const tx = h.ctx.transmitters[event.port]!;
+        const patch = change as Partial<ImpairmentConfig>;
+        tx.setImpairments({ ...tx.impairments, ...patch, packetEvents: [...tx.impairments.packetEvents, ...(patch.packetEvents ?? [])] });
         return;
+      }
     }
   }
 

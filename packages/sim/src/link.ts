@@ -181,6 +181,11 @@ export class Transmitter {
     this.kick(nowPs);
   }
 
+  /** The direction's impairments now. */
+  get impairments(): ImpairmentConfig {
+    return this.impairment.config;
+  }
+
   setImpairments(config: ImpairmentConfig): void {
     this.impairment.set(config);
   }

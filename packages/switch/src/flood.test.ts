@@ -79,7 +79,7 @@ test('lossless packets are flooded by default, and blocked with `losslessFlood: 
 
 test('a macFlush fault empties the MAC table: the next packet floods', () => {
   const { engine, hosts, sw } = tor({ macAgeingPs: 300_000_000_000 });
-  engine.scheduleFault(1_000_000, 0, 3, 2, { kind: 'macFlush' });
+  engine.scheduleFault(1_000_000, 0, 3, 2, { kind: 'macFlush', mac: null });
   hosts[0]!.at(2_000_000, () => hosts[0]!.send(0, toH3(1)));
   engine.runUntil(10_000_000);
   assert.deepEqual(hosts.map((h) => h.received.length), [0, 1, 1]);

@@ -45,9 +45,16 @@ export class L2Tables {
     this.macs.set(mac, { value: port, learnedAtPs: nowPs });
   }
 
-  /** Remove every MAC entry (the `macFlush` fault) — ARP entries stay: that is the incident's shape. */
-  flushMacs(): void {
-    this.macs.clear();
+  /** Remove every MAC entry, or one (the `macFlush` fault) — ARP entries stay: that is the incident's shape. */
+  flushMacs(mac: number | null = null): void {
+    if (mac === null) this.macs.clear();
+    else this.macs.delete(mac);
+  }
+
+  /** Remove every ARP entry, or the one for `ip` (the `arpExpire` fault): packets for it are then unroutable. */
+  expireArp(ip: number | null = null): void {
+    if (ip === null) this.arp.clear();
+    else this.arp.delete(ip);
   }
 
   /** Where a packet for a directly attached host goes: ARP (IP → MAC), then MAC (MAC → port). */

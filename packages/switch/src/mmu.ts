@@ -44,12 +44,23 @@ export interface MmuConfig {
 
 export type Admission = 'admitted' | 'buffer' | 'headroom_full';
 
+/** A group's PFC as a `pfcMisconfig` fault leaves it: lossless or not, and fixed XOFF/XON points. */
+export interface GroupPfc {
+  lossless?: boolean;
+  xoffBytes?: number;
+  xonBytes?: number;
+}
+
 export class Mmu {
   private readonly ingress: Float64Array;
   private readonly headroom: Float64Array;
   private readonly egress: Float64Array;
   private shared = 0;
   private readonly poolBytes: number;
+  /** Per (port, group): lossless (1) or not, and fixed XOFF/XON (-1: the switch's rule). */
+  private readonly lossless: Uint8Array;
+  private readonly xoff: Float64Array;
+  private readonly xon: Float64Array;
 
   constructor(
     private readonly config: MmuConfig,
@@ -59,6 +70,10 @@ export class Mmu {
     this.ingress = new Float64Array(slots);
     this.headroom = new Float64Array(slots);
     this.egress = new Float64Array(slots);
+    this.lossless = new Uint8Array(slots);
+    this.xoff = new Float64Array(slots).fill(-1);
+    this.xon = new Float64Array(slots).fill(-1);
+    for (let port = 0; port < ports; port++) for (let pg = 0; pg < PFC_PRIORITIES; pg++) this.lossless[port * PFC_PRIORITIES + pg] = config.lossless[pg] ? 1 : 0;
     this.poolBytes = config.bufferBytes - config.totalHeadroomBytes - config.totalReserveBytes;
     if (this.poolBytes <= 0) throw new RangeError(`MMU: reserves and headrooms (${config.totalReserveBytes + config.totalHeadroomBytes} B) leave no shared pool in ${config.bufferBytes} B`);
   }
@@ -81,9 +96,9 @@ export class Mmu {
     const i = inPort * PFC_PRIORITIES + pg;
     const c = this.config;
     const ingress = this.ingress[i]!;
-    const limit = this.groupLimit();
+    const limit = this.limitOf(i);
     const wouldShare = ingress + bytes - c.reserveBytes;
-    if (c.lossless[pg]) {
+    if (this.lossless[i] === 1) {
       // HPCC `CheckIngressAdmission`: drop only if neither the headroom nor the shared pool has room.
       if (bytes + this.headroom[i]! > c.headroomBytes[inPort]! && bytes + this.sharedOf(inPort, pg) > limit) return 'headroom_full';
       if (ingress + bytes > c.reserveBytes && (wouldShare > limit || this.shared + Math.min(bytes, wouldShare) > this.poolBytes)) {
@@ -121,14 +136,17 @@ export class Mmu {
 
   /** XOFF: the group reached its threshold or spilled into headroom (HPCC `CheckShouldPause`). */
   shouldPause(port: number, pg: number): boolean {
-    if (!this.config.lossless[pg]) return false;
-    return this.headroom[port * PFC_PRIORITIES + pg]! > 0 || this.sharedOf(port, pg) >= this.groupLimit();
+    const i = port * PFC_PRIORITIES + pg;
+    if (this.lossless[i] !== 1) return false;
+    return this.headroom[i]! > 0 || this.sharedOf(port, pg) >= this.limitOf(i);
   }
 
   /** XON: headroom empty and shared use an offset below the threshold (HPCC `CheckShouldResume`). */
   shouldResume(port: number, pg: number): boolean {
     if (this.headroom[port * PFC_PRIORITIES + pg]! > 0) return false;
     const shared = this.sharedOf(port, pg);
+    const i = port * PFC_PRIORITIES + pg;
+    if (this.xon[i]! >= 0) return shared <= this.xon[i]!;
     const s = this.config.staticThresholds;
     if (s !== null) return shared <= s.xonBytes;
     return shared === 0 || shared + this.config.xonOffsetBytes <= this.threshold();
@@ -161,5 +179,24 @@ export class Mmu {
   groupLimit(): number {
     const s = this.config.staticThresholds;
     return s === null ? this.threshold() : s.xoffBytes;
+  }
+
+  /** A group's own limit: its fixed XOFF when a fault set one, else the switch's. */
+  private limitOf(slot: number): number {
+    const x = this.xoff[slot]!;
+    return x >= 0 ? x : this.groupLimit();
+  }
+
+  isLossless(port: number, pg: number): boolean {
+    return this.lossless[port * PFC_PRIORITIES + pg] === 1;
+  }
+
+  /** Change a group's PFC (`pfcMisconfig`), or restore what the settings said (null). */
+  setGroupPfc(port: number, pg: number, change: GroupPfc | null): void {
+    const i = port * PFC_PRIORITIES + pg;
+    const configured = this.config.lossless[pg] ? 1 : 0;
+    this.lossless[i] = change?.lossless === undefined ? configured : change.lossless ? 1 : 0;
+    this.xoff[i] = change?.xoffBytes ?? -1;
+    this.xon[i] = change?.xonBytes ?? -1;
   }
 }

@@ -67,13 +67,18 @@ export class PfcWatchdog {
   /** `SAI_PORT_STAT_PFC_n_RX_PKTS_last` is one field both scripts write, so it follows every poll. */
   private pfcRxLast: number | null = null;
 
-  constructor(private readonly config: WatchdogConfig) {
+  constructor(private config: WatchdogConfig) {
     const issues = checkWatchdogConfig(config);
     if (issues.length > 0) {
       throw new RangeError(`PFC watchdog config: ${issues.map((i) => `${i.field} expected ${i.expected}, got ${String(i.actual)}`).join('; ')}`);
     }
     this.detectionLeftPs = config.detectionPs;
     this.restorationLeftPs = config.restorationPs;
+  }
+
+  /** A new action (the `watchdog` fault); detection and restoration go on as they were. */
+  setAction(action: WatchdogAction): void {
+    this.config = { ...this.config, action };
   }
 
   get state(): WatchdogState {

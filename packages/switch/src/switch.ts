@@ -9,12 +9,12 @@
 import { FrameKind, PFC_PRIORITIES, cloneFrame, frameBytes, type ByteAccounting, type Frame } from '@rocelab/wire';
 import type { NodeContext, NodeModel, Rng } from '@rocelab/sim';
 import { Classifier } from './classifier.js';
-import { markingQueues, shouldMark } from './ecn.js';
+import { markingQueues, shouldMark, type EcnConfig } from './ecn.js';
 import { ecmpConfigOf, Forwarding, NO_ROUTE, type Route } from './forwarding.js';
 import { L2Tables } from './mac-table.js';
-import { Mmu } from './mmu.js';
+import { Mmu, type GroupPfc } from './mmu.js';
 import { PfcGenerator } from './pfc.js';
-import { PfcWatchdog } from './pfc-watchdog.js';
+import { PfcWatchdog, type WatchdogAction } from './pfc-watchdog.js';
 import type { SwitchPlan } from './plan.js';
 import type { SwitchSettings } from './profiles.js';
 import { EgressScheduler } from './scheduler.js';
@@ -37,8 +37,17 @@ export interface SwitchConfig {
   accounting: ByteAccounting;
 }
 
-/** A switch-level fault or configuration change. */
-export type SwitchFault = { kind: 'macFlush' };
+/**
+ * A switch-level fault or configuration change, in base units and port indices (the fault table
+ * in @rocelab/topology resolves a file's or an API call's fault to these). `change: null`
+ * restores what the settings said (the end of a fault with `for`).
+ */
+export type SwitchFault =
+  | { kind: 'macFlush'; mac: number | null }
+  | { kind: 'arpExpire'; ip: number | null }
+  | { kind: 'pfc'; port: number | null; priority: number; change: GroupPfc | null }
+  | { kind: 'ecn'; port: number | null; priority: number | null; change: (Partial<EcnConfig> & { enabled?: boolean }) | null }
+  | { kind: 'watchdog'; change: { enabled: boolean; action?: WatchdogAction } | null };
 
 interface Queued {
   frame: Frame;
@@ -59,8 +68,10 @@ export class Switch implements NodeModel {
   private readonly queues: EgressScheduler<Queued>[];
   private readonly watchdogs: Array<Array<PfcWatchdog | null>>;
   private readonly ecnRng: Rng;
-  /** Bit q set = egress queue q may be ECN-marked (0: marking off). */
-  private readonly ecnQueues: number;
+  /** Per port: bit q set = egress queue q may be ECN-marked (0: marking off). */
+  private readonly ecnQueues: number[];
+  /** Per (port, queue): the RED parameters, when a fault changed them from the settings'. */
+  private readonly ecnOverride: Array<EcnConfig | null>;
   /** Per (port, queue): packets sent, ECN marks. */
   readonly txPackets: Float64Array;
   readonly ecnMarked: Float64Array;
@@ -90,15 +101,11 @@ export class Switch implements NodeModel {
     this.queues = ctx.ports.map(
       () => new EgressScheduler<Queued>({ strictPriorities: settings.strictPriorities, weights: settings.weights, quantumBytes: plan.maxFrameBytes }),
     );
-    const wd = settings.watchdog;
-    const hostPorts = new Set(config.attachedHosts.map((h) => h.port));
-    const watched = (port: number) => wd.enabled && (wd.ports === 'all' || hostPorts.has(port));
-    this.watchdogs = ctx.ports.map((_, port) =>
-      Array.from({ length: PFC_PRIORITIES }, (_, p) => (watched(port) && this.classifier.isLossless(p) ? new PfcWatchdog(wd) : null)),
-    );
-    if (this.watchdogs.some((queues) => queues.some((w) => w !== null))) ctx.setTimer(POLL_TIMER, 0);
+    this.watchdogs = ctx.ports.map(() => new Array<PfcWatchdog | null>(PFC_PRIORITIES).fill(null));
+    this.armWatchdogs(0, settings.watchdog);
     this.ecnRng = ctx.rng('ecn');
-    this.ecnQueues = markingQueues(settings.ecn);
+    this.ecnQueues = ctx.ports.map(() => markingQueues(settings.ecn));
+    this.ecnOverride = new Array<EcnConfig | null>(ports * PFC_PRIORITIES).fill(null);
     this.txPackets = new Float64Array(ports * PFC_PRIORITIES);
     this.ecnMarked = new Float64Array(ports * PFC_PRIORITIES);
     this.floodCopies = new Float64Array(ports);
@@ -169,7 +176,7 @@ export class Switch implements NodeModel {
     const slot = port * PFC_PRIORITIES + next.queue;
     this.txPackets[slot]!++;
     // RED on the egress queue as the packet leaves it (HPCC, ZHU: marking at dequeue, PHYSICS §1.7).
-    if (frame.kind !== FrameKind.pfc && (this.ecnQueues & (1 << next.queue)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, next.queue), this.config.settings.ecn, this.ecnRng)) {
+    if (frame.kind !== FrameKind.pfc && (this.ecnQueues[port]! & (1 << next.queue)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, next.queue), this.ecnOverride[slot] ?? this.config.settings.ecn, this.ecnRng)) {
       frame.ecn = 3;
       this.ecnMarked[slot]!++;
     }
@@ -187,8 +194,78 @@ export class Switch implements NodeModel {
     if (!up) this.pfc.forget(nowPs, port);
   }
 
-  onFault(_nowPs: number, fault: unknown): void {
-    if ((fault as SwitchFault).kind === 'macFlush') this.l2.flushMacs();
+  onFault(nowPs: number, fault: SwitchFault): void {
+    switch (fault.kind) {
+      case 'macFlush':
+        return this.l2.flushMacs(fault.mac);
+      case 'arpExpire':
+        return this.l2.expireArp(fault.ip);
+      case 'pfc':
+        for (const port of this.portsOf(fault.port)) {
+          this.mmu.setGroupPfc(port, fault.priority, fault.change);
+          // A group that stopped being lossless, or whose new XON it already meets, resumes now.
+          if (this.pfc.pausing(port, fault.priority) && (!this.mmu.isLossless(port, fault.priority) || this.mmu.shouldResume(port, fault.priority))) this.pfc.xon(nowPs, port, fault.priority);
+        }
+        return;
+      case 'ecn':
+        return this.setEcn(fault.port, fault.priority, fault.change);
+      case 'watchdog':
+        return this.armWatchdogs(nowPs, fault.change === null ? this.config.settings.watchdog : { ...this.config.settings.watchdog, ...fault.change });
+    }
+  }
+
+  private portsOf(port: number | null): number[] {
+    return port === null ? this.ctx.ports.map((p) => p.index) : [port];
+  }
+
+  /** ECN of some queues changed (`ecnMisconfig`: on/off, RED parameters), or back to the settings (null). */
+  private setEcn(port: number | null, priority: number | null, change: (Partial<EcnConfig> & { enabled?: boolean }) | null): void {
+    const settings = this.config.settings.ecn;
+    const configured = markingQueues(settings);
+    for (const p of this.portsOf(port)) {
+      for (let q = 0; q < PFC_PRIORITIES; q++) {
+        if (priority !== null && q !== priority) continue;
+        const bit = 1 << q;
+        const slot = p * PFC_PRIORITIES + q;
+        if (change === null) {
+          this.ecnQueues[p] = (this.ecnQueues[p]! & ~bit) | (configured & bit);
+          this.ecnOverride[slot] = null;
+          continue;
+        }
+        const { enabled, ...red } = change;
+        if (enabled !== undefined) this.ecnQueues[p] = enabled ? this.ecnQueues[p]! | bit : this.ecnQueues[p]! & ~bit;
+        if (Object.keys(red).length > 0) this.ecnOverride[slot] = { ...(this.ecnOverride[slot] ?? settings), ...red };
+      }
+    }
+  }
+
+  /**
+   * The PFC watchdog per (port, lossless queue) as `wd` says: created where missing, dropped
+   * where it no longer applies (a stormed queue honours pauses again), the action updated, and
+   * the poll timer running while any watchdog exists.
+   */
+  private armWatchdogs(nowPs: number, wd: SwitchSettings['watchdog']): void {
+    const hostPorts = new Set(this.config.attachedHosts.map((h) => h.port));
+    let any = false;
+    this.ctx.ports.forEach((_, port) => {
+      for (let q = 0; q < PFC_PRIORITIES; q++) {
+        const wanted = wd.enabled && (wd.ports === 'all' || hostPorts.has(port)) && this.classifier.isLossless(q);
+        const current = this.watchdogs[port]![q]!;
+        if (!wanted) {
+          if (current !== null && current.ignoringPauses) this.ctx.transmitters[port]?.ignorePauses(nowPs, q, false);
+          this.watchdogs[port]![q] = null;
+          continue;
+        }
+        any = true;
+        if (current === null) {
+          this.watchdogs[port]![q] = new PfcWatchdog(wd);
+        } else {
+          current.setAction(wd.action);
+          if (current.state === 'stormed') this.ctx.transmitters[port]!.ignorePauses(nowPs, q, current.ignoringPauses);
+        }
+      }
+    });
+    if (any && this.ctx.timerDeadlinePs(POLL_TIMER) === null) this.ctx.setTimer(POLL_TIMER, nowPs);
   }
 
   heldFrames(): number {

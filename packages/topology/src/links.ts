@@ -9,7 +9,7 @@ import type { Endpoint, Impairments, LinkDirection, LinkSpec } from './pod.js';
 import { LINK_DEFAULTS, type RawImpair, type RawLink, type RawTopology } from './schema.js';
 import { parseDuration, parseProbability, parseRate } from './units.js';
 
-export const NO_IMPAIRMENTS: Readonly<Impairments> = Object.freeze({ down: false, loss: 0, dropIpIdLowByte: null, corrupt: 0 });
+export const NO_IMPAIRMENTS: Readonly<Impairments> = Object.freeze({ down: false, loss: 0, dropIpIdLowByte: null, corrupt: 0, packetEvents: Object.freeze([]) });
 
 function impairments(base: Impairments, raw: RawImpair | undefined, path: string, problems: Problems): Impairments {
   if (!raw) return { ...base };
@@ -18,6 +18,7 @@ function impairments(base: Impairments, raw: RawImpair | undefined, path: string
     loss: raw.loss === undefined ? base.loss : problems.parse(`${path}.loss`, 0, () => parseProbability(raw.loss!)),
     dropIpIdLowByte: raw.dropIpIdLowByte ?? base.dropIpIdLowByte,
     corrupt: raw.corrupt === undefined ? base.corrupt : problems.parse(`${path}.corrupt`, 0, () => parseProbability(raw.corrupt!)),
+    packetEvents: base.packetEvents,
   };
 }
 

@@ -122,8 +122,8 @@ links:
   assert.equal(pod.profile, 'sonic');
   assert.equal(pod.timing, 'drill');
   const link = pod.links[0]!;
-  assert.deepEqual(link.aToB, { rateBps: 100e9, latencyPs: 1_500_000, mtu: 4096, impairments: { down: false, loss: 0, dropIpIdLowByte: null, corrupt: 0.001 } });
-  assert.deepEqual(link.bToA.impairments, { down: true, loss: 1 / 256, dropIpIdLowByte: 255, corrupt: 0.001 });
+  assert.deepEqual(link.aToB, { rateBps: 100e9, latencyPs: 1_500_000, mtu: 4096, impairments: { down: false, loss: 0, dropIpIdLowByte: null, corrupt: 0.001, packetEvents: [] } });
+  assert.deepEqual(link.bToA.impairments, { down: true, loss: 1 / 256, dropIpIdLowByte: 255, corrupt: 0.001, packetEvents: [] });
 });
 
 test('faults resolve to ps and are sorted by time, then file position', () => {
@@ -133,11 +133,15 @@ faults:
   - {at: 1ms, kind: linkDown, link: h:eth0}
   - {at: 2ms, kind: linkDown, link: s:p1}
 `);
-  assert.deepEqual(pod.faults, [
-    { index: 1, atPs: 1_000_000_000, kind: 'linkDown', target: 'h:eth0' },
-    { index: 0, atPs: 2_000_000_000, kind: 'linkUp', target: 's:p1' },
-    { index: 2, atPs: 2_000_000_000, kind: 'linkDown', target: 's:p1' },
-  ]);
+  assert.deepEqual(
+    pod.faults.map((f) => ({ index: f.index, atPs: f.atPs, kind: f.kind, target: f.target, forPs: f.forPs })),
+    [
+      { index: 1, atPs: 1_000_000_000, kind: 'linkDown', target: 'h:eth0', forPs: null },
+      { index: 0, atPs: 2_000_000_000, kind: 'linkUp', target: 's:p1', forPs: null },
+      { index: 2, atPs: 2_000_000_000, kind: 'linkDown', target: 's:p1', forPs: null },
+    ],
+  );
+  assert.deepEqual(pod.faults[0]!.params, { kind: 'linkDown', link: { node: 'h', port: 'eth0' } });
 });
 
 test('node order in the file does not change the numbering', () => {

@@ -77,15 +77,8 @@ export interface WorkloadSpec {
   raw: Record<string, unknown>;
 }
 
-export type FaultKind = 'linkDown' | 'linkUp' | 'nicPauseStorm' | 'macFlush';
-
-export interface FaultSpec {
-  index: number;
-  atPs: number;
-  kind: FaultKind;
-  /** Link faults: `node:port`, the link attached there (both directions). Node faults: the node's name. */
-  target: string;
-}
+export type { FaultKind, FaultSpec } from './fault-kinds.js';
+import type { FaultSpec } from './fault-kinds.js';
 
 export interface PodSpec {
   name: string;

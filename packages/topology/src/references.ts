@@ -7,9 +7,10 @@ import { cdfFilesFor } from './cdf.js';
 import { describeValue, type Problems } from './errors.js';
 import type { SchemaExtensions } from './extensions.js';
 import type { NodeTable } from './nodes.js';
-import type { FaultSpec, LinkSpec, WorkloadSpec } from './pod.js';
-import { LINK_FAULT_KINDS, type RawTopology } from './schema.js';
-import { UNITS, parseDuration } from './units.js';
+import { resolveFault, type FaultContext } from './fault-kinds.js';
+import type { FaultSpec, LinkSpec, NodeSpec, WorkloadSpec } from './pod.js';
+import type { RawTopology } from './schema.js';
+import { UNITS } from './units.js';
 
 /** `file` is the topology file: files a workload names (size CDFs) are relative to its directory. */
 export function resolveWorkloads(raw: RawTopology, file: string, table: NodeTable, ext: SchemaExtensions, problems: Problems): WorkloadSpec[] {
@@ -35,20 +36,16 @@ export function resolveWorkloads(raw: RawTopology, file: string, table: NodeTabl
 
 /** Faults in the order they apply: by time, then by position in the file. */
 export function resolveFaults(raw: RawTopology, links: readonly LinkSpec[], table: NodeTable, problems: Problems): FaultSpec[] {
-  const endpoints = new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`]));
-  const faults = (raw.faults ?? []).map((fault, index): FaultSpec => {
-    const path = `faults[${index}]`;
-    const atPs = problems.parse(`${path}.at`, 0, () => parseDuration(fault.at));
-    if (LINK_FAULT_KINDS.includes(fault.kind)) {
-      if (fault.link === undefined || !endpoints.has(fault.link)) problems.add('reference', `${path}.link`, `the endpoint node:port of a declared link (a ${fault.kind} fault acts on a link)`, describeValue(fault.link));
-      return { index, atPs, kind: fault.kind, target: fault.link ?? '' };
-    }
-    // Node faults: a pause storm comes from a host's NIC; a MAC flush empties a switch's table.
-    const role = table.byName.get(fault.node ?? '')?.role;
-    const wanted = fault.kind === 'nicPauseStorm' ? 'host' : 'switch';
-    const fits = role !== undefined && (wanted === 'host' ? role === 'host' : role !== 'host');
-    if (!fits) problems.add('reference', `${path}.node`, `the name of a ${wanted} (a ${fault.kind} fault acts on one)`, role === undefined ? describeValue(fault.node) : `${JSON.stringify(fault.node)} (a ${role})`);
-    return { index, atPs, kind: fault.kind, target: fault.node ?? '' };
-  });
+  const ctx = faultContext(table.byName, links);
+  const faults = (raw.faults ?? []).flatMap((fault, index) => resolveFault(fault, index, `faults[${index}]`, ctx, problems) ?? []);
   return faults.sort((x, y) => x.atPs - y.atPs || x.index - y.index);
+}
+
+/** What resolving a fault against this pod needs: its nodes by name and its link endpoints. */
+export function faultContext(nodes: ReadonlyMap<string, NodeSpec>, links: readonly LinkSpec[]): FaultContext {
+  const neighbours = new Map<string, Set<string>>();
+  for (const l of links) {
+    for (const [x, y] of [[l.a.node, l.b.node], [l.b.node, l.a.node]] as const) neighbours.set(x, (neighbours.get(x) ?? new Set()).add(y));
+  }
+  return { nodes, endpoints: new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`])), neighbours };
 }

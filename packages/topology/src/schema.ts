@@ -8,15 +8,17 @@
  * `description` is the phrase error messages use after "expected".
  */
 import type { JsonSchema, SchemaExtensions } from './extensions.js';
+import { faultItemSchema, type RawFault } from './fault-kinds.js';
+import { duration, endpoint, mtu, nodeName, object, probability, rate } from './schema-atoms.js';
+
+export { NODE_NAME_PATTERN } from './schema-atoms.js';
+export type { RawFault } from './fault-kinds.js';
 import type { Profile, Role, Timing } from './pod.js';
 import { EXPECT } from './units.js';
 
 export const ROLES = ['host', 'tor', 'leaf', 'spine', 'switch'] as const satisfies readonly Role[];
 export const PROFILES = ['vendor', 'paper', 'hpcc-ns3', 'sonic'] as const satisfies readonly Profile[];
 export const TIMINGS = ['default', 'drill'] as const satisfies readonly Timing[];
-export const FAULT_KINDS = ['linkDown', 'linkUp', 'nicPauseStorm', 'macFlush'] as const;
-/** Faults that act on a link (`link: node:port`); the others act on a node (`node: name`). */
-export const LINK_FAULT_KINDS: readonly string[] = ['linkDown', 'linkUp'];
 
 /** Link defaults when the file gives none (DESIGN §5, §8): 40 Gb/s, 1 µs, 1024 B payload. */
 export const LINK_DEFAULTS = { rate: '40G', latency: '1us', mtu: 1024 } as const;
@@ -46,12 +48,6 @@ export interface RawLink extends RawLinkParams {
   b: string;
   impairments?: { a_to_b?: RawImpair; b_to_a?: RawImpair };
 }
-export interface RawFault {
-  at: string;
-  kind: (typeof FAULT_KINDS)[number];
-  link?: string;
-  node?: string;
-}
 export interface RawTopology {
   name: string;
   seed?: number;
@@ -64,27 +60,6 @@ export interface RawTopology {
   faults?: RawFault[];
 }
 
-function object(description: string, properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
-  return { type: 'object', description, additionalProperties: false, properties, ...(required.length ? { required } : {}) };
-}
-
-const duration = { type: 'string', description: EXPECT.duration };
-const rate = { type: ['integer', 'string'], description: EXPECT.rate };
-const probability = { type: ['number', 'string'], description: EXPECT.probability };
-const mtu = { type: 'integer', minimum: 256, maximum: 9000, description: 'an MTU (largest RDMA payload of one packet) in bytes, an integer 256..9000' };
-/** Node names double as DNS and compose service names: lowercase letters, digits and '-'. */
-export const NODE_NAME_PATTERN = '^[a-z][a-z0-9-]*$';
-const nodeName = {
-  type: 'string',
-  pattern: NODE_NAME_PATTERN,
-  maxLength: 63,
-  description: "a node name: lowercase letters, digits and '-', starting with a letter, at most 63 characters",
-};
-const endpoint = {
-  type: 'string',
-  pattern: '^[a-z][a-z0-9-]*:[A-Za-z0-9][A-Za-z0-9_./-]*$',
-  description: 'an endpoint node:port like tor1:p1',
-};
 const impair = object('impairments {down, loss, dropIpIdLowByte, corrupt}', {
   down: { type: 'boolean', description: 'true or false' },
   loss: probability,
@@ -132,11 +107,7 @@ export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
     { a: endpoint, b: endpoint, ...linkParams, impairments: object('impairments {a_to_b?, b_to_a?}', { a_to_b: impair, b_to_a: impair }) },
     ['a', 'b'],
   );
-  const fault = object(
-    'a fault {at, kind, link} or {at, kind, node}',
-    { at: duration, kind: { enum: [...FAULT_KINDS], description: 'a fault kind' }, link: endpoint, node: { type: 'string', description: 'a node name' } },
-    ['at', 'kind'],
-  );
+  const fault = faultItemSchema();
   const list = (description: string, items: JsonSchema, minItems = 0): JsonSchema => ({ type: 'array', description, items, ...(minItems ? { minItems } : {}) });
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',

@@ -1,0 +1,283 @@
+/**
+ * The fault table (DESIGN §3 "Faults are events", §7): every kind of fault once — what it
+ * targets, its keys and their schema, whether it may last (`for`), and how a written fault
+ * resolves to base units and checked references. Topology files, drill files, the fault API
+ * and the wire all go through it, so a new kind is one entry here, one case where the runtime
+ * turns it into engine events, and one handler in the model it acts on.
+ */
+import type { PacketAction } from '@rocelab/sim';
+import { childPath, describeValue, type Problems } from './errors.js';
+import type { Endpoint, NodeSpec } from './pod.js';
+import type { JsonSchema } from './extensions.js';
+import { duration, endpoint, nodeName, object, probability, rate } from './schema-atoms.js';
+import { EXPECT, parseBytes, parseDuration, parseProbability, parseRate } from './units.js';
+
+/** What a fault acts on: a link (`link: node:port`), a node of a role (`node: name`), or a flow. */
+export type FaultTarget = 'link' | 'host' | 'switch' | 'node' | 'flow';
+
+/** Which directions of a link, seen from the endpoint the fault names: `out` = what it transmits. */
+export type LinkDirectionChoice = 'both' | 'out' | 'in';
+
+export type WatchdogActionChoice = 'drop' | 'forward' | 'alert';
+
+/** A fault's own parameters in base units (ps, bit/s, bytes), by kind. */
+export type FaultParams =
+  | { kind: 'linkDown' | 'linkUp'; link: Endpoint }
+  | { kind: 'linkFlap'; link: Endpoint; periodPs: number; count: number }
+  | { kind: 'loss'; link: Endpoint; direction: LinkDirectionChoice; rate: number; dropIpIdLowByte: number | null }
+  | { kind: 'corrupt'; link: Endpoint; direction: LinkDirectionChoice; rate: number }
+  | { kind: 'nicPauseStorm'; node: string }
+  | { kind: 'slowReceiver'; node: string; drainBps: number }
+  | { kind: 'macFlush' | 'arpExpire'; node: string; host: string | null }
+  | { kind: 'pfcMisconfig'; node: string; port: string | null; priority: number; enabled: boolean | null; xoffBytes: number | null; xonBytes: number | null }
+  | { kind: 'ecnMisconfig'; node: string; port: string | null; priority: number | null; enabled: boolean | null; kminBytes: number | null; kmaxBytes: number | null; pmax: number | null }
+  | { kind: 'watchdog'; node: string; enabled: boolean; action: WatchdogActionChoice | null }
+  | { kind: 'packetEvent'; from: string; to: string; workload: number | null; packets: number[]; action: PacketAction };
+
+export type FaultKind = FaultParams['kind'];
+
+/** A fault as written (file, drill, API): `at`, `kind`, its target key and its own keys. */
+export type RawFault = { at: string; for?: string; kind: string } & Record<string, unknown>;
+
+/** A resolved fault: when, for how long, what it does; `raw` is kept for the wire and the fault log. */
+export interface FaultSpec {
+  /** Its number in the run: the file's faults first, then drill and live ones. */
+  index: number;
+  atPs: number;
+  /** How long it lasts before it is undone; null = for the rest of the run. */
+  forPs: number | null;
+  kind: FaultKind;
+  /** Readable target: `node:port` for a link, a node name, `from>to` for a flow. */
+  target: string;
+  params: FaultParams;
+  raw: RawFault;
+}
+
+interface KindDef {
+  target: FaultTarget;
+  /** Accepts `for`: undone after that long. */
+  lasting: boolean;
+  summary: string;
+  /** The kind's own keys (besides at, for, kind). */
+  keys: Record<string, JsonSchema>;
+  required: string[];
+}
+
+const priority = { type: 'integer', minimum: 0, maximum: 7, description: 'a priority, an integer 0..7' };
+const bytes = { type: ['integer', 'string'], description: EXPECT.bytes };
+const bool = { type: 'boolean', description: 'true or false' };
+const port = { type: 'string', minLength: 1, description: 'a port name of the node' };
+const host = { ...nodeName, description: 'the name of a host attached to the switch' };
+const direction = { enum: ['both', 'out', 'in'], description: 'a direction: both, out (what the named endpoint transmits) or in' };
+const link = { ...endpoint, description: 'an endpoint node:port of a declared link' };
+
+/** The table: one entry per kind. */
+export const FAULT_KINDS: Readonly<Record<FaultKind, KindDef>> = {
+  linkDown: { target: 'link', lasting: true, summary: 'the link carries nothing (both ways); frames on it are lost as link_down', keys: { link }, required: ['link'] },
+  linkUp: { target: 'link', lasting: false, summary: 'the link carries frames again', keys: { link }, required: ['link'] },
+  linkFlap: {
+    target: 'link',
+    lasting: false,
+    summary: '`count` times: down for half of `period`, then up for the other half',
+    keys: { link, period: duration, count: { type: 'integer', minimum: 1, maximum: 1000, description: 'a flap count, an integer 1..1000' } },
+    required: ['link', 'period', 'count'],
+  },
+  loss: {
+    target: 'link',
+    lasting: true,
+    summary: 'Bernoulli loss at `rate`, or the IP-ID rule `dropIpIdLowByte` (Guo et al. 2016), on one or both directions',
+    keys: { link, direction, rate: probability, dropIpIdLowByte: { type: 'integer', minimum: 0, maximum: 255, description: 'an IP ID low byte, an integer 0..255' } },
+    required: ['link'],
+  },
+  corrupt: { target: 'link', lasting: true, summary: 'frames arrive with a bad FCS at `rate` (dropped as corrupt)', keys: { link, direction, rate: probability }, required: ['link', 'rate'] },
+  nicPauseStorm: { target: 'host', lasting: true, summary: "the host's NIC pauses its ToR whatever its buffer says (a malfunctioning NIC)", keys: { node: nodeName }, required: ['node'] },
+  slowReceiver: {
+    target: 'host',
+    lasting: true,
+    summary: "host memory drains the NIC's receive buffer at `drainRate` (e.g. MTT cache misses)",
+    keys: { node: nodeName, drainRate: rate },
+    required: ['node', 'drainRate'],
+  },
+  macFlush: { target: 'switch', lasting: false, summary: "the switch forgets its MAC entries (or `host`'s); ARP entries stay", keys: { node: nodeName, host }, required: ['node'] },
+  arpExpire: { target: 'switch', lasting: false, summary: "the switch forgets its ARP entries (or `host`'s)", keys: { node: nodeName, host }, required: ['node'] },
+  pfcMisconfig: {
+    target: 'node',
+    lasting: true,
+    summary: 'PFC of a priority on a port (or every port) turned off (`enabled: false`: the group is lossy) or given fixed `xoff`/`xon`',
+    keys: { node: nodeName, port, priority, enabled: bool, xoff: bytes, xon: bytes },
+    required: ['node', 'priority'],
+  },
+  ecnMisconfig: {
+    target: 'switch',
+    lasting: true,
+    summary: 'ECN marking of a queue (or all) turned on or off, or given other `kmin`/`kmax`/`pmax`',
+    keys: { node: nodeName, port, priority, enabled: bool, kmin: bytes, kmax: bytes, pmax: probability },
+    required: ['node'],
+  },
+  watchdog: {
+    target: 'switch',
+    lasting: true,
+    summary: "the switch's PFC watchdog turned on or off, or given another action",
+    keys: { node: nodeName, enabled: bool, action: { enum: ['drop', 'forward', 'alert'], description: 'a watchdog action: drop, forward or alert' } },
+    required: ['node', 'enabled'],
+  },
+  packetEvent: {
+    target: 'flow',
+    lasting: false,
+    summary: "drop, ECN-mark or corrupt the n-th data packets of a flow as they leave its sender (Lumina, SIGCOMM 2023)",
+    keys: {
+      flow: object('a flow {from, to, workload?}', { from: nodeName, to: nodeName, workload: { type: 'integer', minimum: 0, description: 'a workload index' } }, ['from', 'to']),
+      packets: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'integer', minimum: 1, description: 'a packet number, from 1' }, description: 'the packet numbers (from 1, retransmissions count)' },
+      action: { enum: ['drop', 'ecn', 'corrupt'], description: 'drop, ecn or corrupt' },
+    },
+    required: ['flow', 'packets', 'action'],
+  },
+};
+
+export const FAULT_KIND_NAMES = Object.keys(FAULT_KINDS) as FaultKind[];
+
+/** The schema of one fault item: `at`, `for` and `kind`, then the kind's own keys (dispatch on `kind`). */
+export function faultItemSchema(): JsonSchema {
+  return {
+    type: 'object',
+    description: 'a fault {at, kind, …}',
+    required: ['at', 'kind'],
+    properties: { kind: { enum: FAULT_KIND_NAMES, description: 'a fault kind' } },
+    allOf: FAULT_KIND_NAMES.map((kind) => {
+      const def = FAULT_KINDS[kind];
+      const base: Record<string, JsonSchema> = { at: duration, kind: { const: kind }, ...(def.lasting ? { for: duration } : {}) };
+      return {
+        if: { type: 'object', required: ['kind'], properties: { kind: { const: kind } } },
+        then: object(`a ${kind} fault {at, kind, ${Object.keys(def.keys).join(', ')}${def.lasting ? ', for' : ''}}`, { ...base, ...def.keys }, ['at', 'kind', ...def.required]),
+      };
+    }),
+  };
+}
+
+/** What resolving a fault needs from the pod. */
+export interface FaultContext {
+  nodes: ReadonlyMap<string, NodeSpec>;
+  /** Every link endpoint `node:port`. */
+  endpoints: ReadonlySet<string>;
+  /** The nodes each node has a link to. */
+  neighbours: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/**
+ * A schema-valid fault in base units with its references checked; problems go to `problems`
+ * (all of them), and the result is null when there were any.
+ */
+export function resolveFault(raw: RawFault, index: number, path: string, ctx: FaultContext, problems: Problems): FaultSpec | null {
+  const before = problems.list.length;
+  const at = (key: string) => childPath(path, key);
+  const atPs = problems.parse(at('at'), 0, () => parseDuration(raw.at));
+  const def = FAULT_KINDS[raw.kind as FaultKind];
+  const forPs = raw.for === undefined ? null : problems.parse(at('for'), 0, () => parseDuration(raw.for!));
+  if (forPs !== null && forPs <= 0) problems.add('value', at('for'), 'a duration above 0', describeValue(raw.for));
+  const params = resolveParams(raw, at, ctx, problems);
+  if (problems.list.length > before || params === null) return null;
+  return { index, atPs, forPs: def.lasting ? forPs : null, kind: params.kind, target: targetOf(params), params, raw };
+}
+
+function targetOf(p: FaultParams): string {
+  if ('link' in p) return `${p.link.node}:${p.link.port}`;
+  if (p.kind === 'packetEvent') return `${p.from}>${p.to}`;
+  return p.node;
+}
+
+function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultContext, problems: Problems): FaultParams | null {
+  const kind = raw.kind as FaultKind;
+  const def = FAULT_KINDS[kind];
+  const str = (key: string) => (typeof raw[key] === 'string' ? (raw[key] as string) : null);
+  const num = (key: string) => (typeof raw[key] === 'number' ? (raw[key] as number) : null);
+  const flag = (key: string) => (typeof raw[key] === 'boolean' ? (raw[key] as boolean) : null);
+  const linkRef = (): Endpoint => {
+    const text = str('link') ?? '';
+    if (!ctx.endpoints.has(text)) problems.add('reference', at('link'), `the endpoint node:port of a declared link (a ${kind} fault acts on a link)`, describeValue(raw.link));
+    const [node = '', port = ''] = text.split(':');
+    return { node, port };
+  };
+  const nodeRef = (): NodeSpec | null => {
+    const name = str('node') ?? '';
+    const node = ctx.nodes.get(name);
+    const fits = node !== undefined && (def.target === 'node' || (def.target === 'host' ? node.role === 'host' : node.role !== 'host'));
+    if (!fits) {
+      const wanted = def.target === 'node' ? 'a node' : `a ${def.target}`;
+      problems.add('reference', at('node'), `the name of ${wanted} (a ${kind} fault acts on one)`, node === undefined ? describeValue(raw.node) : `${JSON.stringify(name)} (a ${node.role})`);
+      return null;
+    }
+    return node;
+  };
+  const portOf = (node: NodeSpec | null): string | null => {
+    const name = str('port');
+    if (name === null || node === null) return null;
+    if (!ctx.endpoints.has(`${node.name}:${name}`)) {
+      const ports = [...ctx.endpoints].filter((e) => e.startsWith(`${node.name}:`)).map((e) => e.slice(node.name.length + 1));
+      problems.add('reference', at('port'), `a port of ${node.name} (${ports.sort().join(', ')})`, describeValue(name));
+    }
+    return name;
+  };
+  const hostOf = (sw: NodeSpec | null): string | null => {
+    const name = str('host');
+    if (name === null || sw === null) return null;
+    const attached = ctx.nodes.get(name)?.role === 'host' && (ctx.neighbours.get(sw.name)?.has(name) ?? false);
+    if (!attached) problems.add('reference', at('host'), `a host attached to ${sw.name}`, describeValue(name));
+    return name;
+  };
+  const optionalBytes = (key: string) => (raw[key] === undefined ? null : problems.parse(at(key), 0, () => parseBytes(raw[key] as string | number)));
+  const directionOf = (): LinkDirectionChoice => (str('direction') as LinkDirectionChoice | null) ?? 'both';
+  switch (kind) {
+    case 'linkDown':
+    case 'linkUp':
+      return { kind, link: linkRef() };
+    case 'linkFlap':
+      return { kind, link: linkRef(), periodPs: problems.parse(at('period'), 0, () => parseDuration(str('period') ?? '')), count: num('count') ?? 1 };
+    case 'loss': {
+      const link = linkRef();
+      const hasRate = raw.rate !== undefined;
+      const rule = num('dropIpIdLowByte');
+      if (hasRate === (rule !== null)) problems.add('value', at('rate'), 'exactly one of rate (a probability) or dropIpIdLowByte (the IP-ID rule)', hasRate ? 'both' : 'neither');
+      const rate = hasRate ? problems.parse(at('rate'), 0, () => parseProbability(raw.rate as string | number)) : 0;
+      return { kind, link, direction: directionOf(), rate, dropIpIdLowByte: rule };
+    }
+    case 'corrupt':
+      return { kind, link: linkRef(), direction: directionOf(), rate: problems.parse(at('rate'), 0, () => parseProbability(raw.rate as string | number)) };
+    case 'nicPauseStorm':
+      return { kind, node: nodeRef()?.name ?? '' };
+    case 'slowReceiver':
+      return { kind, node: nodeRef()?.name ?? '', drainBps: problems.parse(at('drainRate'), 0, () => parseRate(raw.drainRate as string | number)) };
+    case 'macFlush':
+    case 'arpExpire': {
+      const sw = nodeRef();
+      return { kind, node: sw?.name ?? '', host: hostOf(sw) };
+    }
+    case 'pfcMisconfig': {
+      const node = nodeRef();
+      const xoffBytes = optionalBytes('xoff');
+      const xonBytes = optionalBytes('xon');
+      const enabled = flag('enabled');
+      if ((xoffBytes === null) !== (xonBytes === null)) problems.add('value', at(xoffBytes === null ? 'xoff' : 'xon'), 'xoff and xon together (fixed pause and resume points)', 'only one of them');
+      if (xoffBytes !== null && xonBytes !== null && !(xonBytes < xoffBytes)) problems.add('value', at('xon'), `an xon below xoff (${xoffBytes} B)`, `${xonBytes} B`);
+      if (enabled === null && xoffBytes === null) problems.add('value', at('enabled'), 'enabled (true or false), or xoff and xon', 'neither');
+      if (node?.role === 'host' && xoffBytes !== null) problems.add('value', at('xoff'), "no xoff/xon on a host (a NIC's PFC is on or off)", `${xoffBytes} B`);
+      return { kind, node: node?.name ?? '', port: portOf(node), priority: num('priority') ?? 0, enabled, xoffBytes, xonBytes };
+    }
+    case 'ecnMisconfig': {
+      const node = nodeRef();
+      const change = { enabled: flag('enabled'), kminBytes: optionalBytes('kmin'), kmaxBytes: optionalBytes('kmax'), pmax: raw.pmax === undefined ? null : problems.parse(at('pmax'), 0, () => parseProbability(raw.pmax as string | number)) };
+      if (Object.values(change).every((v) => v === null)) problems.add('value', at('enabled'), 'enabled, kmin, kmax or pmax', 'none of them');
+      if (change.kminBytes !== null && change.kmaxBytes !== null && change.kminBytes > change.kmaxBytes) problems.add('value', at('kmax'), `a kmax ≥ kmin (${change.kminBytes} B)`, `${change.kmaxBytes} B`);
+      return { kind, node: node?.name ?? '', port: portOf(node), priority: num('priority'), ...change };
+    }
+    case 'watchdog':
+      return { kind, node: nodeRef()?.name ?? '', enabled: flag('enabled') ?? true, action: (str('action') as WatchdogActionChoice | null) ?? null };
+    case 'packetEvent': {
+      const flow = raw.flow as { from: string; to: string; workload?: number };
+      for (const key of ['from', 'to'] as const) {
+        const node = ctx.nodes.get(flow[key]);
+        if (node?.role !== 'host') problems.add('reference', childPath(at('flow'), key), 'the name of a host', node === undefined ? describeValue(flow[key]) : `${JSON.stringify(flow[key])} (a ${node.role})`);
+      }
+      return { kind, from: flow.from, to: flow.to, workload: flow.workload ?? null, packets: [...(raw.packets as number[])], action: raw.action as PacketAction };
+    }
+  }
+}
