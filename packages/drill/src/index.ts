@@ -5,3 +5,6 @@
  * the pods and does the file I/O.
  */
 export * from './report-model.js';
+export { drillPlots, type DrillPlotInput, type RenderedPlot } from './plots.js';
+export { reportMarkdown } from './report-md.js';
+export { reportHtml } from './report-html.js';

@@ -19,7 +19,7 @@ export { FLOW_KIND, WORKLOAD_KIND_TABLE, flowWorkloads, mergeExtensions, resolve
 export { SWITCH_EXTENSION, switchSettingsOf } from './switch-extension.js';
 export { NIC_EXTENSION, nicSettingsOf } from './nic-extension.js';
 export { formatIpv4, inSubnet, parseIpv4, parseSubnet, prefixMask } from './ipv4.js';
-export { loadTopologyFile, parseTopology } from './load.js';
+export { loadTopologyFile, parseTopology, parseYaml, topologyFromData } from './load.js';
 export { MAC_BASE } from './nodes.js';
 export { NO_IMPAIRMENTS } from './links.js';
 export { routeTable, routeTables, type Route } from './routes.js';
@@ -28,4 +28,4 @@ export { FAULT_KINDS, FAULT_KIND_NAMES, faultItemSchema, resolveFault, type Faul
 export { faultContext } from './references.js';
 export { Problems } from './errors.js';
 export { EXPECT, UNITS, UnitError, formatDuration, parseBytes, parseDuration, parseProbability, parseRate } from './units.js';
-export { validateSchema } from './validate.js';
+export { validateSchema, validateWith } from './validate.js';

@@ -14,7 +14,7 @@ import type { RawTopology } from './schema.js';
 import { validateSchema } from './validate.js';
 
 /** YAML 1.2 (so `no` stays a string); duplicate keys are errors, not last-one-wins. */
-function parseYaml(text: string, file: string): unknown {
+export function parseYaml(text: string, file: string): unknown {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter });
   if (doc.errors.length > 0) {
@@ -29,7 +29,11 @@ function parseYaml(text: string, file: string): unknown {
 
 /** Parses and validates topology text; `file` names it in errors. Throws TopologyError. */
 export function parseTopology(text: string, file = '<inline>', ext: SchemaExtensions = BUILTIN_EXTENSIONS): PodSpec {
-  const data = parseYaml(text, file);
+  return topologyFromData(parseYaml(text, file), file, ext);
+}
+
+/** A topology already read from YAML (a drill's variant, built by merging): validated and resolved. */
+export function topologyFromData(data: unknown, file = '<inline>', ext: SchemaExtensions = BUILTIN_EXTENSIONS): PodSpec {
   const problems = validateSchema(data, ext);
   if (problems.length > 0) throw new TopologyError(file, problems);
   return resolvePod(data as RawTopology, file, ext);

@@ -94,7 +94,22 @@ function settleCombinators(errors: ErrorObject[]): ErrorObject[] {
 
 /** Problems with the file's shape, or none. */
 export function validateSchema(data: unknown, ext: SchemaExtensions): Problem[] {
-  const validate = validatorFor(ext);
+  return problemsOf(validatorFor(ext), data);
+}
+
+const otherSchemas = new WeakMap<JsonSchema, ValidateFunction>();
+
+/** Problems of `data` against another file format's schema (drill files), read the same way. */
+export function validateWith(schema: JsonSchema, data: unknown): Problem[] {
+  let validate = otherSchemas.get(schema);
+  if (!validate) {
+    validate = new Ajv({ allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strictTypes: false, strictTuples: false }).compile(schema);
+    otherSchemas.set(schema, validate);
+  }
+  return problemsOf(validate, data);
+}
+
+function problemsOf(validate: ValidateFunction, data: unknown): Problem[] {
   if (validate(data)) return [];
   const seen = new Set<string>();
   const problems: Problem[] = [];

@@ -1,0 +1,172 @@
+/**
+ * The data behind the drill plots, as plain rows: which series to show and their points, bounded
+ * so a plot stays small however long the run (queue.csv has a row per queue per µs). Pure
+ * selection and binning over trace rows; the Vega-Lite specs live in plot-specs.ts.
+ */
+import { naturalCompare, nearestRank, pauseIntervals, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
+import type { FaultOutcome } from './report-model.js';
+
+/** Points per series at most: 2,000 is finer than a 720-pixel plot can show. */
+export const MAX_POINTS_PER_SERIES = 2000;
+/** Queues shown when none are named: the deepest ones. */
+export const TOP_QUEUES = 3;
+/** Flows shown at most (the busiest); more lines than this do not read. */
+export const MAX_RATE_SERIES = 16;
+/** Time bins of the pause heatmap, and its rows at most (the most paused ports). */
+export const PAUSE_BINS = 100;
+export const MAX_PAUSE_ROWS = 40;
+/** Probe bins (p50 and p99 per bin) once there are more probes than MAX_POINTS_PER_SERIES. */
+export const PROBE_BINS = 200;
+
+export interface Point { series: string; t: number; value: number }
+
+/**
+ * At most `maxPoints` of (t, value), sorted by t: equal bins over [0, endUs], one point per
+ * non-empty bin — the largest sample at its own time (`max`: a queue's peak never vanishes),
+ * or the mean of the bin's times and values (`mean`: a rate keeps its average).
+ */
+export function downsample(points: ReadonlyArray<{ t: number; value: number }>, endUs: number, maxPoints: number, how: 'max' | 'mean'): Array<{ t: number; value: number }> {
+  if (points.length <= maxPoints) return points.map((p) => ({ t: p.t, value: p.value }));
+  const span = Math.max(endUs, points[points.length - 1]!.t, Number.MIN_VALUE);
+  const bins = new Map<number, { t: number; value: number; n: number }>();
+  for (const p of points) {
+    const i = Math.min(maxPoints - 1, Math.max(0, Math.floor((p.t / span) * maxPoints)));
+    const bin = bins.get(i);
+    if (bin === undefined) bins.set(i, { t: p.t, value: p.value, n: 1 });
+    else if (how === 'max') {
+      if (p.value > bin.value) Object.assign(bin, { t: p.t, value: p.value });
+    } else Object.assign(bin, { t: bin.t + p.t, value: bin.value + p.value, n: bin.n + 1 });
+  }
+  return [...bins.keys()].sort((a, b) => a - b).map((i) => {
+    const b = bins.get(i)!;
+    return how === 'max' ? { t: b.t, value: b.value } : { t: b.t / b.n, value: b.value / b.n };
+  });
+}
+
+/** Rows grouped by key, in the order each key first appears. */
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = out.get(k);
+    if (list === undefined) out.set(k, [row]);
+    else list.push(row);
+  }
+  return out;
+}
+
+const byTime = <T extends { timeUs: number }>(rows: T[]): T[] => [...rows].sort((a, b) => a.timeUs - b.timeUs);
+
+export const queueKey = (r: { node: string; port: string; priority: number }): string => `${r.node}:${r.port}:${r.priority}`;
+
+/**
+ * Queue depth of the named queues (`node:port:priority`; names not in the table are returned
+ * as `missing`), else of the TOP_QUEUES with the largest peak, max-downsampled.
+ */
+export function queueSeries(rows: readonly QueueRow[], endUs: number, named?: readonly string[]): { queues: string[]; missing: string[]; points: Point[] } {
+  const byQueue = groupBy(rows, queueKey);
+  const peak = (q: string): number => byQueue.get(q)!.reduce((m, r) => Math.max(m, r.queueBytes), 0);
+  const queues = named !== undefined && named.length > 0
+    ? named.filter((q) => byQueue.has(q))
+    : [...byQueue.keys()].sort((a, b) => peak(b) - peak(a) || naturalCompare(a, b)).slice(0, TOP_QUEUES);
+  const missing = (named ?? []).filter((q) => !byQueue.has(q));
+  const points = queues.flatMap((q) =>
+    downsample(byTime(byQueue.get(q)!).map((r) => ({ t: r.timeUs, value: r.queueBytes })), endUs, MAX_POINTS_PER_SERIES, 'max').map((p) => ({ series: q, ...p })),
+  );
+  return { queues, missing, points };
+}
+
+/**
+ * Throughput of the busiest flows (a sending QP: `node qpN → dst`), mean-downsampled; `omitted`
+ * counts the quieter flows left out.
+ */
+export function rateSeries(rows: readonly RateRow[], endUs: number): { series: string[]; omitted: number; points: Point[] } {
+  const byFlow = groupBy(rows, (r) => `${r.node} qp${r.qp} → ${r.dst}`);
+  const total = new Map([...byFlow].map(([k, list]) => [k, list.reduce((s, r) => s + r.throughputGbps, 0)]));
+  const ranked = [...byFlow.keys()].sort((a, b) => total.get(b)! - total.get(a)! || naturalCompare(a, b));
+  const series = ranked.slice(0, MAX_RATE_SERIES).sort(naturalCompare);
+  const points = series.flatMap((s) =>
+    downsample(byTime(byFlow.get(s)!).map((r) => ({ t: r.timeUs, value: r.throughputGbps })), endUs, MAX_POINTS_PER_SERIES, 'mean').map((p) => ({ series: s, ...p })),
+  );
+  return { series, omitted: ranked.length - series.length, points };
+}
+
+export interface PauseCell { row: string; t: number; t2: number; fraction: number }
+
+/**
+ * The fraction of each time bin that each transmitter priority was paused (pfc.csv through
+ * `pauseIntervals`, clipped at `endUs`). Rows are `node:port`, with ` p<priority>` when more
+ * than one priority paused; only rows that were paused at all, the MAX_PAUSE_ROWS most paused
+ * first (`omitted` counts the rest). Only cells with a paused fraction are returned, a run of
+ * bins with the same fraction as one cell.
+ */
+export function pauseHeatmap(rows: readonly PfcRow[], endUs: number): { rows: string[]; omitted: number; priorities: number[]; cells: PauseCell[] } {
+  if (!(endUs > 0)) return { rows: [], omitted: 0, priorities: [], cells: [] };
+  const intervals = pauseIntervals(rows)
+    .map((i) => ({ ...i, endUs: Math.min(i.endUs, endUs) }))
+    .filter((i) => i.endUs > i.startUs);
+  const priorities = [...new Set(intervals.map((i) => i.priority))].sort((a, b) => a - b);
+  const label = (i: { node: string; port: string; priority: number }): string => (priorities.length > 1 ? `${i.node}:${i.port} p${i.priority}` : `${i.node}:${i.port}`);
+  const byRow = groupBy(intervals, label);
+  const paused = (row: string): number => byRow.get(row)!.reduce((s, i) => s + (i.endUs - i.startUs), 0);
+  const ranked = [...byRow.keys()].sort((a, b) => paused(b) - paused(a) || naturalCompare(a, b));
+  const shown = ranked.slice(0, MAX_PAUSE_ROWS);
+  const width = endUs / PAUSE_BINS;
+  const cells: PauseCell[] = [];
+  for (const row of shown) {
+    const fractions = new Array<number>(PAUSE_BINS).fill(0);
+    for (const i of byRow.get(row)!) {
+      for (let b = Math.floor(i.startUs / width); b < PAUSE_BINS && b * width < i.endUs; b++) {
+        fractions[b] += (Math.min(i.endUs, (b + 1) * width) - Math.max(i.startUs, b * width)) / width;
+      }
+    }
+    // Rounded to 1e-6, so fully paused bins are exactly 1; runs of equal bins become one cell.
+    let from = 0;
+    for (let b = 1; b <= PAUSE_BINS; b++) {
+      const f = Math.min(1, Math.round(fractions[from]! * 1e6) / 1e6);
+      if (b < PAUSE_BINS && Math.min(1, Math.round(fractions[b]! * 1e6) / 1e6) === f) continue;
+      if (f > 0) cells.push({ row, t: from * width, t2: b * width, fraction: f });
+      from = b;
+    }
+  }
+  return { rows: shown, omitted: ranked.length - shown.length, priorities, cells };
+}
+
+export type ProbeKind = 'round trip' | 'p50' | 'p99' | 'lost';
+export interface ProbePoint { kind: ProbeKind; t: number; rttUs: number | null }
+
+/**
+ * Probe round trips by post time: every probe while there are at most MAX_POINTS_PER_SERIES,
+ * else p50 and p99 (nearest rank) per PROBE_BINS bin. Lost probes (no round trip) are `lost`
+ * points without a value — one per bin with a loss once binned.
+ */
+export function probeSeries(rows: ReadonlyArray<TraceRows['probes.csv']>, endUs: number): { binned: boolean; lost: number; points: ProbePoint[] } {
+  const probes = byTime([...rows]);
+  const lost = probes.filter((p) => p.rttUs === null).length;
+  if (probes.length <= MAX_POINTS_PER_SERIES) {
+    return { binned: false, lost, points: probes.map((p) => ({ kind: p.rttUs === null ? 'lost' : 'round trip', t: p.timeUs, rttUs: p.rttUs })) };
+  }
+  const span = Math.max(endUs, probes[probes.length - 1]!.timeUs);
+  const bins = groupBy(probes, (p) => String(Math.min(PROBE_BINS - 1, Math.floor((p.timeUs / span) * PROBE_BINS))));
+  const points: ProbePoint[] = [];
+  for (const [bin, list] of bins) {
+    const t = ((Number(bin) + 0.5) * span) / PROBE_BINS;
+    const rtts = list.flatMap((p) => (p.rttUs === null ? [] : [p.rttUs])).sort((a, b) => a - b);
+    if (rtts.length > 0) points.push({ kind: 'p50', t, rttUs: nearestRank(rtts, 50) }, { kind: 'p99', t, rttUs: nearestRank(rtts, 99) });
+    if (rtts.length < list.length) points.push({ kind: 'lost', t, rttUs: null });
+  }
+  return { binned: true, lost, points };
+}
+
+export interface FaultMark { t: number; label: string }
+
+/** The instants faults began and ended, in trace time (µs from `originUs`), within [0, endUs]. */
+export function faultMarks(faults: readonly FaultOutcome[], originUs: number, endUs: number): FaultMark[] {
+  return [...faults]
+    .sort((a, b) => a.atNs - b.atNs || a.id - b.id)
+    .flatMap((f) => [
+      { t: f.atNs / 1000 - originUs, label: `${f.kind} ${f.target}` },
+      ...(f.untilNs === null ? [] : [{ t: f.untilNs / 1000 - originUs, label: `${f.kind} ends` }]),
+    ])
+    .filter((m) => m.t >= 0 && m.t <= endUs);
+}

@@ -1,0 +1,135 @@
+/**
+ * The Vega-Lite specs of the drill plots, from the rows of plot-series.ts. Every time plot has
+ * the same x scale (0 to the run's end, in µs) so a report's plots line up, and the faults as
+ * labelled vertical rules. Data is inline (`values`): nothing is loaded, nothing is random.
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import type { FaultMark, PauseCell, Point, ProbePoint } from './plot-series.js';
+
+type LayeredSpec = Extract<TopLevelSpec, { layer: unknown }>;
+type Layer = LayeredSpec['layer'][number];
+
+const WIDTH = 720;
+const HEIGHT = 220;
+/** Height of one heatmap row (px). */
+const ROW_PX = 14;
+const FAULT_COLOR = '#c0392b';
+
+/** No ARIA attributes per mark (they would carry every data point into the SVG); the report captions each plot. */
+const CONFIG = {
+  aria: false,
+  font: 'sans-serif',
+  background: 'white',
+  title: { anchor: 'start', fontSize: 14, subtitleFontSize: 11, subtitleColor: '#555' },
+  // Without a canvas Vega estimates text at 0.8 em a character: room for ~40-character names.
+  legend: { labelLimit: 320 },
+  axisY: { labelLimit: 320 },
+} as const;
+
+const timeAxis = (endUs: number) => ({ field: 't', type: 'quantitative' as const, title: 'time (µs)', scale: { domain: [0, endUs], nice: false } });
+
+/** A rule at each fault instant, labelled at the top; labels step down so neighbours do not overprint. */
+function faultLayers(marks: readonly FaultMark[], endUs: number): Layer[] {
+  if (marks.length === 0) return [];
+  const values = marks.map((m, i) => ({ ...m, labelY: 2 + (i % 3) * 12 }));
+  const label = (halo: boolean): Layer => ({
+    data: { values },
+    mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, fontSize: 10, ...(halo ? { color: 'white', stroke: 'white', strokeWidth: 3 } : { color: FAULT_COLOR }) },
+    encoding: { x: timeAxis(endUs), y: { field: 'labelY', type: 'quantitative', scale: null }, text: { field: 'label', type: 'nominal' } },
+  });
+  return [
+    { data: { values }, mark: { type: 'rule', color: FAULT_COLOR, strokeDash: [4, 3], strokeWidth: 1.5 }, encoding: { x: timeAxis(endUs) } },
+    // A white copy under each label keeps it legible over lines and heatmap cells.
+    label(true),
+    label(false),
+  ];
+}
+
+function title(text: string, notes: readonly string[]) {
+  return notes.length === 0 ? { text } : { text, subtitle: notes.join('; ') };
+}
+
+/** Lines of `series`, in the order given (legend and colours follow it). */
+function lineSpec(o: { title: string; notes: string[]; endUs: number; yTitle: string; series: string[]; points: Point[]; faults: FaultMark[] }): TopLevelSpec {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: title(o.title, o.notes),
+    width: WIDTH,
+    height: HEIGHT,
+    config: CONFIG,
+    layer: [
+      {
+        data: { values: o.points },
+        mark: { type: 'line', strokeWidth: 1.25, clip: true },
+        encoding: {
+          x: timeAxis(o.endUs),
+          y: { field: 'value', type: 'quantitative', title: o.yTitle },
+          color: { field: 'series', type: 'nominal', title: null, scale: { domain: o.series, scheme: o.series.length > 10 ? 'category20' : 'tableau10' } },
+        },
+      },
+      ...faultLayers(o.faults, o.endUs),
+    ],
+  };
+}
+
+export function queueSpec(o: { variant: string; endUs: number; queues: string[]; points: Point[]; faults: FaultMark[]; notes: string[] }): TopLevelSpec {
+  return lineSpec({ title: `${o.variant}: queue depth (max per bin)`, notes: o.notes, endUs: o.endUs, yTitle: 'queue (bytes)', series: o.queues, points: o.points, faults: o.faults });
+}
+
+export function rateSpec(o: { variant: string; endUs: number; series: string[]; points: Point[]; faults: FaultMark[]; notes: string[] }): TopLevelSpec {
+  return lineSpec({ title: `${o.variant}: throughput per flow`, notes: o.notes, endUs: o.endUs, yTitle: 'throughput (Gb/s)', series: o.series, points: o.points, faults: o.faults });
+}
+
+/** One row per transmitter, one rect per run of bins with the same paused fraction (blue, so the red fault rules stand out); unpaused bins stay white. */
+export function pauseSpec(o: { variant: string; endUs: number; rows: string[]; cells: PauseCell[]; faults: FaultMark[]; notes: string[] }): TopLevelSpec {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: title(`${o.variant}: fraction of each bin the transmitter was paused`, o.notes),
+    width: WIDTH,
+    height: Math.max(ROW_PX * o.rows.length, 3 * ROW_PX),
+    config: CONFIG,
+    layer: [
+      {
+        data: { values: o.cells },
+        mark: { type: 'rect' },
+        encoding: {
+          x: timeAxis(o.endUs),
+          x2: { field: 't2' },
+          y: { field: 'row', type: 'nominal', title: 'transmitter', scale: { domain: o.rows } },
+          color: { field: 'fraction', type: 'quantitative', title: 'paused', scale: { domain: [0, 1], scheme: 'blues' } },
+        },
+      },
+      ...faultLayers(o.faults, o.endUs),
+    ],
+  };
+}
+
+/** Round trips (or p50/p99 per bin) as points or lines; lost probes as red triangles along the top edge. */
+export function probeSpec(o: { variant: string; endUs: number; binned: boolean; points: ProbePoint[]; faults: FaultMark[]; notes: string[] }): TopLevelSpec {
+  const kinds = o.binned ? ['p50', 'p99', 'lost'] : ['round trip', 'lost'];
+  const color = { field: 'kind', type: 'nominal' as const, title: null, scale: { domain: kinds, range: o.binned ? ['#4c78a8', '#f58518', FAULT_COLOR] : ['#4c78a8', FAULT_COLOR] } };
+  const answered = o.points.filter((p) => p.kind !== 'lost');
+  const lost = o.points.filter((p) => p.kind === 'lost').map((p) => ({ ...p, markY: 4 }));
+  // Headroom above the slowest round trip, so the lost markers along the top never sit on a point.
+  const topUs = answered.reduce((m, p) => Math.max(m, p.rttUs ?? 0), 0) * 1.15;
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: title(`${o.variant}: probe round trips by post time`, o.notes),
+    width: WIDTH,
+    height: HEIGHT,
+    config: CONFIG,
+    layer: [
+      {
+        data: { values: answered },
+        mark: o.binned ? { type: 'line', strokeWidth: 1.25, clip: true } : { type: 'point', filled: true, size: 14, clip: true },
+        encoding: { x: timeAxis(o.endUs), y: { field: 'rttUs', type: 'quantitative', title: 'round trip (µs)', scale: topUs > 0 ? { domainMax: topUs } : {} }, color },
+      },
+      {
+        data: { values: lost },
+        mark: { type: 'point', shape: 'triangle-down', filled: true, size: 40 },
+        encoding: { x: timeAxis(o.endUs), y: { field: 'markY', type: 'quantitative', scale: null }, color },
+      },
+      ...faultLayers(o.faults, o.endUs),
+    ],
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * The drill report's plots as SVG, one file per plot and variant: queue depth, the pause
+ * heatmap, per-flow throughput and (when the variant sent probes) probe round trips, each with
+ * the variant's faults as vertical rules. Vega-Lite compiles each spec and Vega renders it
+ * headless (`renderer: 'none'`, no canvas, no DOM). The same input gives the same bytes: data
+ * is inline, text is measured by Vega's estimate, and the `id`s Vega numbers from module-wide
+ * counters are renumbered per plot, under the plot's own prefix, so several SVGs can also share
+ * one HTML page without one plot's clip path or gradient standing in for another's.
+ */
+import type { TraceTables } from '@rocelab/results';
+import { View, parse } from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import { faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries, MAX_PAUSE_ROWS } from './plot-series.js';
+import { pauseSpec, probeSpec, queueSpec, rateSpec } from './plot-specs.js';
+import type { DrillReport, PlotRef } from './report-model.js';
+
+export interface DrillPlotInput {
+  report: DrillReport;
+  /** Each variant's trace tables, by variant name. */
+  tables: ReadonlyMap<string, TraceTables>;
+  /** Each variant's run end in trace time (µs); without it, the last time in its tables. */
+  runEndUs: ReadonlyMap<string, number>;
+  /** Queues to plot (`node:port:priority`); default the 3 with the deepest peak. */
+  bottleneckQueues?: readonly string[];
+  /** Each variant's trace origin (its first post) in virtual µs: fault times are virtual, trace times are not. Default 0. */
+  traceOriginUs?: ReadonlyMap<string, number>;
+  /** Told what Vega-Lite or Vega logged while rendering a plot (a sign of a bad spec, not of bad data). */
+  onWarning?: (file: string, message: string) => void;
+}
+
+export interface RenderedPlot {
+  ref: PlotRef;
+  svg: string;
+}
+
+/** The plots of every variant that has tables, in report order: queue, pauses, rates, probes. */
+export async function drillPlots(input: DrillPlotInput): Promise<RenderedPlot[]> {
+  const variants = input.report.variants.filter((v) => input.tables.has(v.name));
+  const stems = fileStems(variants.map((v) => v.name));
+  const out: RenderedPlot[] = [];
+  // One plot at a time, so a report with many variants never holds many Vega views at once.
+  for (const v of variants) {
+    const tables = input.tables.get(v.name)!;
+    const endUs = input.runEndUs.get(v.name) ?? lastTimeUs(tables);
+    const faults = faultMarks(v.faults, input.traceOriginUs?.get(v.name) ?? 0, endUs);
+    const stem = stems.get(v.name)!;
+    const add = async (kind: string, title: string, spec: TopLevelSpec): Promise<void> => {
+      const file = `${kind}-${stem}.svg`;
+      const { svg, warnings } = await renderSvg(spec, `${kind}-${stem}`);
+      for (const w of warnings) input.onWarning?.(file, w);
+      out.push({ ref: { file, title, variant: v.name }, svg });
+    };
+
+    if ((tables['queue.csv'] ?? []).length > 0) {
+      const q = queueSeries(tables['queue.csv']!, endUs, input.bottleneckQueues);
+      const notes = q.missing.length > 0 ? [`not in queue.csv: ${q.missing.join(', ')}`] : [];
+      if (q.queues.length > 0) await add('queue', `${v.name}: queue depth`, queueSpec({ variant: v.name, endUs, ...q, faults, notes }));
+    }
+    const pauses = pauseHeatmap(tables['pfc.csv'] ?? [], endUs);
+    if (pauses.rows.length > 0) {
+      const prio = pauses.priorities.length === 1 ? `priority ${pauses.priorities[0]}` : `priorities ${pauses.priorities.join(', ')}`;
+      const notes = [prio, ...(pauses.omitted > 0 ? [`${pauses.omitted} less paused transmitters not shown (top ${MAX_PAUSE_ROWS})`] : [])];
+      await add('pauses', `${v.name}: paused transmitters`, pauseSpec({ variant: v.name, endUs, rows: pauses.rows, cells: pauses.cells, faults, notes }));
+    }
+    if ((tables['rates.csv'] ?? []).length > 0) {
+      const r = rateSeries(tables['rates.csv']!, endUs);
+      const notes = r.omitted > 0 ? [`${r.omitted} quieter flows not shown`] : [];
+      await add('rates', `${v.name}: throughput per flow`, rateSpec({ variant: v.name, endUs, series: r.series, points: r.points, faults, notes }));
+    }
+    if ((tables['probes.csv'] ?? []).length > 0) {
+      const p = probeSeries(tables['probes.csv']!, endUs);
+      const notes = [...(p.binned ? ['p50 and p99 per bin'] : []), ...(p.lost > 0 ? [`${p.lost} lost (▼)`] : [])];
+      await add('probes', `${v.name}: probe round trips`, probeSpec({ variant: v.name, endUs, binned: p.binned, points: p.points, faults, notes }));
+    }
+  }
+  return out;
+}
+
+/** Compiles and renders one spec; `warnings` are what Vega-Lite and Vega logged (a sign of a bad spec). */
+export async function renderSvg(spec: TopLevelSpec, idPrefix: string): Promise<{ svg: string; warnings: string[] }> {
+  const warnings: string[] = [];
+  const logger = collectingLogger(warnings);
+  const view = new View(parse(compile(spec, { logger }).spec), { renderer: 'none', logger });
+  try {
+    return { svg: scopeIds(await view.toSVG(), idPrefix), warnings };
+  } finally {
+    view.finalize();
+  }
+}
+
+/**
+ * Every `id` renumbered in document order as `<prefix>-<n>`, with the `url(#…)` and `href="#…"`
+ * references to it. The prefix is made a valid XML name.
+ */
+export function scopeIds(svg: string, prefix: string): string {
+  const safe = `rl-${prefix.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  const ids = new Map<string, string>();
+  for (const m of svg.matchAll(/\sid="([^"]*)"/g)) if (!ids.has(m[1]!)) ids.set(m[1]!, `${safe}-${ids.size + 1}`);
+  if (ids.size === 0) return svg;
+  return svg
+    .replace(/(\sid=")([^"]*)"/g, (_all, head: string, id: string) => `${head}${ids.get(id) ?? id}"`)
+    .replace(/url\(#([^)]*)\)/g, (all, id: string) => (ids.has(id) ? `url(#${ids.get(id)})` : all))
+    .replace(/(href=")#([^"]*)"/g, (all, head: string, id: string) => (ids.has(id) ? `${head}#${ids.get(id)}"` : all));
+}
+
+/** File-name stems for variant names: letters, digits, `.`, `_`, `-`; equal stems get `-2`, `-3`, …. */
+export function fileStems(names: readonly string[]): Map<string, string> {
+  const used = new Set<string>();
+  const out = new Map<string, string>();
+  for (const name of names) {
+    if (out.has(name)) continue;
+    const base = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|-+$/g, '') || 'variant';
+    let stem = base;
+    for (let n = 2; used.has(stem.toLowerCase()); n++) stem = `${base}-${n}`;
+    used.add(stem.toLowerCase());
+    out.set(name, stem);
+  }
+  return out;
+}
+
+function lastTimeUs(tables: TraceTables): number {
+  let end = 0;
+  for (const rows of [tables['queue.csv'], tables['rates.csv'], tables['pfc.csv'], tables['probes.csv'], tables['events.csv']]) {
+    for (const r of rows ?? []) end = Math.max(end, r.timeUs);
+  }
+  return end;
+}
+
+function collectingLogger(into: string[]) {
+  let level = 2; // vega-util's Warn
+  const logger = {
+    level(l?: number) {
+      if (l === undefined) return level;
+      level = l;
+      return logger;
+    },
+    error(...args: unknown[]) {
+      into.push(`error: ${args.map(String).join(' ')}`);
+      return logger;
+    },
+    warn(...args: unknown[]) {
+      if (level >= 2) into.push(args.map(String).join(' '));
+      return logger;
+    },
+    info: () => logger,
+    debug: () => logger,
+  };
+  return logger;
+}

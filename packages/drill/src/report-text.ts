@@ -1,0 +1,72 @@
+/**
+ * What report.md and report.html both say, as plain text cells: the verdict, what ran, the
+ * faults, the expectations and the headline numbers of each run. The two renderers only add
+ * their markup and escaping, so the two files cannot drift apart.
+ */
+import type { DrillReport, ExpectationOutcome, FaultOutcome, VariantOutcome, VariantRun } from './report-model.js';
+
+/** Every expectation of the report: each variant's, then those across variants. */
+export const allExpectations = (report: DrillReport): ExpectationOutcome[] => [...report.variants.flatMap((v) => v.expectations), ...report.acrossVariants];
+
+export interface Verdict {
+  pass: boolean;
+  total: number;
+  failed: ExpectationOutcome[];
+}
+
+export function verdict(report: DrillReport): Verdict {
+  const all = allExpectations(report);
+  return { pass: report.pass, total: all.length, failed: all.filter((e) => !e.pass) };
+}
+
+/** `expect[2] (variant baseline)` or `expect[4] (across variants)`. */
+export const whereOf = (e: ExpectationOutcome): string => (e.variant === null ? 'across variants' : `variant ${e.variant}`);
+
+/** The verdict's sentence after PASS/FAIL, without the failing ids (the renderers mark those up). */
+export function verdictSummary(v: Verdict): string {
+  if (v.failed.length > 0) return `${v.failed.length} of ${v.total} expectation${v.total === 1 ? '' : 's'} failed:`;
+  if (v.pass) return v.total === 0 ? 'no expectations to check.' : `all ${v.total} expectation${v.total === 1 ? '' : 's'} held.`;
+  return 'every expectation held, but a run did not (see the runs below).';
+}
+
+/** A time in ns with the unit that reads best: `2.000 ms`, `12.500 µs`, `800 ns`. */
+export function formatNs(ns: number): string {
+  const abs = Math.abs(ns);
+  if (abs >= 1e6) return `${(ns / 1e6).toFixed(3)} ms`;
+  if (abs >= 1e3) return `${(ns / 1e3).toFixed(3)} µs`;
+  return `${ns} ns`;
+}
+
+export const RAN_HEADER = ['variant', 'result', 'mode', 'seed', 'profile', 'timing', 'virtual time', 'wall time', 'trace hash'];
+export const ranRow = (v: VariantOutcome): string[] => [
+  v.name, v.pass ? 'PASS' : 'FAIL', v.run.mode, String(v.run.seed), v.run.profile, v.run.timing, formatNs(v.run.virtualNs), `${v.run.wallMs} ms`, v.run.traceHash,
+];
+
+export const FAULT_HEADER = ['#', 'fault', 'target', 'at', 'until', 'from', 'parameters'];
+export const faultRow = (f: FaultOutcome): string[] => [
+  String(f.id), f.kind, f.target, formatNs(f.atNs), f.untilNs === null ? '–' : formatNs(f.untilNs), f.source,
+  Object.keys(f.params).length === 0 ? '–' : JSON.stringify(f.params),
+];
+
+export const EXPECTATION_HEADER = ['id', 'kind', 'what must hold', 'measured', 'expected', 'margin', 'result'];
+export const expectationRow = (e: ExpectationOutcome): string[] => [e.id, e.kind, e.description, e.measured, e.expected, e.margin, e.pass ? 'PASS' : 'FAIL'];
+
+/** The headline numbers of a run, as (label, text). */
+export function runFacts(run: VariantRun): Array<[string, string]> {
+  const drops = Object.entries(run.droppedByReason)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason} ${n}`);
+  const { sent, delivered, dropped, queued } = run.packets;
+  const f = run.flows;
+  const probes = run.probes.sent === 0
+    ? 'none'
+    : `${run.probes.sent} sent, ${run.probes.lost} lost; p50 ${run.probes.p50Ns === null ? '–' : formatNs(run.probes.p50Ns)}, p99 ${run.probes.p99Ns === null ? '–' : formatNs(run.probes.p99Ns)}`;
+  return [
+    ['virtual time', `${formatNs(run.virtualNs)} (${run.wallMs} ms of wall time)`],
+    ['packets', `sent ${sent}, delivered ${delivered}, dropped ${dropped}${drops.length > 0 ? ` (${drops.join(', ')})` : ''}, queued ${queued}`],
+    ['conservation', run.conservation ? 'holds' : 'BROKEN: sent ≠ delivered + dropped + queued'],
+    ['flows', `${f.total}: ${f.completed} completed, ${f.pending} pending (${f.stalled} stalled), ${f.failed} failed`],
+    ['PFC', `${run.pauseFramesSent} pause frames sent, ${run.pausedPorts} ports paused`],
+    ['probes', probes],
+  ];
+}
