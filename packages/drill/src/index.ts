@@ -8,3 +8,8 @@ export * from './report-model.js';
 export { drillPlots, type DrillPlotInput, type RenderedPlot } from './plots.js';
 export { reportMarkdown } from './report-md.js';
 export { reportHtml } from './report-html.js';
+export { findDeadlock, type Cable, type Deadlock, type DeadlockInput, type PortRef, type QueueRef, type QueueSample } from './deadlock.js';
+export * from './drill-schema.js';
+export * from './drill-file.js';
+export * from './expectations.js';
+export * from './metrics.js';

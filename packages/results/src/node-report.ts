@@ -26,6 +26,8 @@ export interface PortReport {
   dropped: Partial<Record<DropReason, number>>;
   /** Switch: the fullest egress queue of this port ever; host: the NIC's receive buffer. */
   peakQueueBytes: number;
+  /** Lossless frames dropped for lack of buffer arriving on this port (PFC failed to hold the sender back). */
+  losslessDrops: number;
   txBytes: number;
   rxBytes: number;
 }

@@ -44,6 +44,8 @@ export interface PortTotals {
   pausingPorts: number;
   ecnMarked: number;
   peakQueueBytes: number;
+  /** Lossless frames dropped for lack of buffer anywhere (0 in a lossless fabric that works). */
+  losslessDrops: number;
 }
 
 export type HostTotals = Omit<HostReport, never>;
@@ -115,6 +117,7 @@ export function fabricSummary(nodes: readonly NodeReport[], limit = SUMMARY_TOP)
       pausingPorts: all.filter((p) => sum(p.pausingPs) > 0).length,
       ecnMarked: sum(all.map((p) => p.ecnMarked)),
       peakQueueBytes: Math.max(0, ...all.map((p) => p.peakQueueBytes)),
+      losslessDrops: sum(all.map((p) => p.losslessDrops)),
     },
     ports: active.slice(0, limit),
     portsOmitted: Math.max(0, active.length - limit),

@@ -147,6 +147,8 @@ export class Nic implements NodeModel {
     naksReceived: { seq: 0, rnr: 0 },
     /** Payload of every data packet that reached the transport: in order or not, duplicates too. */
     receivedPayloadBytes: 0,
+    /** Frames of a lossless priority the receive buffer could not take (its PFC did not hold the ToR back). */
+    losslessDrops: 0,
     messagesReceived: 0,
   };
   readonly completion = new FixedHistogram(exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS));
@@ -291,7 +293,9 @@ export class Nic implements NodeModel {
 
   onFrame(nowPs: number, port: number, frame: Frame): void {
     if (frame.dstIp !== this.config.ip || frame.dstMac !== this.config.mac) return this.ctx.drop(frame, 'misdelivered', port);
-    if (!this.pfc.receive(nowPs, frame, frameBytes(frame, this.accounting))) this.ctx.drop(frame, 'buffer', port);
+    if (this.pfc.receive(nowPs, frame, frameBytes(frame, this.accounting))) return;
+    if (this.config.settings.pfc.lossless.includes(this.config.dscpMap[frame.dscp]!)) this.stats.losslessDrops++;
+    this.ctx.drop(frame, 'buffer', port);
   }
 
   /** A frame reached host memory: the transport sees it now. */

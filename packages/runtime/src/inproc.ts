@@ -21,6 +21,8 @@ export interface RunOptions {
   recording?: RecordingOptions;
   /** Faults beside the topology's own (a drill's, a replayed fault log's). */
   faults?: readonly FaultSpec[];
+  /** Every node's report in the result (`RunResult.nodes`). */
+  detail?: boolean;
 }
 
 /** Slices of virtual time between progress calls: running in slices is what members do every window, so results are the same. */
@@ -48,6 +50,6 @@ export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   const rss = process.memoryUsage().rss / pod.nodes.length;
   return assembleResult(
     all.map((i) => nodeFinal(engine, i, pod.nodes[i]!.role, rss)),
-    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, windows: 0, torOf: torsOfHosts(pod) },
+    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, windows: 0, torOf: torsOfHosts(pod), detail: options.detail === true },
   );
 }

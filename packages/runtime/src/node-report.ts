@@ -38,6 +38,7 @@ export function nodeReport(engine: Engine, index: number, role: string): NodeRep
       ecnMarked: sw === null ? 0 : PRIORITIES.reduce((n, p) => n + sw.ecnMarked[port * PFC_PRIORITIES + p]!, 0),
       dropped,
       peakQueueBytes: sw !== null ? Math.max(...PRIORITIES.map((p) => sw.peakQueueBytes(port, p))) : nic !== null ? nic.pfc.peakOccupancyBytes : 0,
+      losslessDrops: sw !== null ? sw.losslessDrops[port]! : nic !== null ? nic.stats.losslessDrops : 0,
       txBytes: stats.txBytes,
       rxBytes: stats.rxBytes,
     };

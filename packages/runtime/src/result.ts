@@ -66,6 +66,8 @@ export interface RunResult {
   probes: ProbeSummary;
   /** Pauses, marks, drops, peak queues per port; transport counters per host (top lists and totals). */
   summary: FabricSummary;
+  /** Every node's end-of-run figures, when the run was asked for them (`RunMeta.detail`: drills). */
+  nodes?: NodeReport[];
   rssMiBPerNode: number;
 }
 
@@ -80,6 +82,8 @@ export interface RunMeta {
   windows: number;
   /** Each host's ToR, for probe latency per ToR pair. */
   torOf: Readonly<Record<string, string>>;
+  /** Include every node's report (`nodes`): unbounded, so only on request. */
+  detail?: boolean;
 }
 
 /** A hosted node's final numbers, read from its engine. */
@@ -128,6 +132,7 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     conservation: packets.sent === packets.delivered + packets.dropped + packets.queued,
     ...flowResults(finals, meta),
     summary: fabricSummary(finals.map((f) => f.report)),
+    ...(meta.detail === true ? { nodes: finals.map((f) => f.report) } : {}),
     rssMiBPerNode: Math.round((sum((f) => f.rssBytes) / Math.max(1, finals.length) / 2 ** 20) * 10) / 10,
   };
 }

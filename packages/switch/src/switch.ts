@@ -76,6 +76,8 @@ export class Switch implements NodeModel {
   readonly txPackets: Float64Array;
   readonly ecnMarked: Float64Array;
   readonly floodCopies: Float64Array;
+  /** Per ingress port: packets of a lossless group the buffer could not take (`buffer`, `headroom_full`): PFC failed to protect them. */
+  readonly losslessDrops: Float64Array;
   private held = 0;
 
   constructor(
@@ -109,6 +111,7 @@ export class Switch implements NodeModel {
     this.txPackets = new Float64Array(ports * PFC_PRIORITIES);
     this.ecnMarked = new Float64Array(ports * PFC_PRIORITIES);
     this.floodCopies = new Float64Array(ports);
+    this.losslessDrops = new Float64Array(ports);
   }
 
   onFrame(nowPs: number, inPort: number, frame: Frame): void {
@@ -157,7 +160,10 @@ export class Switch implements NodeModel {
     if (this.watchdogs[outPort]![pg]?.dropping) return ctx.drop(frame, 'watchdog', outPort);
     const bytes = frameBytes(frame, this.config.accounting);
     const verdict = this.mmu.admit(inPort, pg, outPort, pg, bytes);
-    if (verdict !== 'admitted') return ctx.drop(frame, verdict, inPort);
+    if (verdict !== 'admitted') {
+      if (this.mmu.isLossless(inPort, pg)) this.losslessDrops[inPort]!++;
+      return ctx.drop(frame, verdict, inPort);
+    }
     frame.ttl--;
     frame.srcMac = this.config.mac;
     frame.dstMac = dstMac;

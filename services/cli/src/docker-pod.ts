@@ -27,6 +27,8 @@ export interface DockerRunOptions {
   progress?: boolean;
   /** Traces and captures: their directories are bind-mounted into every member. */
   recording?: RecordingOptions;
+  /** Every node's report in the result (drills). */
+  resultDetail?: boolean;
 }
 
 export class DockerRunError extends Error {}
@@ -86,6 +88,7 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
         ROCELAB_DURATION: `${options.durationPs}ps`,
         ROCELAB_SEED: String(options.seed),
         ROCELAB_DILATION: String(options.dilation),
+        ...(options.resultDetail === true ? { ROCELAB_RESULT_DETAIL: '1' } : {}),
       }),
       NetworkingConfig: aliases(['controller']),
     });

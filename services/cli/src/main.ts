@@ -9,6 +9,7 @@ import { PCAP_MAX_SNAPLEN } from '@rocelab/wire';
 import { LIVE_DILATION, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { compareCommand, toleranceOption, windowOption, type CompareFlags } from './compare.js';
 import { composeCommand, containerCommand } from './compose.js';
+import { drillListCommand, drillRunCommand } from './drill.js';
 import { statusCommand } from './progress.js';
 import { runCommand } from './run.js';
 import { closCommand, validateCommand } from './topology.js';
@@ -183,6 +184,28 @@ program
   .argument('<file>', 'topology file; its directory is mounted into every container')
   .action((file: string) => {
     process.exitCode = composeCommand(file);
+  });
+
+const drill = program.command('drill').description('fault-injection drills: run one and get a report, or list the built-in ones');
+drill
+  .command('run')
+  .description('run a drill (every variant, or one) and write its report; exit 0 only when every expectation holds')
+  .argument('<file>', 'drill file (YAML)')
+  .option('--mode <mode>', 'inproc (one process), procs (one process per node) or docker (one container per node)', 'inproc')
+  .option('--workers <k>', 'run the nodes in K worker processes', integer('a worker count', 1))
+  .option('--image <image>', 'the rocelab image for --mode docker', process.env.ROCELAB_IMAGE ?? 'rocelab:local')
+  .option('--variant <name>', 'run only this variant')
+  .option('--out <dir>', 'where the report goes (default out/drills/<drill>)')
+  .option('--json', 'print the report as exactly one JSON line on stdout')
+  .action(async (file: string, o: { mode: string; workers?: number; image: string; variant?: string; out?: string; json?: boolean }, cmd: Command) => {
+    if (o.mode !== 'inproc' && o.mode !== 'procs' && o.mode !== 'docker') cmd.error(`error: --mode: expected inproc, procs or docker, got ${o.mode}`, { exitCode: 2 });
+    process.exitCode = await drillRunCommand(file, { mode: o.mode, workers: o.workers ?? null, image: o.image, variant: o.variant ?? null, out: o.out ?? null, json: o.json === true });
+  });
+drill
+  .command('list')
+  .description('the built-in drills, one line each')
+  .action(() => {
+    process.exitCode = drillListCommand();
   });
 
 program

@@ -123,6 +123,8 @@ export interface LocalPodOptions {
   logName: string;
   debugUncountedLoss?: string | null;
   recording?: RecordingOptions;
+  /** Every node's report in the result (drills). */
+  resultDetail?: boolean;
 }
 
 /**
@@ -134,7 +136,7 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
   const log = createLogger(o.logName, {}, process.env.ROCELAB_LOG_LEVEL ?? 'warn');
   const plans = planMembers(pod, o.workers);
   const token = randomBytes(24).toString('hex');
-  const controller = new Controller({ pod, seed: o.seed, durationPs: o.durationPs, dilation: o.dilation, token, expected: plans, mode: o.workers === null ? 'procs' : 'workers', log });
+  const controller = new Controller({ pod, seed: o.seed, durationPs: o.durationPs, dilation: o.dilation, token, expected: plans, mode: o.workers === null ? 'procs' : 'workers', log, resultDetail: o.resultDetail === true });
   const { url, httpUrl } = await controller.listen();
   const children = new PodProcesses();
   try {

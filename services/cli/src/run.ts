@@ -45,47 +45,73 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
     return 2;
   }
   let result: RunResult;
-  if (options.mode === 'docker') {
-    try {
-      result = await runDockerPod(pod, file, planMembers(pod, options.workers), {
-        image: options.image,
-        seed,
-        durationPs: options.durationPs,
-        dilation: options.dilation,
-        progress: !options.json,
-        recording,
-      });
-    } catch (err) {
-      if (!(err instanceof DockerRunError)) throw err;
-      process.stderr.write(`rocelab run --mode docker: ${err.message}\n`);
-      return 2;
-    }
-  } else if (options.mode === 'inproc' && options.workers === null) {
-    const bar = options.json ? null : inlineProgress(options.durationPs);
-    try {
-      result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, ...(bar ? { onProgress: bar.update } : {}) });
-    } finally {
-      bar?.stop();
-    }
-  } else {
-    result = await runLocalProcesses(pod, resolve(file), seed, options, recording);
+  try {
+    result = await executeRun(pod, file, { ...options, seed, recording, detail: false });
+  } catch (err) {
+    if (!(err instanceof DockerRunError)) throw err;
+    process.stderr.write(`rocelab run --mode docker: ${err.message}\n`);
+    return 2;
   }
-  mergeRunFiles(pod, recording);
   process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : resultText(result));
   return exitCodeOf(result);
 }
 
-async function runLocalProcesses(pod: PodSpec, file: string, seed: number, options: RunCommandOptions, recording: RecordingOptions): Promise<RunResult> {
+export interface ExecuteOptions {
+  seed: number;
+  durationPs: number;
+  mode: 'inproc' | 'procs' | 'docker';
+  workers: number | null;
+  image: string;
+  dilation: number;
+  /** No progress bar (a JSON line is the only output). */
+  json: boolean;
+  debugUncountedLoss: string | null;
+  /** Prepared directories (`prepareRunFiles`); merged here once the run is over. */
+  recording: RecordingOptions;
+  /** Every node's report in the result. */
+  detail: boolean;
+}
+
+/** Runs `pod` (loaded from `file`, which members read) in the mode asked; a progress bar on a terminal. */
+export async function executeRun(pod: PodSpec, file: string, options: ExecuteOptions): Promise<RunResult> {
+  let result: RunResult;
+  const { seed, recording } = options;
+  if (options.mode === 'docker') {
+    result = await runDockerPod(pod, file, planMembers(pod, options.workers), {
+      image: options.image,
+      seed,
+      durationPs: options.durationPs,
+      dilation: options.dilation,
+      progress: !options.json,
+      recording,
+      resultDetail: options.detail,
+    });
+  } else if (options.mode === 'inproc' && options.workers === null) {
+    const bar = options.json ? null : inlineProgress(options.durationPs);
+    try {
+      result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, ...(bar ? { onProgress: bar.update } : {}) });
+    } finally {
+      bar?.stop();
+    }
+  } else {
+    result = await runLocalProcesses(pod, resolve(file), options);
+  }
+  mergeRunFiles(pod, recording);
+  return result;
+}
+
+async function runLocalProcesses(pod: PodSpec, file: string, options: ExecuteOptions): Promise<RunResult> {
   const { controller, children } = await startLocalPod(pod, {
     topologyFile: file,
-    seed,
+    seed: options.seed,
     durationPs: options.durationPs,
     dilation: options.dilation,
     workers: options.workers,
     metricsHost: 'off',
     logName: 'rocelab-run',
     debugUncountedLoss: options.debugUncountedLoss,
-    recording,
+    recording: options.recording,
+    resultDetail: options.detail,
   });
   const stopProgress = options.json ? () => undefined : showProgress(() => controller.status(), options.durationPs);
   try {

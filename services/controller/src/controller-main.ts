@@ -8,6 +8,7 @@
  *   ROCELAB_CONTROLLER_HOST  listen address (default 0.0.0.0), ROCELAB_CONTROLLER_PORT (default 7000)
  *   ROCELAB_DILATION         wall seconds per virtual second (default 1000; 0 = as fast as possible)
  *   ROCELAB_DURATION         virtual duration (e.g. 10ms); unset = until SIGTERM/SIGINT
+ *   ROCELAB_RESULT_DETAIL    1: the result lists every node's report (drills)
  *   ROCELAB_SEED             seed (default: the topology's)
  */
 import { podToken } from '@rocelab/runtime';
@@ -53,6 +54,7 @@ export async function runControllerMain(): Promise<never> {
       log,
       host: env.ROCELAB_CONTROLLER_HOST ?? '0.0.0.0',
       port: envNumber('ROCELAB_CONTROLLER_PORT', 7000, 'a port number'),
+      resultDetail: env.ROCELAB_RESULT_DETAIL === '1',
     });
     const { url, httpUrl } = await controller.listen();
     log.info({ url, status: `${httpUrl}/status`, metrics: `${httpUrl}/metrics` }, 'controller listening');

@@ -34,6 +34,8 @@ export interface ControllerOptions {
   host?: string;
   port?: number;
   maxWindowsPerLease?: number;
+  /** Every node's report in the result (`RunResult.nodes`), for drills. */
+  resultDetail?: boolean;
 }
 
 interface MemberEntry {
@@ -325,7 +327,7 @@ export class Controller {
     }
     const result = assembleResult(
       pod.nodes.map((n) => this.finals.get(n.name)!),
-      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod) },
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true },
     );
     this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
     this.settle.resolve(result);

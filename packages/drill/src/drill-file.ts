@@ -1,0 +1,311 @@
+/**
+ * A drill file (DESIGN §7): YAML checked against its schema, then each variant built as a
+ * topology — the drill's topology (a file beside it, or inline) with the drill's and the
+ * variant's overrides merged in, their workloads and faults appended — and resolved by the
+ * topology loader, so a variant is exactly what `rocelab run` would run. Every problem names
+ * the file and the path where it was written and what was expected; all are reported before
+ * anything runs (an unknown fault kind, a target not in the topology, a fault after the end,
+ * an unknown variant, malformed YAML).
+ */
+import { dirname, isAbsolute, join } from 'node:path';
+import {
+  TopologyError,
+  formatProblem,
+  parseDuration,
+  parseYaml,
+  topologyFromData,
+  validateWith,
+  type PodSpec,
+  type Problem,
+  type RawTopology,
+} from '@rocelab/topology';
+import { drillSchema, type ExpectationKind } from './drill-schema.js';
+
+/** A problem and the file it is in. */
+export type DrillProblem = Problem & { file: string };
+
+export class DrillError extends Error {
+  constructor(readonly problems: readonly DrillProblem[]) {
+    super(problems.map((p) => formatProblem(p.file, p)).join('\n'));
+    this.name = 'DrillError';
+  }
+}
+
+export interface DrillVariant {
+  name: string;
+  description: string;
+  /** The variant's topology as a file would say it (overrides merged, workloads and faults appended). */
+  topology: RawTopology;
+  pod: PodSpec;
+  /** Faults with an index below this come from the topology file; the rest from the drill. */
+  topologyFaults: number;
+}
+
+export interface Expectation {
+  /** `expect[i]` in the drill file. */
+  id: string;
+  kind: ExpectationKind;
+  /** The variant it applies to; null: each variant (or, for goodputRatio, across two). */
+  variant: string | null;
+  description: string | null;
+  /** The item as written (each kind's keys). */
+  raw: Record<string, unknown>;
+}
+
+export interface Drill {
+  name: string;
+  file: string;
+  title: string;
+  source: string;
+  description: string;
+  seed: number;
+  durationPs: number;
+  /** Trace grids (ps), when the drill sets them. */
+  trace: { ratesIntervalPs?: number; queueIntervalPs?: number };
+  variants: DrillVariant[];
+  expectations: Expectation[];
+}
+
+/** How the loader reads a topology the drill names by path (the CLI passes the file system). */
+export interface DrillIo {
+  readText(path: string): string;
+}
+
+interface RawDrill {
+  title: string;
+  source: string;
+  description?: string;
+  topology: string | Record<string, unknown>;
+  seed?: number;
+  duration: string;
+  trace?: { rates?: string; queue?: string };
+  set?: Overrides;
+  workloads?: unknown[];
+  faults?: unknown[];
+  variants?: Array<{ name: string; description?: string; set?: Overrides; workloads?: unknown[]; faults?: unknown[] }>;
+  expect: Array<Record<string, unknown> & { kind: ExpectationKind }>;
+}
+
+interface Overrides {
+  profile?: string;
+  timing?: string;
+  defaults?: Record<string, unknown>;
+  nodes?: Record<string, Record<string, unknown>>;
+}
+
+/** The drill's name: its file name without `.yaml`. */
+export function drillName(file: string): string {
+  return (file.split('/').pop() ?? file).replace(/\.ya?ml$/, '');
+}
+
+export function loadDrill(text: string, file: string, io: DrillIo): Drill {
+  const problems: DrillProblem[] = [];
+  const fail = () => new DrillError(problems);
+  let data: unknown;
+  try {
+    data = parseYaml(text, file);
+  } catch (err) {
+    if (err instanceof TopologyError) throw new DrillError(err.problems.map((p) => ({ ...p, file })));
+    throw err;
+  }
+  for (const p of validateWith(drillSchema(), data)) problems.push({ ...p, file });
+  if (problems.length > 0) throw fail();
+  const raw = data as RawDrill;
+  const durationPs = parseAt(raw.duration, file, 'duration', problems);
+  const trace = {
+    ...(raw.trace?.rates === undefined ? {} : { ratesIntervalPs: parseAt(raw.trace.rates, file, 'trace.rates', problems) }),
+    ...(raw.trace?.queue === undefined ? {} : { queueIntervalPs: parseAt(raw.trace.queue, file, 'trace.queue', problems) }),
+  };
+  if (durationPs === 0) problems.push({ file, code: 'value', path: 'duration', expected: 'a duration above 0', actual: JSON.stringify(raw.duration) });
+  const base = baseTopology(raw, file, io, problems);
+  if (base === null || problems.length > 0) throw fail();
+  const variants = (raw.variants ?? [{ name: 'default' }]).map((v, i) => buildVariant(raw, base, v, raw.variants === undefined ? null : i, file, durationPs, problems));
+  const names = variants.map((v) => v.name);
+  names.forEach((n, i) => {
+    if (names.indexOf(n) !== i) problems.push({ file, code: 'value', path: `variants[${i}].name`, expected: 'a name no other variant has', actual: JSON.stringify(n) });
+  });
+  const expectations = raw.expect.map((item, i) => checkExpectation(item, i, file, variants, durationPs, problems));
+  if (problems.length > 0) throw fail();
+  return {
+    name: drillName(file),
+    file,
+    title: raw.title,
+    source: raw.source,
+    description: raw.description ?? '',
+    seed: raw.seed ?? variants[0]!.pod.seed,
+    durationPs,
+    trace,
+    variants,
+    expectations,
+  };
+}
+
+function parseAt(text: string, file: string, path: string, problems: DrillProblem[]): number {
+  try {
+    return parseDuration(text);
+  } catch {
+    problems.push({ file, code: 'value', path, expected: 'a duration like 1us, 2.5ms', actual: JSON.stringify(text) });
+    return 0;
+  }
+}
+
+/** The drill's topology as written: inline, or read from a file relative to the drill. */
+function baseTopology(raw: RawDrill, file: string, io: DrillIo, problems: DrillProblem[]): { data: RawTopology; file: string } | null {
+  if (typeof raw.topology !== 'string') return { data: raw.topology as unknown as RawTopology, file };
+  const path = isAbsolute(raw.topology) ? raw.topology : join(dirname(file), raw.topology);
+  let text: string;
+  try {
+    text = io.readText(path);
+  } catch (err) {
+    problems.push({ file, code: 'io', path: 'topology', expected: 'a readable topology file (relative to the drill)', actual: `${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
+    return null;
+  }
+  try {
+    return { data: parseYaml(text, path) as RawTopology, file: path };
+  } catch (err) {
+    if (!(err instanceof TopologyError)) throw err;
+    problems.push(...err.problems.map((p) => ({ ...p, file: path })));
+    return null;
+  }
+}
+
+/** Where each appended workload and fault came from, to name them in problems. */
+interface Origin {
+  file: string;
+  path: string;
+}
+
+function buildVariant(
+  raw: RawDrill,
+  base: { data: RawTopology; file: string },
+  v: NonNullable<RawDrill['variants']>[number],
+  index: number | null,
+  file: string,
+  durationPs: number,
+  problems: DrillProblem[],
+): DrillVariant {
+  const at = index === null ? '' : `variants[${index}].`;
+  const origins = { workloads: [] as Origin[], faults: [] as Origin[] };
+  const list = (key: 'workloads' | 'faults', items: unknown[] | undefined, origin: (i: number) => Origin): unknown[] => {
+    (items ?? []).forEach((_, i) => origins[key].push(origin(i)));
+    return items ?? [];
+  };
+  let topology: RawTopology = JSON.parse(JSON.stringify(base.data)) as RawTopology;
+  topology = applyOverrides(topology, raw.set, file, 'set', problems);
+  topology = applyOverrides(topology, v.set, file, `${at}set`, problems);
+  if (raw.seed !== undefined) topology.seed = raw.seed;
+  topology.workloads = [
+    ...list('workloads', base.data.workloads, (i) => ({ file: base.file, path: `workloads[${i}]` })),
+    ...list('workloads', raw.workloads, (i) => ({ file, path: `workloads[${i}]` })),
+    ...list('workloads', v.workloads, (i) => ({ file, path: `${at}workloads[${i}]` })),
+  ] as RawTopology['workloads'];
+  topology.faults = [
+    ...list('faults', base.data.faults, (i) => ({ file: base.file, path: `faults[${i}]` })),
+    ...list('faults', raw.faults, (i) => ({ file, path: `faults[${i}]` })),
+    ...list('faults', v.faults, (i) => ({ file, path: `${at}faults[${i}]` })),
+  ] as RawTopology['faults'];
+  const label = `${file} (variant ${v.name})`;
+  let pod: PodSpec;
+  try {
+    pod = topologyFromData(topology, base.file);
+  } catch (err) {
+    if (!(err instanceof TopologyError)) throw err;
+    for (const p of err.problems) problems.push(relocate(p, origins, base.file, label));
+    return { name: v.name, description: v.description ?? '', topology, pod: null as unknown as PodSpec, topologyFaults: 0 };
+  }
+  for (const f of pod.faults) {
+    if (f.atPs >= durationPs) {
+      const origin = origins.faults[f.index]!;
+      problems.push({ file: origin.file, code: 'value', path: `${origin.path}.at`, expected: `a time before the end of the drill (${raw.duration})`, actual: JSON.stringify(f.raw.at) });
+    }
+  }
+  return { name: v.name, description: v.description ?? '', topology, pod, topologyFaults: (base.data.faults ?? []).length };
+}
+
+/** A merged topology's problem, named where it was written: a drill's workload or fault, or the variant. */
+function relocate(p: Problem, origins: { workloads: Origin[]; faults: Origin[] }, baseFile: string, label: string): DrillProblem {
+  const m = /^(workloads|faults)\[(\d+)\](.*)$/.exec(p.path);
+  if (m !== null) {
+    const origin = origins[m[1] as 'workloads' | 'faults'][Number(m[2])];
+    if (origin !== undefined) return { ...p, file: origin.file, path: `${origin.path}${m[3]}` };
+  }
+  return { ...p, file: p.path.startsWith('defaults') || p.path.startsWith('nodes') ? label : baseFile };
+}
+
+function applyOverrides(topology: RawTopology, set: Overrides | undefined, file: string, path: string, problems: DrillProblem[]): RawTopology {
+  if (set === undefined) return topology;
+  const out = { ...topology } as RawTopology & Record<string, unknown>;
+  if (set.profile !== undefined) out.profile = set.profile as RawTopology['profile'];
+  if (set.timing !== undefined) out.timing = set.timing as RawTopology['timing'];
+  if (set.defaults !== undefined) out.defaults = merge(out.defaults ?? {}, set.defaults) as RawTopology['defaults'];
+  for (const [name, keys] of Object.entries(set.nodes ?? {})) {
+    const i = out.nodes.findIndex((n) => n.name === name);
+    if (i < 0) {
+      problems.push({ file, code: 'reference', path: `${path}.nodes.${name}`, expected: `a node of the topology (${out.nodes.map((n) => n.name).join(', ')})`, actual: JSON.stringify(name) });
+      continue;
+    }
+    out.nodes = out.nodes.map((n, j) => (j === i ? (merge(n, keys) as typeof n) : n));
+  }
+  return out;
+}
+
+/** Mappings merge key by key; anything else is replaced. */
+function merge(a: unknown, b: unknown): unknown {
+  const isMap = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+  if (!isMap(a) || !isMap(b)) return b;
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = merge(a[k], v);
+  return out;
+}
+
+/** An expectation's references: variants, nodes, ports, hosts, windows inside the run. */
+function checkExpectation(item: RawDrill['expect'][number], i: number, file: string, variants: ReadonlyArray<{ name: string; pod: PodSpec | null }>, durationPs: number, problems: DrillProblem[]): Expectation {
+  const path = `expect[${i}]`;
+  const names = variants.map((v) => v.name);
+  const add = (key: string, expected: string, actual: unknown, code: Problem['code'] = 'reference') => problems.push({ file, code, path: `${path}.${key}`, expected, actual: JSON.stringify(actual) });
+  for (const key of ['variant', 'variantA', 'variantB']) {
+    const v = item[key];
+    if (typeof v === 'string' && !names.includes(v)) add(key, `a variant of this drill (${names.join(', ')})`, v);
+  }
+  const pod = variants.find((v) => v.pod !== null)?.pod ?? null;
+  if (pod !== null) {
+    const node = (key: string, value: unknown, role?: 'host'): void => {
+      if (typeof value !== 'string') return;
+      const n = pod.nodes.find((x) => x.name === value.split(':')[0]);
+      if (n === undefined) {
+        add(key, 'a node of the topology', value);
+        return;
+      }
+      if (role !== undefined && n.role !== role) {
+        add(key, `a ${role}`, `${value} (a ${n.role})`);
+        return;
+      }
+      const port = value.split(':')[1];
+      if (port !== undefined && !n.ports.some((p) => p.name === port)) add(key, `a port of ${n.name} (${n.ports.map((p) => p.name).join(', ')})`, value);
+    };
+    node('node', item.node);
+    if (typeof item.node === 'string' && typeof item.port === 'string') node('port', `${item.node}:${item.port}`);
+    node('from', item.from);
+    const each = (key: string, value: unknown, role?: 'host') => (Array.isArray(value) ? value : [value]).forEach((v) => node(key, v, role));
+    if (typeof item.to === 'string' || Array.isArray(item.to)) each('to', item.to);
+    const flows = item.flows as { from?: unknown; to?: unknown } | undefined;
+    if (flows !== undefined) {
+      each('flows.from', flows.from, 'host');
+      each('flows.to', flows.to, 'host');
+    }
+  }
+  for (const key of ['during', 'baseline']) {
+    const w = item[key];
+    if (typeof w !== 'string') continue;
+    const [a, b] = w.split('-').map((t) => {
+      try {
+        return parseDuration(t);
+      } catch {
+        return NaN;
+      }
+    }) as [number, number];
+    if (!(a < b) || b > durationPs) add(key, `a window A-B with A < B ≤ the drill's duration (${durationPs / 1e9} ms)`, w, 'value');
+  }
+  const variant = typeof item.variant === 'string' ? item.variant : null;
+  return { id: path, kind: item.kind, variant, description: typeof item.description === 'string' ? item.description : null, raw: item };
+}

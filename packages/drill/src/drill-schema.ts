@@ -1,0 +1,143 @@
+/**
+ * The drill file's JSON Schema: what to run (a topology, inline or by path, a seed, a duration,
+ * extra workloads and faults), named variants that override it, and the expectations. Each
+ * expectation kind has its own keys (dispatch on `kind`), so a wrong key says which ones fit.
+ */
+import { faultItemSchema, type JsonSchema } from '@rocelab/topology';
+
+const duration = { type: 'string', description: 'a duration like 1us, 2.5ms' };
+const window = { type: 'string', pattern: '^[0-9.]+(ps|ns|us|ms|s)-[0-9.]+(ps|ns|us|ms|s)$', description: 'a window A-B of virtual time, e.g. 4ms-8ms' };
+const rate = { type: ['integer', 'string'], description: 'a rate like 40G or 500M' };
+const name = { type: 'string', pattern: '^[a-z][a-z0-9-]*$', description: "a name: lowercase letters, digits and '-'" };
+const hosts = { anyOf: [name, { type: 'array', minItems: 1, items: name }], description: 'a host name or a list of them' };
+const flows = object('a flow selector {from?, to?}: hosts sending, hosts receiving', { from: hosts, to: hosts });
+const nodes = {
+  anyOf: [name, { type: 'array', minItems: 1, items: name }, object('a role {role}', { role: { enum: ['host', 'tor', 'leaf', 'spine', 'switch'], description: 'a node role' } }, ['role'])],
+  description: 'a node, a list of nodes, or {role: tor|leaf|spine|host|switch}',
+};
+const from = { type: 'string', pattern: '^[a-z][a-z0-9-]*(:[A-Za-z0-9][A-Za-z0-9_./-]*)?$', description: 'a node or an endpoint node:port' };
+
+function object(description: string, properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
+  return { type: 'object', description, additionalProperties: false, properties, ...(required.length ? { required } : {}) };
+}
+
+/** Each expectation kind: its own keys, and which are required. */
+export const EXPECTATION_KINDS = {
+  conservation: { keys: {}, required: [], summary: 'every frame is delivered, dropped with a counted reason or still queued; no causality violation' },
+  noLosslessDrops: { keys: {}, required: [], summary: 'no lossless frame was dropped for lack of buffer' },
+  watchdogDetected: {
+    keys: { node: name, port: { type: 'string', description: 'a port of the node' }, priority: { type: 'integer', minimum: 0, maximum: 7, description: 'a priority 0..7' }, within: duration },
+    required: ['node', 'within'],
+    summary: "a switch's PFC watchdog declares a storm on node:port:priority (a host: its NIC's stall prevention fires) within the time after the port was first paused",
+  },
+  flowGoodput: {
+    keys: { flows, during: window, min: rate, max: rate, each: { type: 'boolean', description: 'true: every flow on its own; false: their sum' } },
+    required: ['flows', 'during'],
+    summary: 'the goodput of the selected flows (bytes acknowledged over the window) is at least `min` / at most `max`',
+  },
+  goodputRatio: {
+    keys: { variantA: name, variantB: name, flows, during: window, min: { type: 'number', minimum: 0, description: 'a ratio' }, max: { type: 'number', minimum: 0, description: 'a ratio' } },
+    required: ['variantA', 'variantB', 'flows', 'during'],
+    summary: "the selected flows' goodput in variantA over that in variantB",
+  },
+  pausePropagated: {
+    keys: { from, to: nodes, within: duration, reach: { enum: ['any', 'all'], description: 'any or all of the nodes' } },
+    required: ['from', 'to', 'within'],
+    summary: 'a PAUSE reaches the `to` nodes within the time after `from` first paused its neighbour',
+  },
+  pauseContained: {
+    keys: { from, to: nodes },
+    required: ['to'],
+    summary: 'no PAUSE ever reaches the `to` nodes',
+  },
+  deadlock: {
+    keys: { expected: { type: 'boolean', description: 'true or false' }, stall: duration },
+    required: ['expected'],
+    summary: 'a cycle of paused, non-empty queues with no transmit progress for `stall` forms (or not)',
+  },
+  probeLatency: {
+    keys: { percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, during: window, max: duration, min: duration },
+    required: ['percentile', 'during'],
+    summary: 'the pingmesh round-trip percentile over the window (lost probes count as infinitely late)',
+  },
+  probeLatencyRatio: {
+    keys: { percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, during: window, baseline: window, min: { type: 'number', minimum: 0, description: 'a ratio' }, max: { type: 'number', minimum: 0, description: 'a ratio' } },
+    required: ['percentile', 'during', 'baseline'],
+    summary: 'the round-trip percentile over `during` divided by that over `baseline`',
+  },
+  metric: {
+    keys: {
+      name: { type: 'string', pattern: '^rocelab_[a-z_]+$', description: 'a rocelab metric name' },
+      labels: { type: 'object', additionalProperties: { type: 'string' }, description: 'label values to match' },
+      op: { enum: ['<', '<=', '==', '>=', '>'], description: 'a comparison' },
+      value: { type: 'number', description: 'a number' },
+    },
+    required: ['name', 'op', 'value'],
+    summary: "a metric's value at the end of the run (summed over the matching series) compared with a number",
+  },
+} as const satisfies Record<string, { keys: Record<string, JsonSchema>; required: readonly string[]; summary: string }>;
+
+export type ExpectationKind = keyof typeof EXPECTATION_KINDS;
+export const EXPECTATION_KIND_NAMES = Object.keys(EXPECTATION_KINDS) as ExpectationKind[];
+
+function expectationItem(): JsonSchema {
+  return {
+    type: 'object',
+    description: 'an expectation {kind, variant?, …}',
+    required: ['kind'],
+    properties: { kind: { enum: EXPECTATION_KIND_NAMES, description: 'an expectation kind' } },
+    allOf: EXPECTATION_KIND_NAMES.map((kind) => {
+      const def = EXPECTATION_KINDS[kind];
+      const common: Record<string, JsonSchema> = { kind: { const: kind }, description: { type: 'string', description: 'a sentence' } };
+      if (kind !== 'goodputRatio') common.variant = name;
+      return {
+        if: { type: 'object', required: ['kind'], properties: { kind: { const: kind } } },
+        then: object(`a ${kind} expectation {${Object.keys({ ...common, ...def.keys }).join(', ')}}`, { ...common, ...def.keys }, ['kind', ...def.required]),
+      };
+    }),
+  };
+}
+
+const overrides = {
+  type: 'object',
+  description: 'keys of the topology to override: profile, timing, defaults, or nodes {name: {key: value}}',
+  additionalProperties: false,
+  properties: {
+    profile: { type: 'string', description: 'a profile' },
+    timing: { type: 'string', description: 'a timing' },
+    defaults: { type: 'object', description: 'defaults to merge' },
+    nodes: { type: 'object', description: 'per node name, keys to merge', additionalProperties: { type: 'object' } },
+  },
+};
+
+export function drillSchema(): JsonSchema {
+  const fault = faultItemSchema();
+  const workload = { type: 'object', required: ['kind'], description: 'a workload {kind, …} (the topology file format)' };
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: 'rocelab drill',
+    ...object(
+      'a drill: title, source, topology, duration, expect',
+      {
+        title: { type: 'string', minLength: 1, description: 'a one-line title' },
+        source: { type: 'string', minLength: 1, description: 'the published result it reproduces' },
+        description: { type: 'string', description: 'what it shows' },
+        topology: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }], description: 'a topology file (relative to the drill) or an inline topology' },
+        seed: { type: 'integer', minimum: 0, maximum: 0xffffffff, description: 'a seed, an integer 0..4294967295' },
+        duration,
+        trace: object('trace grids {rates?, queue?}', { rates: duration, queue: duration }),
+        set: overrides,
+        workloads: { type: 'array', items: workload, description: 'a list of workloads' },
+        faults: { type: 'array', items: fault, description: 'a list of faults' },
+        variants: {
+          type: 'array',
+          minItems: 1,
+          description: 'a list of variants',
+          items: object('a variant {name, description?, set?, workloads?, faults?}', { name, description: { type: 'string', description: 'a sentence' }, set: overrides, workloads: { type: 'array', items: workload, description: 'a list of workloads' }, faults: { type: 'array', items: fault, description: 'a list of faults' } }, ['name']),
+        },
+        expect: { type: 'array', minItems: 1, items: expectationItem(), description: 'a list of expectations (at least one)' },
+      },
+      ['title', 'source', 'topology', 'duration', 'expect'],
+    ),
+  };
+}

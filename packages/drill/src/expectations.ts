@@ -1,0 +1,321 @@
+/**
+ * The expectations of a drill, evaluated over each variant's run: its result, its trace tables
+ * (rates, queue, pfc, probes, events) and its pod. Each gives the value measured, the bound, and
+ * the margin either way, in words and in base units — what the report prints and a CI job reads.
+ * Everything here is a pure function of those inputs, so the same run gives the same report in
+ * every mode.
+ */
+import { nearestRank, pauseIntervals, type EventRow, type NodeReport, type PfcRow, type ProbeRow, type QueueRow, type RateRow, type TraceTables } from '@rocelab/results';
+import { parseDuration, parseRate, type PodSpec } from '@rocelab/topology';
+import { findDeadlock } from './deadlock.js';
+import type { Expectation } from './drill-file.js';
+import { metricValue } from './metrics.js';
+import type { ExpectationOutcome } from './report-model.js';
+
+/** What a variant's run left behind. */
+export interface VariantData {
+  name: string;
+  pod: PodSpec;
+  result: {
+    conservation: boolean;
+    causalityViolations: number;
+    packets: { sent: number; delivered: number; dropped: number; queued: number };
+    summary: { portTotals: { losslessDrops: number } };
+    /** Every node's end-of-run figures (the drill asks for them). */
+    nodes?: NodeReport[];
+  };
+  tables: TraceTables;
+  /** Trace times count from this virtual time (the first message's post), ps. */
+  traceOriginPs: number;
+  durationPs: number;
+}
+
+const PS_PER_US = 1e6;
+
+/** Every expectation for every variant it applies to (goodputRatio: across two). */
+export function evaluate(expectations: readonly Expectation[], variants: readonly VariantData[]): ExpectationOutcome[] {
+  const byName = new Map(variants.map((v) => [v.name, v]));
+  return expectations.flatMap((e) => {
+    if (e.kind === 'goodputRatio') return [goodputRatio(e, byName.get(e.raw.variantA as string)!, byName.get(e.raw.variantB as string)!)];
+    const targets = e.variant === null ? variants : [byName.get(e.variant)!];
+    return targets.map((v) => one(e, v));
+  });
+}
+
+function one(e: Expectation, v: VariantData): ExpectationOutcome {
+  switch (e.kind) {
+    case 'conservation':
+      return conservation(e, v);
+    case 'noLosslessDrops':
+      return bound(e, v, 'no lossless frame dropped for lack of buffer', v.result.summary.portTotals.losslessDrops, { max: 0 }, count('lossless drops'));
+    case 'watchdogDetected':
+      return watchdogDetected(e, v);
+    case 'flowGoodput':
+      return flowGoodput(e, v);
+    case 'pausePropagated':
+      return pausePropagated(e, v);
+    case 'pauseContained':
+      return pauseContained(e, v);
+    case 'deadlock':
+      return deadlock(e, v);
+    case 'probeLatency':
+      return probeLatency(e, v);
+    case 'probeLatencyRatio':
+      return probeLatencyRatio(e, v);
+    case 'metric':
+      return metric(e, v);
+    case 'goodputRatio':
+      throw new Error('goodputRatio is evaluated across variants');
+  }
+}
+
+// --- formatting -------------------------------------------------------------------------------
+
+type Unit = (value: number) => string;
+const count = (what: string): Unit => (n) => `${round(n)} ${what}`;
+const timeUnit: Unit = (ps) => (!Number.isFinite(ps) ? '∞' : Math.abs(ps) >= 1e9 ? `${round(ps / 1e9)} ms` : `${round(ps / 1e6)} µs`);
+const rateUnit: Unit = (bps) => `${round(bps / 1e9)} Gb/s`;
+const ratioUnit: Unit = (r) => (Number.isFinite(r) ? `${round(r)}×` : '∞');
+function round(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const digits = Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 1 ? 3 : 4;
+  return String(Number(x.toFixed(digits)));
+}
+
+function outcome(e: Expectation, v: string | null, what: string, pass: boolean, measured: string, expected: string, margin: string, value: number | null): ExpectationOutcome {
+  return { id: e.id, kind: e.kind, variant: v, description: e.description ?? what, pass, measured, expected, margin, value };
+}
+
+/** A measured value against `min`/`max`, with the margin in the value's unit. */
+function bound(e: Expectation, v: VariantData | null, what: string, value: number, limits: { min?: number; max?: number }, unit: Unit, measuredNote = ''): ExpectationOutcome {
+  const { min, max } = limits;
+  const low = min !== undefined && !(value >= min);
+  const high = max !== undefined && !(value <= max);
+  const expected = [min !== undefined ? `≥ ${unit(min)}` : '', max !== undefined ? `≤ ${unit(max)}` : ''].filter(Boolean).join(' and ');
+  let margin: string;
+  if (low) margin = `${unit(min! - value)} short`;
+  else if (high) margin = `${unit(value - max!)} over`;
+  else if (min === undefined && max === undefined) margin = 'no bound';
+  else {
+    const spare = Math.min(min !== undefined ? value - min : Infinity, max !== undefined ? max - value : Infinity);
+    margin = spare === 0 ? 'exactly at the bound' : `${unit(spare)} to spare`;
+  }
+  return outcome(e, v?.name ?? null, what, !low && !high, `${unit(value)}${measuredNote}`, expected, margin, value);
+}
+
+// --- windows and selections -----------------------------------------------------------------
+
+/** A window `A-B` of virtual time, as trace µs. */
+function windowUs(text: string, v: VariantData): [number, number] {
+  const [a, b] = text.split('-').map(parseDuration) as [number, number];
+  return [(a - v.traceOriginPs) / PS_PER_US, (b - v.traceOriginPs) / PS_PER_US];
+}
+
+const asList = (x: unknown): string[] | null => (x === undefined ? null : Array.isArray(x) ? (x as string[]) : [x as string]);
+
+/** Nodes a `to` selector names: a node, a list, or a role. */
+function nodesOf(sel: unknown, pod: PodSpec): Set<string> {
+  if (typeof sel === 'object' && sel !== null && !Array.isArray(sel)) return new Set(pod.nodes.filter((n) => n.role === (sel as { role: string }).role).map((n) => n.name));
+  return new Set(asList(sel) ?? []);
+}
+
+function describeNodes(sel: unknown): string {
+  if (typeof sel === 'object' && sel !== null && !Array.isArray(sel)) return `the ${(sel as { role: string }).role}s`;
+  return (asList(sel) ?? []).join(', ');
+}
+
+/** The node:port at the other end of `node:port`. */
+function peerOf(pod: PodSpec, node: string, port: string): { node: string; port: string } | null {
+  const n = pod.nodes.find((x) => x.name === node);
+  const p = n?.ports.find((x) => x.name === port);
+  if (p === undefined) return null;
+  const peer = pod.nodes[p.peerNode]!;
+  return { node: peer.name, port: peer.ports[p.peerPort]!.name };
+}
+
+// --- the kinds -----------------------------------------------------------------------------
+
+function conservation(e: Expectation, v: VariantData): ExpectationOutcome {
+  const { packets: p, causalityViolations: c } = v.result;
+  const pass = v.result.conservation && c === 0;
+  const measured = `sent ${p.sent} = delivered ${p.delivered} + dropped ${p.dropped} + queued ${p.queued}${pass ? '' : ` (off by ${p.sent - p.delivered - p.dropped - p.queued})`}; ${c} causality violations`;
+  return outcome(e, v.name, 'every frame delivered, dropped with a reason or still queued', pass, measured, 'sent = delivered + dropped + queued, 0 causality violations', pass ? 'exact' : 'the audit fails', p.sent - p.delivered - p.dropped - p.queued);
+}
+
+function watchdogDetected(e: Expectation, v: VariantData): ExpectationOutcome {
+  const node = e.raw.node as string;
+  const host = v.pod.nodes.find((n) => n.name === node)?.role === 'host';
+  const priority = (e.raw.priority as number | undefined) ?? 3;
+  const withinPs = parseDuration(e.raw.within as string);
+  const port = (e.raw.port as string | undefined) ?? (host ? v.pod.nodes.find((n) => n.name === node)!.ports[0]!.name : undefined);
+  // The switch's watchdog watches its own transmitter; a host's stall prevention, the pauses it sends (they hold its ToR's port).
+  const watched = host ? peerOf(v.pod, node, port!) : port === undefined ? null : { node, port };
+  const event = host ? 'nic_stall_error' : 'pfcwd_storm_detected';
+  const events = (v.tables['events.csv'] ?? []).filter((r: EventRow) => r.node === node && r.event === event && (host || ((port === undefined || r.port === port) && r.priority === priority)));
+  const where = host ? `${node}'s NIC stall prevention` : `the watchdog of ${node}${port ? `:${port}` : ''} priority ${priority}`;
+  const what = `${where} detects the storm within ${timeUnit(withinPs)} of the pauses starting`;
+  const first = events[0];
+  if (first === undefined) return outcome(e, v.name, what, false, 'never detected', `≤ ${timeUnit(withinPs)}`, 'no detection at all', null);
+  const intervals = pauseIntervals((v.tables['pfc.csv'] ?? []).filter((r: PfcRow) => watched === null || (r.node === watched.node && r.port === watched.port)).filter((r) => r.priority === priority));
+  const storm = intervals.filter((i) => i.startUs <= first.timeUs).sort((a, b) => b.startUs - a.startUs)[0];
+  const startUs = storm?.startUs ?? first.timeUs;
+  const tookPs = (first.timeUs - startUs) * PS_PER_US;
+  return bound(e, v, what, tookPs, { max: withinPs }, timeUnit, ` (detected at ${timeUnit(first.timeUs * PS_PER_US + v.traceOriginPs)}, paused since ${timeUnit(startUs * PS_PER_US + v.traceOriginPs)})`);
+}
+
+/** Goodput (bit/s) of each selected QP over the window: bytes acknowledged between its ends. */
+function goodputs(e: Expectation, v: VariantData, during: string): Array<{ flow: string; bps: number }> {
+  const sel = e.raw.flows as { from?: unknown; to?: unknown };
+  const from = asList(sel.from);
+  const to = asList(sel.to);
+  const [a, b] = windowUs(during, v);
+  const rows = (v.tables['rates.csv'] ?? []).filter((r: RateRow) => (from === null || from.includes(r.node)) && (to === null || to.includes(r.dst)));
+  const byQp = new Map<string, RateRow[]>();
+  for (const r of rows) {
+    const key = `${r.node} qp${r.qp} → ${r.dst}`;
+    byQp.set(key, [...(byQp.get(key) ?? []), r]);
+  }
+  const ackedAt = (list: RateRow[], t: number) => list.filter((r) => r.timeUs <= t).reduce((x, r) => Math.max(x, r.ackedBytes), 0);
+  return [...byQp].sort(([x], [y]) => (x < y ? -1 : 1)).map(([flow, list]) => ({ flow, bps: ((ackedAt(list, b) - ackedAt(list, a)) * 8) / ((b - a) / 1e6) }));
+}
+
+function selection(e: Expectation): string {
+  const sel = e.raw.flows as { from?: unknown; to?: unknown };
+  const from = asList(sel.from);
+  const to = asList(sel.to);
+  return `flows${from ? ` from ${from.join(', ')}` : ''}${to ? ` to ${to.join(', ')}` : ''}`;
+}
+
+function flowGoodput(e: Expectation, v: VariantData): ExpectationOutcome {
+  const during = e.raw.during as string;
+  const limits = { ...(e.raw.min === undefined ? {} : { min: parseRate(e.raw.min as string) }), ...(e.raw.max === undefined ? {} : { max: parseRate(e.raw.max as string) }) };
+  const flows = goodputs(e, v, during);
+  const what = `goodput of the ${selection(e)} over ${during}${e.raw.each === true ? ', each' : ''}`;
+  if (flows.length === 0) return outcome(e, v.name, what, false, 'no such flow in rates.csv', 'a flow to measure', 'nothing measured', null);
+  if (e.raw.each === true) {
+    const worst = flows.map((f) => ({ f, o: bound(e, v, what, f.bps, limits, rateUnit, ` (${f.flow})`) })).sort((x, y) => Number(x.o.pass) - Number(y.o.pass) || (limits.min !== undefined ? x.f.bps - y.f.bps : y.f.bps - x.f.bps))[0]!;
+    return { ...worst.o, measured: `${worst.o.measured}, the worst of ${flows.length}` };
+  }
+  return bound(e, v, what, flows.reduce((n, f) => n + f.bps, 0), limits, rateUnit, ` (${flows.length} flow${flows.length === 1 ? '' : 's'})`);
+}
+
+function goodputRatio(e: Expectation, va: VariantData, vb: VariantData): ExpectationOutcome {
+  const during = e.raw.during as string;
+  const sum = (v: VariantData) => goodputs(e, v, during).reduce((n, f) => n + f.bps, 0);
+  const [a, b] = [sum(va), sum(vb)];
+  const ratio = b === 0 ? (a === 0 ? 1 : Infinity) : a / b;
+  const limits = { ...(e.raw.min === undefined ? {} : { min: e.raw.min as number }), ...(e.raw.max === undefined ? {} : { max: e.raw.max as number }) };
+  const what = `goodput of the ${selection(e)} over ${during}: ${va.name} over ${vb.name}`;
+  return bound(e, null, what, ratio, limits, ratioUnit, ` (${rateUnit(a)} vs ${rateUnit(b)})`);
+}
+
+/** When `from` first paused a neighbour: the first PAUSE arriving at a transmitter facing it. */
+function firstPauseFrom(v: VariantData, from: string): number | null {
+  const [node, port] = from.split(':') as [string, string | undefined];
+  const rows = (v.tables['pfc.csv'] ?? []).filter((r: PfcRow) => {
+    if (r.event !== 'pause') return false;
+    const peer = peerOf(v.pod, r.node, r.port);
+    return peer !== null && peer.node === node && (port === undefined || peer.port === port);
+  });
+  return rows.length === 0 ? null : Math.min(...rows.map((r) => r.timeUs));
+}
+
+function pausePropagated(e: Expectation, v: VariantData): ExpectationOutcome {
+  const from = e.raw.from as string;
+  const to = nodesOf(e.raw.to, v.pod);
+  const all = e.raw.reach === 'all';
+  const withinPs = parseDuration(e.raw.within as string);
+  const what = `a PAUSE reaches ${all ? 'every one of' : ''} ${describeNodes(e.raw.to)} within ${timeUnit(withinPs)} of ${from} pausing`.replace('  ', ' ');
+  const start = firstPauseFrom(v, from);
+  if (start === null) return outcome(e, v.name, what, false, `${from} never paused anyone`, `≤ ${timeUnit(withinPs)}`, 'no pause to follow', null);
+  const firsts = [...to].map((n) => {
+    const rows = (v.tables['pfc.csv'] ?? []).filter((r: PfcRow) => r.node === n && r.event === 'pause' && r.timeUs >= start);
+    return { node: n, atUs: rows.length === 0 ? Infinity : Math.min(...rows.map((r) => r.timeUs)) };
+  });
+  const reached = firsts.filter((f) => Number.isFinite(f.atUs));
+  const decisive = all ? firsts.reduce((x, y) => (y.atUs > x.atUs ? y : x)) : firsts.reduce((x, y) => (y.atUs < x.atUs ? y : x));
+  const tookPs = (decisive.atUs - start) * PS_PER_US;
+  const note = Number.isFinite(tookPs) ? ` (${decisive.node} at ${timeUnit(decisive.atUs * PS_PER_US + v.traceOriginPs)}; ${reached.length} of ${to.size} reached)` : ` (${reached.length} of ${to.size} reached)`;
+  return bound(e, v, what, tookPs, { max: withinPs }, timeUnit, note);
+}
+
+function pauseContained(e: Expectation, v: VariantData): ExpectationOutcome {
+  const to = nodesOf(e.raw.to, v.pod);
+  const from = e.raw.from as string | undefined;
+  const start = from === undefined ? -Infinity : (firstPauseFrom(v, from) ?? Infinity);
+  const rows = (v.tables['pfc.csv'] ?? []).filter((r: PfcRow) => to.has(r.node) && r.event === 'pause' && r.timeUs >= start);
+  const what = `no PAUSE reaches ${describeNodes(e.raw.to)}${from ? ` after ${from} starts pausing` : ''}`;
+  const nodes = [...new Set(rows.map((r) => `${r.node}:${r.port}`))].sort();
+  const first = rows.length === 0 ? null : Math.min(...rows.map((r) => r.timeUs));
+  return outcome(
+    e,
+    v.name,
+    what,
+    rows.length === 0,
+    rows.length === 0 ? 'no PAUSE there' : `${rows.length} PAUSE frames at ${nodes.slice(0, 5).join(', ')}${nodes.length > 5 ? ', …' : ''}, the first at ${timeUnit(first! * PS_PER_US + v.traceOriginPs)}`,
+    'none',
+    rows.length === 0 ? 'contained' : `${rows.length} too many`,
+    rows.length,
+  );
+}
+
+function deadlock(e: Expectation, v: VariantData): ExpectationOutcome {
+  const expected = e.raw.expected as boolean;
+  const stallPs = e.raw.stall === undefined ? 100 * PS_PER_US : parseDuration(e.raw.stall as string);
+  const switches = v.pod.nodes.filter((n) => n.role !== 'host' && n.role !== 'tor').map((n) => n.name);
+  const found = findDeadlock({
+    queue: (v.tables['queue.csv'] ?? []) as QueueRow[],
+    links: v.pod.links.map((l) => ({ a: l.a, b: l.b })),
+    stallUs: stallPs / PS_PER_US,
+    hairpinNodes: switches,
+  });
+  const what = expected ? `a PFC deadlock forms (a cycle of paused, non-empty queues stuck for ${timeUnit(stallPs)})` : `no PFC deadlock (no cycle of paused, non-empty queues stuck for ${timeUnit(stallPs)})`;
+  const measured =
+    found === null
+      ? 'no cycle'
+      : `cycle ${found.cycle.map((q) => `${q.node}:${q.port}:${q.priority}`).join(' → ')} from ${timeUnit(found.atUs * PS_PER_US + v.traceOriginPs)}${found.untilUs === null ? ' to the end' : ` until ${timeUnit(found.untilUs * PS_PER_US + v.traceOriginPs)}`}`;
+  const pass = (found !== null) === expected;
+  return outcome(e, v.name, what, pass, measured, expected ? 'a cycle' : 'no cycle', pass ? 'as expected' : expected ? 'no deadlock formed' : 'a deadlock formed', found === null ? 0 : found.cycle.length);
+}
+
+/** Round trips (ps) of the probes posted in the window; a lost one is infinitely late. */
+function rtts(v: VariantData, during: string): number[] {
+  const [a, b] = windowUs(during, v);
+  return (v.tables['probes.csv'] ?? [])
+    .filter((r: ProbeRow) => r.timeUs >= a && r.timeUs < b)
+    .map((r) => (r.rttUs === null ? Infinity : r.rttUs * PS_PER_US))
+    .sort((x, y) => x - y);
+}
+
+function probeLatency(e: Expectation, v: VariantData): ExpectationOutcome {
+  const p = e.raw.percentile as number;
+  const during = e.raw.during as string;
+  const values = rtts(v, during);
+  const what = `P${p} of the probe round trips posted in ${during}`;
+  if (values.length === 0) return outcome(e, v.name, what, false, 'no probe in the window', 'probes to measure', 'nothing measured', null);
+  const limits = { ...(e.raw.min === undefined ? {} : { min: parseDuration(e.raw.min as string) }), ...(e.raw.max === undefined ? {} : { max: parseDuration(e.raw.max as string) }) };
+  return bound(e, v, what, nearestRank(values, p)!, limits, timeUnit, ` (${values.length} probes)`);
+}
+
+function probeLatencyRatio(e: Expectation, v: VariantData): ExpectationOutcome {
+  const p = e.raw.percentile as number;
+  const [during, baseline] = [e.raw.during as string, e.raw.baseline as string];
+  const [now, base] = [rtts(v, during), rtts(v, baseline)];
+  const what = `P${p} of the probe round trips in ${during} over that in ${baseline}`;
+  if (now.length === 0 || base.length === 0) return outcome(e, v.name, what, false, 'no probe in a window', 'probes to measure', 'nothing measured', null);
+  const [x, y] = [nearestRank(now, p)!, nearestRank(base, p)!];
+  const limits = { ...(e.raw.min === undefined ? {} : { min: e.raw.min as number }), ...(e.raw.max === undefined ? {} : { max: e.raw.max as number }) };
+  return bound(e, v, what, x / y, limits, ratioUnit, ` (${timeUnit(x)} vs ${timeUnit(y)})`);
+}
+
+function metric(e: Expectation, v: VariantData): ExpectationOutcome {
+  const name = e.raw.name as string;
+  const labels = (e.raw.labels ?? {}) as Record<string, string>;
+  const op = e.raw.op as '<' | '<=' | '==' | '>=' | '>';
+  const target = e.raw.value as number;
+  const value = metricValue(name, labels, v.result.nodes ?? [], v.tables);
+  const sel = Object.entries(labels).map(([k, x]) => `${k}="${x}"`).join(',');
+  const what = `${name}${sel ? `{${sel}}` : ''} at the end ${op} ${target}`;
+  const pass = op === '<' ? value < target : op === '<=' ? value <= target : op === '==' ? value === target : op === '>=' ? value >= target : value > target;
+  return outcome(e, v.name, what, pass, String(round(value)), `${op} ${target}`, pass ? `${round(Math.abs(value - target))} from the bound` : `${round(Math.abs(value - target))} the wrong side`, value);
+}

@@ -1,0 +1,214 @@
+/**
+ * `rocelab drill run FILE [--mode …] [--variant V] [--out DIR] [--json]` and `rocelab drill list`.
+ *
+ * A drill is loaded and checked whole before anything runs (exit 2 with file, path and
+ * expectation). Each variant is written out as the topology file it is (`OUT/<variant>/pod.yaml`)
+ * and run like `rocelab run` would, tracing into `OUT/<variant>/trace`; then the expectations are
+ * evaluated over the runs and the report written: report.json, report.md, report.html and the
+ * plots. Exit 0 only when every expectation holds.
+ */
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { DrillError, drillPlots, drillName, evaluate, loadDrill, reportHtml, reportMarkdown, type Drill, type DrillReport, type DrillVariant, type FaultOutcome, type VariantData } from '@rocelab/drill';
+import { parseTraceFile, TRACE_FILE_NAMES, type TraceFileName, type TraceTables } from '@rocelab/results';
+import { DEFAULT_TRACE_SETTINGS, podContext, prepareRunFiles, RunFilesError, type RunResult } from '@rocelab/runtime';
+import { loadTopologyFile } from '@rocelab/topology';
+import { DockerRunError } from './docker-pod.js';
+import { executeRun } from './run.js';
+import { table } from './result-text.js';
+
+/** Built-in drills: `drills/` at the repository root. */
+export const BUILTIN_DRILLS = fileURLToPath(new URL('../../../drills/', import.meta.url));
+
+export interface DrillRunOptions {
+  mode: 'inproc' | 'procs' | 'docker';
+  workers: number | null;
+  image: string;
+  variant: string | null;
+  out: string | null;
+  json: boolean;
+}
+
+export async function drillRunCommand(file: string, options: DrillRunOptions): Promise<number> {
+  let drill: Drill;
+  try {
+    drill = loadDrill(readFileSync(file, 'utf8'), file, { readText: (path) => readFileSync(path, 'utf8') });
+  } catch (err) {
+    if (err instanceof DrillError) return refuse(err.message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== undefined) return refuse(`${file}: <root>: expected a readable drill file, got ${code}`);
+    throw err;
+  }
+  if (options.variant !== null && !drill.variants.some((v) => v.name === options.variant)) {
+    return refuse(`--variant ${options.variant}: expected a variant of ${file} (${drill.variants.map((v) => v.name).join(', ')})`);
+  }
+  const out = resolve(options.out ?? join('out', 'drills', drill.name));
+  const variants = drill.variants.filter((v) => options.variant === null || v.name === options.variant);
+  const runs: Array<{ variant: DrillVariant; result: RunResult; data: VariantData }> = [];
+  for (const variant of variants) {
+    if (!options.json) process.stderr.write(`drill ${drill.name}: variant ${variant.name} (${options.mode}${options.workers ? ` ×${options.workers}` : ''})\n`);
+    try {
+      runs.push(await runVariant(drill, variant, out, options));
+    } catch (err) {
+      if (err instanceof RunFilesError || err instanceof DockerRunError) return refuse(err.message);
+      throw err;
+    }
+  }
+  // Expectations about variants not run (--variant) are left out.
+  const ran = new Set(variants.map((v) => v.name));
+  const expectations = drill.expectations.filter((e) => (e.kind === 'goodputRatio' ? ran.has(e.raw.variantA as string) && ran.has(e.raw.variantB as string) : e.variant === null || ran.has(e.variant)));
+  const outcomes = evaluate(expectations, runs.map((r) => r.data));
+  const report: DrillReport = {
+    drill: drill.name,
+    title: drill.title,
+    description: drill.description,
+    source: drill.source,
+    file,
+    mode: options.mode === 'inproc' && options.workers !== null ? 'workers' : options.mode,
+    pass: outcomes.every((o) => o.pass),
+    variants: runs.map(({ variant, result }) => ({
+      name: variant.name,
+      pass: outcomes.filter((o) => o.variant === variant.name).every((o) => o.pass),
+      run: {
+        mode: result.mode,
+        seed: result.seed,
+        profile: result.profile,
+        timing: result.timing,
+        traceHash: result.traceHash,
+        virtualNs: result.virtualNs,
+        wallMs: result.wallMs,
+        conservation: result.conservation,
+        packets: result.packets,
+        droppedByReason: result.droppedByReason,
+        flows: { total: result.flowTotals.total, completed: result.flowTotals.completed, pending: result.flowTotals.pending, stalled: result.flowTotals.stalled, failed: result.flowTotals.failed },
+        pauseFramesSent: result.summary.portTotals.pauseFramesSent,
+        pausedPorts: result.summary.portTotals.pausedPorts,
+        probes: { sent: result.probes.sent, lost: result.probes.lost, p50Ns: result.probes.p50Ns, p99Ns: result.probes.p99Ns },
+      },
+      faults: faultsOf(variant),
+      expectations: outcomes.filter((o) => o.variant === variant.name),
+      traceDir: `${variant.name}/trace`,
+    })),
+    acrossVariants: outcomes.filter((o) => o.variant === null),
+    plots: [],
+  };
+  const plots = await drillPlots({
+    report,
+    tables: new Map(runs.map((r) => [r.variant.name, r.data.tables])),
+    runEndUs: new Map(runs.map((r) => [r.variant.name, (drill.durationPs - r.data.traceOriginPs) / 1e6])),
+    traceOriginUs: new Map(runs.map((r) => [r.variant.name, r.data.traceOriginPs / 1e6])),
+  });
+  report.plots = plots.map((p) => p.ref);
+  for (const p of plots) writeFileSync(join(out, p.ref.file), p.svg);
+  writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(out, 'report.md'), reportMarkdown(report));
+  writeFileSync(join(out, 'report.html'), reportHtml(report, plots));
+  process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : reportText(report, out));
+  return report.pass ? 0 : 1;
+}
+
+function refuse(message: string): number {
+  process.stderr.write(`rocelab drill: ${message}\n`);
+  return 2;
+}
+
+/** One variant: its topology file, a traced run, its tables. */
+async function runVariant(drill: Drill, variant: DrillVariant, out: string, options: DrillRunOptions): Promise<{ variant: DrillVariant; result: RunResult; data: VariantData }> {
+  const dir = join(out, variant.name);
+  mkdirSync(dir, { recursive: true });
+  const podFile = join(dir, 'pod.yaml');
+  writeFileSync(podFile, podYaml(drill, variant, dir));
+  const pod = loadTopologyFile(podFile);
+  const recording = {
+    trace: { dir: join(dir, 'trace'), ...DEFAULT_TRACE_SETTINGS, ...drill.trace },
+    pcap: null,
+  };
+  prepareRunFiles(recording, options.mode === 'docker');
+  const result = await executeRun(pod, podFile, {
+    seed: drill.seed,
+    durationPs: drill.durationPs,
+    mode: options.mode,
+    workers: options.workers,
+    image: options.image,
+    dilation: 0,
+    json: options.json,
+    debugUncountedLoss: null,
+    recording,
+    detail: true,
+  });
+  writeFileSync(join(dir, 'result.json'), `${JSON.stringify(result)}\n`);
+  return { variant, result, data: { name: variant.name, pod, result, tables: readTables(recording.trace.dir), traceOriginPs: podContext(pod, drill.seed).startPs, durationPs: drill.durationPs } };
+}
+
+/**
+ * The variant as a topology file. Size CDF files a workload names are copied beside it (the
+ * containers mount this directory, not the drill's).
+ */
+function podYaml(drill: Drill, variant: DrillVariant, dir: string): string {
+  const topology = JSON.parse(JSON.stringify(variant.topology)) as { workloads?: Array<Record<string, unknown>> };
+  const from = dirname(variant.pod.file);
+  for (const w of topology.workloads ?? []) {
+    const sizes = w.sizes as { cdf?: string } | undefined;
+    if (typeof sizes?.cdf !== 'string') continue;
+    const source = isAbsolute(sizes.cdf) ? sizes.cdf : join(from, sizes.cdf);
+    copyFileSync(source, join(dir, basename(source)));
+    sizes.cdf = basename(source);
+  }
+  return `# drill ${drill.name}, variant ${variant.name} (written by rocelab drill run)\n${stringify(topology, { lineWidth: 0 })}`;
+}
+
+function readTables(dir: string): TraceTables {
+  const tables: TraceTables = {};
+  for (const name of TRACE_FILE_NAMES) {
+    const path = join(dir, name);
+    (tables as Record<TraceFileName, unknown>)[name] = parseTraceFile({ name, path, text: readFileSync(path, 'utf8') }).rows;
+  }
+  return tables;
+}
+
+function faultsOf(variant: DrillVariant): FaultOutcome[] {
+  return variant.pod.faults.map((f) => {
+    const { at: _at, for: _for, kind: _kind, ...params } = f.raw;
+    return {
+      id: f.index,
+      kind: f.kind,
+      target: f.target,
+      atNs: f.atPs / 1000,
+      untilNs: f.forPs === null ? null : (f.atPs + f.forPs) / 1000,
+      params,
+      source: f.index < variant.topologyFaults ? 'topology' : 'drill',
+    };
+  });
+}
+
+/** The verdict and every expectation, for a terminal. */
+function reportText(report: DrillReport, out: string): string {
+  const all = [...report.variants.flatMap((v) => v.expectations), ...report.acrossVariants];
+  const failed = all.filter((o) => !o.pass);
+  const width = Math.max(...all.map((o) => o.id.length));
+  const lines = all.flatMap((o) => [
+    `${o.pass ? 'pass' : 'FAIL'}  ${o.id.padEnd(width)}  ${o.variant ?? 'across variants'}: ${o.description}`,
+    `${' '.repeat(width + 8)}measured ${o.measured}; expected ${o.expected}; ${o.margin}`,
+  ]);
+  return [
+    `drill ${report.drill}: ${report.title}`,
+    ...lines,
+    `${report.pass ? 'PASS' : 'FAIL'}: ${all.length - failed.length} of ${all.length} expectations hold${failed.length ? `; failing: ${failed.map((o) => `${o.id}${o.variant ? ` (${o.variant})` : ''}`).join(', ')}` : ''}`,
+    `report: ${join(out, 'report.md')} (and report.html, report.json, the plots)`,
+    '',
+  ].join('\n');
+}
+
+/** `rocelab drill list`: the built-in drills, one line each. */
+export function drillListCommand(): number {
+  const files = readdirSync(BUILTIN_DRILLS).filter((f) => f.endsWith('.yaml')).sort();
+  const rows = files.map((f) => {
+    const text = readFileSync(join(BUILTIN_DRILLS, f), 'utf8');
+    const title = /^title:\s*(.+)$/m.exec(text)?.[1]?.replace(/^["']|["']$/g, '') ?? '';
+    return [drillName(f), title];
+  });
+  process.stdout.write(`${table(['drill', 'what it shows'], rows).join('\n')}\n(run one: rocelab drill run drills/<drill>.yaml)\n`);
+  return 0;
+}
