@@ -60,7 +60,13 @@ export interface TransmitterDeps {
   rng: Rng;
 }
 
-export type TransmitterState = 'idle' | 'busy';
+/**
+ * `pulling`: the transmitter is asking the port's scheduler for its next frame. The scheduler
+ * may call back into this port while it picks — a switch's dequeue that brings the packet's
+ * ingress group below XON sends a resume, and that ingress may be this very port (a flooded copy
+ * routed back out of the port it came in) — so a kick during the pull must not start a frame.
+ */
+export type TransmitterState = 'idle' | 'pulling' | 'busy';
 
 export class Transmitter {
   private state: TransmitterState = 'idle';
@@ -194,7 +200,12 @@ export class Transmitter {
     let frame = this.control.shift() ?? null;
     if (frame === null) {
       const mask = this.pausedMask(nowPs);
+      this.state = 'pulling';
       frame = this.deps.source.nextFrame(nowPs, mask);
+      this.state = 'idle';
+      // A PFC frame queued during the pull goes out after the frame the pull returned (MAC
+      // control waits for the frame in progress), or now if the pull returned none.
+      frame ??= this.control.shift() ?? null;
       if (frame === null) {
         if (mask !== 0) this.wakeAtEarliestExpiry(nowPs);
         return;
@@ -204,6 +215,7 @@ export class Transmitter {
   }
 
   private transmit(nowPs: number, frame: Frame): void {
+    if (this.state !== 'idle') throw new Error(`transmitter: a frame started while ${this.state}`);
     if (frame.kind === FrameKind.data && frame.payloadBytes > this.config.mtu) {
       throw new Error(`transmitter: ${frame.payloadBytes} B payload exceeds the link MTU of ${this.config.mtu} B`);
     }
