@@ -12,9 +12,9 @@ import { test } from 'node:test';
 import { findDeadlock, type Deadlock } from '@rocelab/drill';
 import { parseTraceFile } from '@rocelab/results';
 import { loadTopologyFile } from '@rocelab/topology';
-import { cli, fixture } from './harness.js';
+import { cli, ROOT } from './harness.js';
 
-const FIXTURE = fixture('drills/deadlock-flooding.yaml');
+const FIXTURE = join(ROOT, 'drills', 'pods', 'deadlock-flooding.yaml');
 /** Long enough that a queue merely held by a refreshing pause for a while does not count (pauses last 838 µs at 40 Gb/s). */
 const STALL_US = 200;
 
