@@ -138,7 +138,7 @@ function stuckReceiverReport(result: RunResult, tables: TraceTables): DrillRepor
     drill: 'stuck-receiver', title: 'A stuck receiver <h4> & the PFC watchdog', description: 'h4 pauses tor2 from 2 ms and never stops; the watchdog on tor2:p2 breaks the chain.',
     source: 'Guo et al., RDMA over Commodity Ethernet at Scale, SIGCOMM 2016', file: 'test/fixtures/switch/stuck-receiver.yaml', mode: result.mode, pass: false,
     variants: [{
-      name: 'watchdog', pass: false, run, traceDir: 'trace/watchdog',
+      name: 'watchdog', description: 'the watchdog on tor2:p2, action drop', pass: false, run, traceDir: 'trace/watchdog',
       faults: [{ id: 0, kind: 'nicPauseStorm', target: 'h4', atNs: 2_000_000, untilNs: null, params: {}, source: 'topology' }],
       expectations: [
         {

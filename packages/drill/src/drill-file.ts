@@ -11,6 +11,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import {
   TopologyError,
   formatProblem,
+  parseBytes,
   parseDuration,
   parseYaml,
   topologyFromData,
@@ -20,6 +21,8 @@ import {
   type RawTopology,
 } from '@rocelab/topology';
 import { drillSchema, type ExpectationKind } from './drill-schema.js';
+import { goodputRate } from './expectations.js';
+import { DRILL_METRIC_NAMES } from './metrics.js';
 
 /** A problem and the file it is in. */
 export type DrillProblem = Problem & { file: string };
@@ -294,6 +297,23 @@ function checkExpectation(item: RawDrill['expect'][number], i: number, file: str
       each('flows.to', flows.to, 'host');
     }
   }
+  const checkWith = (key: string, parse: (v: unknown) => number, expected: string) => {
+    if (item[key] === undefined) return;
+    try {
+      parse(item[key]);
+    } catch {
+      add(key, expected, item[key], 'value');
+    }
+  };
+  for (const key of ['within', 'stall']) checkWith(key, (x) => parseDuration(x as string), 'a duration like 1us, 2.5ms');
+  if (item.kind === 'probeLatency') for (const key of ['min', 'max']) checkWith(key, (x) => parseDuration(x as string), 'a duration like 1us, 2.5ms');
+  if (item.kind === 'flowGoodput') for (const key of ['min', 'max']) checkWith(key, goodputRate, 'a rate like 40G, 500M, or 0');
+  if (item.kind === 'queueDepth') {
+    for (const key of ['min', 'max']) checkWith(key, (x) => parseBytes(x as string | number), 'a size like 100KB or 1MiB');
+    const [n, port] = String(item.queue).split(':');
+    if (pod !== null && !pod.nodes.some((x) => x.name === n && x.role !== 'host' && x.ports.some((p) => p.name === port))) add('queue', 'a port of a switch of the topology', item.queue);
+  }
+  if (item.kind === 'metric' && !DRILL_METRIC_NAMES.includes(item.name as string)) add('name', `a metric a drill can read (${DRILL_METRIC_NAMES.join(', ')})`, item.name);
   for (const key of ['during', 'baseline']) {
     const w = item[key];
     if (typeof w !== 'string') continue;

@@ -46,9 +46,20 @@ export const EXPECTATION_KINDS = {
     summary: 'a PAUSE reaches the `to` nodes within the time after `from` first paused its neighbour',
   },
   pauseContained: {
-    keys: { from, to: nodes },
+    keys: { from, to: nodes, during: window },
     required: ['to'],
-    summary: 'no PAUSE ever reaches the `to` nodes',
+    summary: 'no PAUSE reaches the `to` nodes (after `from` first paused, or within `during`)',
+  },
+  queueDepth: {
+    keys: {
+      queue: { type: 'string', pattern: '^[a-z][a-z0-9-]*:[A-Za-z0-9][A-Za-z0-9_./-]*(:[0-7])?$', description: 'a switch egress queue node:port or node:port:priority (default priority 3)' },
+      percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' },
+      during: window,
+      min: { type: ['integer', 'string'], description: 'a size like 100KB' },
+      max: { type: ['integer', 'string'], description: 'a size like 100KB' },
+    },
+    required: ['queue', 'percentile', 'during'],
+    summary: "a percentile of a switch egress queue's depth over the window (queue.csv)",
   },
   deadlock: {
     keys: { expected: { type: 'boolean', description: 'true or false' }, stall: duration },

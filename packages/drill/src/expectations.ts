@@ -6,7 +6,7 @@
  * every mode.
  */
 import { nearestRank, pauseIntervals, type EventRow, type NodeReport, type PfcRow, type ProbeRow, type QueueRow, type RateRow, type TraceTables } from '@rocelab/results';
-import { parseDuration, parseRate, type PodSpec } from '@rocelab/topology';
+import { parseBytes, parseDuration, parseRate, type PodSpec } from '@rocelab/topology';
 import { findDeadlock } from './deadlock.js';
 import type { Expectation } from './drill-file.js';
 import { metricValue } from './metrics.js';
@@ -60,6 +60,8 @@ function one(e: Expectation, v: VariantData): ExpectationOutcome {
       return deadlock(e, v);
     case 'probeLatency':
       return probeLatency(e, v);
+    case 'queueDepth':
+      return queueDepth(e, v);
     case 'probeLatencyRatio':
       return probeLatencyRatio(e, v);
     case 'metric':
@@ -120,7 +122,10 @@ function nodesOf(sel: unknown, pod: PodSpec): Set<string> {
 }
 
 function describeNodes(sel: unknown): string {
-  if (typeof sel === 'object' && sel !== null && !Array.isArray(sel)) return `the ${(sel as { role: string }).role}s`;
+  if (typeof sel === 'object' && sel !== null && !Array.isArray(sel)) {
+    const role = (sel as { role: string }).role;
+    return `the ${role === 'leaf' ? 'leaves' : `${role}s`}`;
+  }
   return (asList(sel) ?? []).join(', ');
 }
 
@@ -179,6 +184,11 @@ function goodputs(e: Expectation, v: VariantData, during: string): Array<{ flow:
   return [...byQp].sort(([x], [y]) => (x < y ? -1 : 1)).map(([flow, list]) => ({ flow, bps: ((ackedAt(list, b) - ackedAt(list, a)) * 8) / ((b - a) / 1e6) }));
 }
 
+/** A goodput bound: a rate like 40G, or 0 (nothing delivered) in any spelling. */
+export function goodputRate(value: unknown): number {
+  return value === 0 || (typeof value === 'string' && /^0+(\.0+)?[GMK]?$/.test(value)) ? 0 : parseRate(value as string | number);
+}
+
 function selection(e: Expectation): string {
   const sel = e.raw.flows as { from?: unknown; to?: unknown };
   const from = asList(sel.from);
@@ -188,7 +198,7 @@ function selection(e: Expectation): string {
 
 function flowGoodput(e: Expectation, v: VariantData): ExpectationOutcome {
   const during = e.raw.during as string;
-  const limits = { ...(e.raw.min === undefined ? {} : { min: parseRate(e.raw.min as string) }), ...(e.raw.max === undefined ? {} : { max: parseRate(e.raw.max as string) }) };
+  const limits = { ...(e.raw.min === undefined ? {} : { min: goodputRate(e.raw.min) }), ...(e.raw.max === undefined ? {} : { max: goodputRate(e.raw.max) }) };
   const flows = goodputs(e, v, during);
   const what = `goodput of the ${selection(e)} over ${during}${e.raw.each === true ? ', each' : ''}`;
   if (flows.length === 0) return outcome(e, v.name, what, false, 'no such flow in rates.csv', 'a flow to measure', 'nothing measured', null);
@@ -242,9 +252,11 @@ function pausePropagated(e: Expectation, v: VariantData): ExpectationOutcome {
 function pauseContained(e: Expectation, v: VariantData): ExpectationOutcome {
   const to = nodesOf(e.raw.to, v.pod);
   const from = e.raw.from as string | undefined;
-  const start = from === undefined ? -Infinity : (firstPauseFrom(v, from) ?? Infinity);
-  const rows = (v.tables['pfc.csv'] ?? []).filter((r: PfcRow) => to.has(r.node) && r.event === 'pause' && r.timeUs >= start);
-  const what = `no PAUSE reaches ${describeNodes(e.raw.to)}${from ? ` after ${from} starts pausing` : ''}`;
+  const during = e.raw.during as string | undefined;
+  const [a, b] = during === undefined ? [-Infinity, Infinity] : windowUs(during, v);
+  const start = Math.max(a, from === undefined ? -Infinity : (firstPauseFrom(v, from) ?? Infinity));
+  const rows = (v.tables['pfc.csv'] ?? []).filter((r: PfcRow) => to.has(r.node) && r.event === 'pause' && r.timeUs >= start && r.timeUs < b);
+  const what = `no PAUSE reaches ${describeNodes(e.raw.to)}${from ? ` after ${from} starts pausing` : ''}${during ? ` in ${during}` : ''}`;
   const nodes = [...new Set(rows.map((r) => `${r.node}:${r.port}`))].sort();
   const first = rows.length === 0 ? null : Math.min(...rows.map((r) => r.timeUs));
   return outcome(
@@ -295,6 +307,23 @@ function probeLatency(e: Expectation, v: VariantData): ExpectationOutcome {
   if (values.length === 0) return outcome(e, v.name, what, false, 'no probe in the window', 'probes to measure', 'nothing measured', null);
   const limits = { ...(e.raw.min === undefined ? {} : { min: parseDuration(e.raw.min as string) }), ...(e.raw.max === undefined ? {} : { max: parseDuration(e.raw.max as string) }) };
   return bound(e, v, what, nearestRank(values, p)!, limits, timeUnit, ` (${values.length} probes)`);
+}
+
+const bytesUnit: Unit = (b) => (Math.abs(b) >= 1e6 ? `${round(b / 1e6)} MB` : Math.abs(b) >= 1e3 ? `${round(b / 1e3)} kB` : `${round(b)} B`);
+
+function queueDepth(e: Expectation, v: VariantData): ExpectationOutcome {
+  const [node, port, prio = '3'] = (e.raw.queue as string).split(':') as [string, string, string?];
+  const p = e.raw.percentile as number;
+  const during = e.raw.during as string;
+  const [a, b] = windowUs(during, v);
+  const depths = (v.tables['queue.csv'] ?? [])
+    .filter((r: QueueRow) => r.node === node && r.port === port && r.priority === Number(prio) && r.timeUs >= a && r.timeUs < b)
+    .map((r) => r.queueBytes)
+    .sort((x, y) => x - y);
+  const what = `P${p} of ${node}:${port} priority ${prio}'s queue over ${during}`;
+  if (depths.length === 0) return outcome(e, v.name, what, false, 'no sample of that queue in the window', 'samples to measure', 'nothing measured', null);
+  const limits = { ...(e.raw.min === undefined ? {} : { min: parseBytes(e.raw.min as string) }), ...(e.raw.max === undefined ? {} : { max: parseBytes(e.raw.max as string) }) };
+  return bound(e, v, what, nearestRank(depths, p)!, limits, bytesUnit, ` (${depths.length} samples)`);
 }
 
 function probeLatencyRatio(e: Expectation, v: VariantData): ExpectationOutcome {

@@ -40,6 +40,7 @@ export function reportHtml(report: DrillReport, plots: readonly RenderedPlot[]):
   const placed = new Set<RenderedPlot>();
   for (const variant of report.variants) {
     body.push(`<h2>Variant ${esc(variant.name)}: <span class="${cls(variant.pass)}">${variant.pass ? 'PASS' : 'FAIL'}</span></h2>`);
+    if (variant.description !== '') body.push(`<p>${esc(variant.description)}</p>`);
     body.push('<h3>Faults</h3>', variant.faults.length === 0 ? '<p>None.</p>' : table(FAULT_HEADER, variant.faults.map(faultRow)));
     body.push('<h3>Expectations</h3>', variant.expectations.length === 0 ? '<p>None.</p>' : table(EXPECTATION_HEADER, variant.expectations.map(expectationRow), { result: 6 }));
     const facts = runFacts(variant.run).map(([label, text]) => `<li>${esc(label)}: ${esc(text)}</li>`);

@@ -23,6 +23,7 @@ export function reportMarkdown(report: DrillReport): string {
   const placed = new Set<PlotRef>();
   for (const variant of report.variants) {
     out.push(`## Variant ${md(variant.name)}: ${variant.pass ? 'PASS' : 'FAIL'}`, '');
+    if (variant.description !== '') out.push(md(variant.description), '');
     out.push('### Faults', '', ...(variant.faults.length === 0 ? ['None.'] : table(FAULT_HEADER, variant.faults.map(faultRow))), '');
     out.push('### Expectations', '');
     out.push(...(variant.expectations.length === 0 ? ['None.'] : table(EXPECTATION_HEADER, variant.expectations.map(expectationRow))), '');

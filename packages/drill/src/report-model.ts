@@ -57,6 +57,8 @@ export interface VariantRun {
 
 export interface VariantOutcome {
   name: string;
+  /** What the variant changes, and why its result is what it is (the drill file says). */
+  description: string;
   pass: boolean;
   run: VariantRun;
   faults: FaultOutcome[];

@@ -25,7 +25,7 @@ export function sampleExpectation(id: string, variant: string | null, pass: bool
 
 export function sampleVariant(name: string, pass: boolean, over: Partial<VariantOutcome> = {}): VariantOutcome {
   return {
-    name, pass, run: sampleRun(),
+    name, description: `what ${name} changes`, pass, run: sampleRun(),
     faults: [{ id: 0, kind: 'nicPauseStorm', target: 'h4', atNs: 200_000, untilNs: 700_000, params: { priority: 3 }, source: 'drill' }],
     expectations: [sampleExpectation(`expect[0] ${name}`, name, true), sampleExpectation(`expect[1] ${name}`, name, pass)],
     traceDir: `trace/${name}`, ...over,

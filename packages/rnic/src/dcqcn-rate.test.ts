@@ -20,6 +20,24 @@ test('fixed-point α: 1023 stays 1023 with a CNP, drops to 1018 without, and 0 i
   assert.equal(alphaFixed(1, 1019, false), 0);
 });
 
+test('fixed-point α with a CNP every k periods: k = 4 holds ≈ 0.2, k ≥ 6 cannot hold it above 5/1024 (the floor takes ≥ 1/1024 a period)', () => {
+  // ⌊1019·α/1024⌋ removes exactly 1 for 1 ≤ α ≤ 204, a period with a CNP adds 5: sparse CNPs
+  // (under PFC a QP's CNPs come every ~7 µs, drill dcqcn-incast) leave α at 0–5/1024, where the
+  // float law with the same gain settles at ≈ 1/k. Values over one k-period cycle after 20 ms.
+  const cycle = (k: number, step: (alpha: number, cnp: boolean) => number): number[] => {
+    let alpha = 1023;
+    for (let t = 0; t < 20_000; t++) alpha = step(alpha, t % k === 0);
+    const out: number[] = [];
+    for (let t = 20_000; t < 20_000 + k; t++) out.push((alpha = step(alpha, t % k === 0)));
+    return out;
+  };
+  const fixed = (alpha: number, cnp: boolean) => alphaFixed(alpha, 1019, cnp);
+  const float = (alpha: number, cnp: boolean) => 1024 * alphaFloat(alpha / 1024, 5 / 1024, cnp);
+  for (const a of cycle(4, fixed)) assert.ok(a >= 201 && a <= 206, `k = 4: α ${a}`);
+  for (const k of [6, 7, 8]) for (const a of cycle(k, fixed)) assert.ok(a <= 5, `k = ${k}: α ${a}`);
+  for (const a of cycle(7, float)) assert.ok(a > 135 && a < 160, `float, k = 7: α ${a}`);
+});
+
 test('vendor cut: 100,000 Mb/s at α 1023 loses ⌊100000·1023/2048⌋ = 49,951 ⇒ 50,049 Mb/s (§7a #3)', () => {
   assert.equal(cutFixed(100_000, 1023, 11, 50, 1), 50_049);
   // rpg_min_dec_fac caps one cut: with a shift of 10 the α term would remove ~all of it.

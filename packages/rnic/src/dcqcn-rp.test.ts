@@ -107,6 +107,27 @@ test('vendor: at +4 µs the decrease check (armed 4 µs before) cuts with the α
   assert.equal(rp.alpha(t0 + 4 * US) * 1024, 1008);
 });
 
+test('vendor, α decayed: CNPs every 4 µs take 40 Gb/s below 0.1 Gb/s in 1 ms; every 7 µs α stays ≤ 5/1024 and Rc above 30 Gb/s', () => {
+  // The mechanism behind the slow decline in drill dcqcn-incast: under PFC each QP's CNPs come
+  // every ~7 µs, and the fixed-point α (dcqcn-rate.test.ts) cannot grow, so a cut is ≤ 0.25 %.
+  const run = (spacingUs: number) => {
+    const rp = new DcqcnReactionPoint(dcqcnDefaults('vendor', 40 * G), 40 * G);
+    rp.onCnp(0); // starts the timers; the first CNP does not cut
+    const t0 = 1 * PS_PER_MS; // α decays to 0 meanwhile, Rc stays at line rate
+    assert.equal(rp.alpha(t0), 0);
+    let maxAlpha = 0;
+    for (let t = t0; t <= t0 + PS_PER_MS; t += spacingUs * US) {
+      maxAlpha = Math.max(maxAlpha, rp.alpha(t) * 1024);
+      rp.onCnp(t);
+    }
+    return { rate: rp.rateBps(t0 + PS_PER_MS), maxAlpha };
+  };
+  const dense = run(4);
+  const sparse = run(7);
+  assert.ok(dense.rate < 0.1 * G && dense.maxAlpha > 200, JSON.stringify(dense));
+  assert.ok(sparse.rate > 30 * G && sparse.maxAlpha <= 5, JSON.stringify(sparse));
+});
+
 test('rateOnFirstCnp: a fraction of line rate for Rc and Rt at the first CNP; 0 leaves them unchanged', () => {
   const rp = new DcqcnReactionPoint({ ...dcqcnDefaults('vendor', 100 * G), rateOnFirstCnp: 0.85 }, 100 * G);
   rp.onCnp(0);

@@ -70,6 +70,7 @@ export async function drillRunCommand(file: string, options: DrillRunOptions): P
     pass: outcomes.every((o) => o.pass),
     variants: runs.map(({ variant, result }) => ({
       name: variant.name,
+      description: variant.description,
       pass: outcomes.filter((o) => o.variant === variant.name).every((o) => o.pass),
       run: {
         mode: result.mode,

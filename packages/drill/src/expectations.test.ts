@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { EventRow, PfcRow, ProbeRow, QueueRow, RateRow, TraceTables } from '@rocelab/results';
+import { parseTopology } from '@rocelab/topology';
+import type { Expectation } from './drill-file.js';
+import { evaluate, type VariantData } from './expectations.js';
+
+// sw1 with h1, h2, h3; tor-less hairpin tests use the cycle below.
+const POD = parseTopology(`name: e
+nodes:
+  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
+  - {name: sw2, role: leaf}
+  - {name: sw3, role: leaf}
+  - {name: h1, role: host, ip: 10.0.1.1}
+  - {name: h2, role: host, ip: 10.0.1.2}
+  - {name: h3, role: host, ip: 10.0.1.3}
+links:
+  - {a: h1:p0, b: sw1:p1}
+  - {a: h2:p0, b: sw1:p2}
+  - {a: h3:p0, b: sw1:p3}
+  - {a: sw1:up1, b: sw2:down1}
+  - {a: sw1:up2, b: sw3:down1}
+`);
+
+const rate = (timeUs: number, node: string, dst: string, ackedBytes: number): RateRow => ({ run: '', timeUs, node, qp: 2, flow: '0', dst, rateGbps: 40, targetGbps: 40, alpha: 1, ackedBytes, cnps: 0, throughputGbps: 0 });
+const pfc = (timeUs: number, node: string, port: string, event: 'pause' | 'resume' = 'pause'): PfcRow => ({ run: '', timeUs, node, port, priority: 3, event, quanta: event === 'pause' ? 65535 : 0, pauseUs: event === 'pause' ? 838.848 : 0 });
+const probe = (timeUs: number, rttUs: number | null): ProbeRow => ({ run: '', timeUs, from: 'h1', to: 'h2', rttUs });
+const event = (timeUs: number, node: string, port: string, name: string): EventRow => ({ run: '', timeUs, node, port, priority: port === '' ? null : 3, event: name, detail: '' });
+const queue = (timeUs: number, node: string, port: string, paused: boolean, txPackets: number): QueueRow => ({ run: '', timeUs, node, port, priority: 3, queueBytes: paused ? 5000 : 0, thresholdBytes: 0, ingressBytes: 0, headroomBytes: 0, paused, pausing: false, ecnMarks: 0, txPackets });
+
+function variant(name: string, tables: TraceTables, over: Partial<VariantData['result']> = {}): VariantData {
+  return {
+    name,
+    pod: POD,
+    result: { conservation: true, causalityViolations: 0, packets: { sent: 10, delivered: 9, dropped: 1, queued: 0 }, summary: { portTotals: { losslessDrops: 0 } }, nodes: [], ...over },
+    tables,
+    traceOriginPs: 0,
+    durationPs: 10e9,
+  };
+}
+
+const expect = (raw: Record<string, unknown>, i = 0): Expectation => ({ id: `expect[${i}]`, kind: raw.kind as Expectation['kind'], variant: (raw.variant as string) ?? null, description: null, raw });
+
+/** One expectation on one variant: pass, and what the report says. */
+function check(raw: Record<string, unknown>, v: VariantData | VariantData[]) {
+  const [o] = evaluate([expect(raw)], Array.isArray(v) ? v : [v]);
+  return o!;
+}
+
+// h1 → h2 acknowledges 1 MB per ms from 0 to 10 ms: 8 Gb/s.
+const RATES: TraceTables = { 'rates.csv': Array.from({ length: 11 }, (_, ms) => rate(ms * 1000, 'h1', 'h2', ms * 1e6)) };
+
+test('conservation: holds when sent = delivered + dropped + queued; fails by how many otherwise', () => {
+  assert.equal(check({ kind: 'conservation' }, variant('a', {})).pass, true);
+  const bad = check({ kind: 'conservation' }, variant('a', {}, { conservation: false, packets: { sent: 10, delivered: 8, dropped: 1, queued: 0 } }));
+  assert.deepEqual([bad.pass, bad.value, bad.margin], [false, 1, 'the audit fails']);
+  assert.match(bad.measured, /off by 1/);
+});
+
+test('noLosslessDrops: 0 passes; 3 fails 3 over', () => {
+  assert.equal(check({ kind: 'noLosslessDrops' }, variant('a', {})).pass, true);
+  const bad = check({ kind: 'noLosslessDrops' }, variant('a', {}, { summary: { portTotals: { losslessDrops: 3 } } }));
+  assert.deepEqual([bad.pass, bad.margin], [false, '3 lossless drops over']);
+});
+
+test('flowGoodput: 8 Gb/s against min 5G passes with 3 to spare; against min 10G fails 2 Gb/s short; max 0 fails', () => {
+  const v = variant('a', RATES);
+  const ok = check({ kind: 'flowGoodput', flows: { from: 'h1', to: 'h2' }, during: '2ms-6ms', min: '5G' }, v);
+  assert.deepEqual([ok.pass, ok.value, ok.margin], [true, 8e9, '3 Gb/s to spare']);
+  const short = check({ kind: 'flowGoodput', flows: { from: 'h1' }, during: '2ms-6ms', min: '10G' }, v);
+  assert.deepEqual([short.pass, short.margin], [false, '2 Gb/s short']);
+  assert.equal(check({ kind: 'flowGoodput', flows: { to: 'h2' }, during: '2ms-6ms', max: '0G' }, v).pass, false);
+  assert.equal(check({ kind: 'flowGoodput', flows: { to: 'h3' }, during: '2ms-6ms', min: '0G' }, v).pass, false, 'no such flow: nothing measured');
+});
+
+test('goodputRatio: 8 Gb/s over 4 Gb/s is 2×: min 1.5 passes, min 3 fails 1× short', () => {
+  const half: TraceTables = { 'rates.csv': Array.from({ length: 11 }, (_, ms) => rate(ms * 1000, 'h1', 'h2', ms * 5e5)) };
+  const vs = [variant('a', RATES), variant('b', half)];
+  assert.equal(check({ kind: 'goodputRatio', variantA: 'a', variantB: 'b', flows: { to: 'h2' }, during: '1ms-9ms', min: 1.5 }, vs).pass, true);
+  const bad = check({ kind: 'goodputRatio', variantA: 'a', variantB: 'b', flows: { to: 'h2' }, during: '1ms-9ms', min: 3 }, vs);
+  assert.deepEqual([bad.pass, bad.value, bad.margin, bad.variant], [false, 2, '1× short', null]);
+});
+
+test('watchdogDetected: detection 2.5 ms after the pauses began; within 3 ms passes, within 2 ms fails 0.5 ms too late, none fails', () => {
+  const tables: TraceTables = { 'pfc.csv': [pfc(1000, 'sw1', 'p2'), pfc(1400, 'sw1', 'p2')], 'events.csv': [event(3500, 'sw1', 'p2', 'pfcwd_storm_detected')] };
+  const v = variant('a', tables);
+  assert.equal(check({ kind: 'watchdogDetected', node: 'sw1', port: 'p2', within: '3ms' }, v).pass, true);
+  const late = check({ kind: 'watchdogDetected', node: 'sw1', port: 'p2', within: '2ms' }, v);
+  assert.deepEqual([late.pass, late.value, late.margin], [false, 2.5e9, '500 µs over']);
+  assert.equal(check({ kind: 'watchdogDetected', node: 'sw1', port: 'p1', within: '3ms' }, v).measured, 'never detected');
+  // A host: its NIC's stall prevention, measured from the pauses it sent (they hold its ToR's port).
+  const nic = variant('a', { 'pfc.csv': [pfc(1000, 'sw1', 'p2')], 'events.csv': [event(3000, 'h2', 'p0', 'nic_stall_error')] });
+  assert.equal(check({ kind: 'watchdogDetected', node: 'h2', within: '2ms' }, nic).value, 2e9);
+});
+
+test('pausePropagated / pauseContained: h2 pauses sw1 at 1 ms; sw2 is paused 0.3 ms later', () => {
+  const v = variant('a', { 'pfc.csv': [pfc(1000, 'sw1', 'p2'), pfc(1300, 'sw2', 'down1'), pfc(1350, 'h1', 'p0')] });
+  const ok = check({ kind: 'pausePropagated', from: 'h2', to: ['sw2'], within: '500us' }, v);
+  assert.deepEqual([ok.pass, ok.value], [true, 300e6]);
+  const slow = check({ kind: 'pausePropagated', from: 'h2', to: { role: 'leaf' }, within: '100us' }, v);
+  assert.deepEqual([slow.pass, slow.margin], [false, '200 µs over']);
+  assert.equal(check({ kind: 'pausePropagated', from: 'h2', to: ['h1', 'h3'], within: '1ms', reach: 'all' }, v).pass, false, 'h3 never paused');
+  assert.equal(check({ kind: 'pauseContained', from: 'h2', to: ['h3'] }, v).pass, true);
+  const leaked = check({ kind: 'pauseContained', from: 'h2', to: { role: 'leaf' } }, v);
+  assert.deepEqual([leaked.pass, leaked.margin], [false, '1 too many']);
+});
+
+test('deadlock: a ring of paused queues stuck 200 µs is found when expected and fails when not', () => {
+  // The flooding ring: sw1's uplinks and the leaves' downlinks pause each other with packets
+  // waiting from 300 µs on, nothing sent; the leaves may send a packet back down.
+  const rows: QueueRow[] = [];
+  const ring = [['sw1', 'up1'], ['sw2', 'down1'], ['sw1', 'up2'], ['sw3', 'down1']] as const;
+  for (let t = 0; t <= 1000; t += 100) for (const [n, p] of ring) rows.push(queue(t, n, p, t >= 300, Math.min(t, 300)));
+  const v = variant('a', { 'queue.csv': rows });
+  const found = check({ kind: 'deadlock', expected: true, stall: '200us' }, v);
+  assert.equal(found.pass, true);
+  assert.equal(found.measured, 'cycle sw1:up1:3 → sw2:down1:3 → sw1:up2:3 → sw3:down1:3 from 500 µs to the end');
+  const unexpected = check({ kind: 'deadlock', expected: false, stall: '200us' }, v);
+  assert.deepEqual([unexpected.pass, unexpected.margin], [false, 'a deadlock formed']);
+  assert.deepEqual([check({ kind: 'deadlock', expected: true, stall: '900us' }, v).margin], ['no deadlock formed']);
+});
+
+test('probeLatency and probeLatencyRatio: nearest-rank percentiles, lost probes infinitely late', () => {
+  const idle = Array.from({ length: 100 }, (_, i) => probe(i, 5 + (i % 10) / 10));
+  const busy = Array.from({ length: 100 }, (_, i) => probe(1000 + i, i === 99 ? null : 50 + i));
+  const v = variant('a', { 'probes.csv': [...idle, ...busy] });
+  assert.deepEqual([check({ kind: 'probeLatency', percentile: 50, during: '0us-100us', max: '6us' }, v).value], [5.4e6]);
+  const slow = check({ kind: 'probeLatency', percentile: 99, during: '1000us-1100us', max: '100us' }, v);
+  assert.deepEqual([slow.pass, slow.measured], [false, '148 µs (100 probes)']);
+  assert.equal(check({ kind: 'probeLatency', percentile: 100, during: '1000us-1100us', max: '1ms' }, v).measured, '∞ (100 probes)');
+  const ratio = check({ kind: 'probeLatencyRatio', percentile: 50, during: '1000us-1100us', baseline: '0us-100us', min: 20 }, v);
+  assert.deepEqual([ratio.pass, ratio.value, ratio.margin], [false, 99 / 5.4, '1.667× short']);
+});
+
+test('metric: summed over the matching series of the node reports', () => {
+  const nodes = [
+    { node: 'h2', role: 'host', ports: [], host: { cnpsSent: 4, cnpsReceived: 0, retransmittedPackets: 0, naksSent: { seq: 1, rnr: 0 }, naksReceived: { seq: 0, rnr: 0 }, rtoExpirations: 0, rnrWaits: 0, stormEvents: { warning: 0, error: 0 }, goodputBytes: 1000, receivedPayloadBytes: 5000 } },
+    { node: 'h3', role: 'host', ports: [], host: { cnpsSent: 6, cnpsReceived: 0, retransmittedPackets: 0, naksSent: { seq: 0, rnr: 2 }, naksReceived: { seq: 0, rnr: 0 }, rtoExpirations: 0, rnrWaits: 0, stormEvents: { warning: 0, error: 0 }, goodputBytes: 0, receivedPayloadBytes: 0 } },
+  ];
+  const v = variant('a', {}, { nodes });
+  assert.deepEqual([check({ kind: 'metric', name: 'rocelab_cnp_sent_total', op: '==', value: 10 }, v).pass], [true]);
+  const bad = check({ kind: 'metric', name: 'rocelab_naks_sent_total', labels: { type: 'rnr' }, op: '<', value: 1 }, v);
+  assert.deepEqual([bad.pass, bad.value, bad.margin], [false, 2, '1 the wrong side']);
+  assert.equal(check({ kind: 'metric', name: 'rocelab_goodput_bytes_total', labels: { node: 'h2' }, op: '>=', value: 1000 }, v).pass, true);
+});
