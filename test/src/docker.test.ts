@@ -280,6 +280,23 @@ test('rocelab run --mode docker gives the trace hash, the summary, and the trace
   for (const [name, bytes] of Object.entries(procs.files)) assert.ok(bytes.equals(containers.files[name]!), `${name} differs between procs and docker`);
 });
 
+test('the nic-pause-storm drill passes with one container per node, with the trace hashes and numbers of inproc', { timeout: 900_000 }, (t) => {
+  if (!needsDocker(t)) return;
+  const drill = join(ROOT, 'drills', 'nic-pause-storm.yaml');
+  const [inproc, containers] = (['inproc', 'docker'] as const).map((mode) => {
+    const out = join(work, `drill-${mode}`); // made by the CLI (0755): the containers reach out/<variant>/trace
+    const r = cli(['drill', 'run', drill, '--mode', mode, '--image', IMAGE, '--out', out, '--json'], {}, 900_000);
+    assert.equal(r.status, 0, `${mode}: exit ${r.status}\n${r.stdout.slice(0, 1500)}\n${r.stderr.slice(-1500)}`);
+    return JSON.parse(r.stdout) as { pass: boolean; variants: Array<{ name: string; run: { mode: string; traceHash: string }; expectations: Array<{ measured: string }> }> };
+  });
+  assert.equal(containers!.pass, true);
+  assert.deepEqual(containers!.variants.map((v) => v.run.mode), ['docker', 'docker', 'docker']);
+  assert.deepEqual(
+    containers!.variants.map((v) => [v.name, v.run.traceHash, v.expectations.map((e) => e.measured)]),
+    inproc!.variants.map((v) => [v.name, v.run.traceHash, v.expectations.map((e) => e.measured)]),
+  );
+});
+
 test('the committed docker-compose.yml brings up 27 scrape targets: 16 hosts, 10 switches and the controller', { timeout: 600_000 }, async (t) => {
   if (!needsDocker(t)) return;
   const { pod, prometheus, controller } = await composePod(t, '', join(ROOT, 'docker-compose.yml'));

@@ -87,8 +87,8 @@ export interface CliRun {
 }
 
 /** Run the built `rocelab` CLI and parse its JSON line when there is one. */
-export function cli(args: string[], env: Record<string, string> = {}): CliRun {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 });
+export function cli(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): CliRun {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 2 ** 20 });
   const lines = r.stdout.split('\n').filter(Boolean);
   let json: RunResult | null = null;
   if (args.includes('--json') && lines.length === 1) json = JSON.parse(lines[0]!) as RunResult;
