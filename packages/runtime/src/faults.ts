@@ -28,10 +28,22 @@ type FaultEvent =
   | { atPs: number; type: 'nic'; node: number; fault: NicFault };
 
 export function scheduleFault(engine: Engine, pc: PodContext, fault: FaultSpec, hosted: ReadonlySet<number>): void {
-  faultEvents(pc, fault).forEach((e, k) => {
+  scheduleEvents(engine, faultEvents(pc, fault), fault.index, fault.atPs, `${fault.kind} ${fault.target}`, hosted);
+}
+
+/**
+ * Undo `fault` at `atPs`, before its own end (a live fault cleared through the API): its undo
+ * events, numbered as fault `clearIndex`. A fault with nothing to undo schedules nothing.
+ */
+export function scheduleClear(engine: Engine, pc: PodContext, fault: FaultSpec, clearIndex: number, atPs: number, hosted: ReadonlySet<number>): void {
+  scheduleEvents(engine, faultPhases(pc, fault).undo?.(atPs) ?? [], clearIndex, -1, `${fault.kind} ${fault.target} cleared`, hosted);
+}
+
+function scheduleEvents(engine: Engine, events: readonly FaultEvent[], index: number, startPs: number, label: string, hosted: ReadonlySet<number>): void {
+  events.forEach((e, k) => {
     if (!hosted.has(e.node)) return;
-    const seq = fault.index * STRIDE + k;
-    const note = `${fault.kind} ${fault.target}${e.atPs === fault.atPs ? '' : ' ends'}`;
+    const seq = index * STRIDE + k;
+    const note = e.atPs === startPs ? label : `${label}${startPs < 0 ? '' : ' ends'}`;
     switch (e.type) {
       case 'link':
         return engine.scheduleLinkState(e.atPs, seq, e.node, e.port, e.up);
@@ -44,49 +56,67 @@ export function scheduleFault(engine: Engine, pc: PodContext, fault: FaultSpec, 
   });
 }
 
-/** Every engine event of `fault`, in a fixed order (whatever hosts them). */
+/** Every engine event of `fault`, in a fixed order (whatever hosts them): its start, then (with `for`) its undoing. */
 export function faultEvents(pc: PodContext, fault: FaultSpec): FaultEvent[] {
+  const phases = faultPhases(pc, fault);
+  const undo = fault.forPs === null ? null : phases.undo;
+  return [...phases.start(fault.atPs), ...(undo === null ? [] : undo(fault.atPs + fault.forPs!))];
+}
+
+/** Whether a fault can be cleared once it applied: it has something to undo. */
+export function undoable(pc: PodContext, fault: FaultSpec): boolean {
+  return faultPhases(pc, fault).undo !== null;
+}
+
+interface Phases {
+  start(atPs: number): FaultEvent[];
+  /** The events that put back what the settings say; null when there is nothing to put back. */
+  undo: ((atPs: number) => FaultEvent[]) | null;
+}
+
+function faultPhases(pc: PodContext, fault: FaultSpec): Phases {
   const { pod } = pc;
   const p = fault.params;
-  const at = fault.atPs;
-  const end = fault.forPs === null ? null : at + fault.forPs;
   const node = (name: string) => nodeNamed(pod, name);
   const both = (link: Endpoint, atPs: number, up: boolean): FaultEvent[] => linkEnds(pod, link).map(([n, port]) => ({ atPs, type: 'link', node: n, port, up }));
-  const lasting = <T extends FaultEvent>(start: T, undo: T | null): FaultEvent[] => (end === null || undo === null ? [start] : [start, undo]);
+  const onNode = (type: 'nic' | 'switch', n: number, start: NicFault | SwitchFault, undo: NicFault | SwitchFault): Phases => ({
+    start: (atPs) => [{ atPs, type, node: n, fault: start } as FaultEvent],
+    undo: (atPs) => [{ atPs, type, node: n, fault: undo } as FaultEvent],
+  });
   switch (p.kind) {
     case 'linkDown':
-      return [...both(p.link, at, false), ...(end === null ? [] : both(p.link, end, true))];
+      return { start: (at) => both(p.link, at, false), undo: (at) => both(p.link, at, true) };
     case 'linkUp':
-      return both(p.link, at, true);
+      return { start: (at) => both(p.link, at, true), undo: null };
     case 'linkFlap':
-      return Array.from({ length: p.count }, (_, i) => [...both(p.link, at + i * p.periodPs, false), ...both(p.link, at + i * p.periodPs + Math.floor(p.periodPs / 2), true)]).flat();
+      return {
+        start: (at) => Array.from({ length: p.count }, (_, i) => [...both(p.link, at + i * p.periodPs, false), ...both(p.link, at + i * p.periodPs + Math.floor(p.periodPs / 2), true)]).flat(),
+        undo: null,
+      };
     case 'loss':
-    case 'corrupt':
-      return directions(pod, p.link, p.direction).flatMap(([n, port, base]) => {
-        const patch = p.kind === 'loss' ? { loss: p.rate, dropIpIdLowByte: p.dropIpIdLowByte } : { corrupt: p.rate };
-        const undo = p.kind === 'loss' ? { loss: base.loss, dropIpIdLowByte: base.dropIpIdLowByte } : { corrupt: base.corrupt };
-        return lasting({ atPs: at, type: 'impair', node: n, port, patch }, end === null ? null : { atPs: end, type: 'impair', node: n, port, patch: undo });
-      });
-    case 'nicPauseStorm': {
-      const n = node(p.node).index;
-      return lasting({ atPs: at, type: 'nic', node: n, fault: { kind: 'nicPauseStorm', on: true } }, end === null ? null : { atPs: end, type: 'nic', node: n, fault: { kind: 'nicPauseStorm', on: false } });
+    case 'corrupt': {
+      const dirs = directions(pod, p.link, p.direction);
+      const patch = p.kind === 'loss' ? { loss: p.rate, dropIpIdLowByte: p.dropIpIdLowByte } : { corrupt: p.rate };
+      const undo = (base: (typeof dirs)[number][2]) => (p.kind === 'loss' ? { loss: base.loss, dropIpIdLowByte: base.dropIpIdLowByte } : { corrupt: base.corrupt });
+      return {
+        start: (atPs) => dirs.map(([n, port]) => ({ atPs, type: 'impair', node: n, port, patch })),
+        undo: (atPs) => dirs.map(([n, port, base]) => ({ atPs, type: 'impair', node: n, port, patch: undo(base) })),
+      };
     }
-    case 'slowReceiver': {
-      const n = node(p.node).index;
-      return lasting({ atPs: at, type: 'nic', node: n, fault: { kind: 'drainRate', drainBps: p.drainBps } }, end === null ? null : { atPs: end, type: 'nic', node: n, fault: { kind: 'drainRate', drainBps: null } });
-    }
+    case 'nicPauseStorm':
+      return onNode('nic', node(p.node).index, { kind: 'nicPauseStorm', on: true }, { kind: 'nicPauseStorm', on: false });
+    case 'slowReceiver':
+      return onNode('nic', node(p.node).index, { kind: 'drainRate', drainBps: p.drainBps }, { kind: 'drainRate', drainBps: null });
     case 'macFlush':
-      return [{ atPs: at, type: 'switch', node: node(p.node).index, fault: { kind: 'macFlush', mac: p.host === null ? null : node(p.host).mac } }];
+      return { start: (atPs) => [{ atPs, type: 'switch', node: node(p.node).index, fault: { kind: 'macFlush', mac: p.host === null ? null : node(p.host).mac } }], undo: null };
     case 'arpExpire':
-      return [{ atPs: at, type: 'switch', node: node(p.node).index, fault: { kind: 'arpExpire', ip: p.host === null ? null : node(p.host).ip } }];
+      return { start: (atPs) => [{ atPs, type: 'switch', node: node(p.node).index, fault: { kind: 'arpExpire', ip: p.host === null ? null : node(p.host).ip } }], undo: null };
     case 'pfcMisconfig': {
       const target = node(p.node);
-      if (target.role === 'host') {
-        return lasting({ atPs: at, type: 'nic', node: target.index, fault: { kind: 'pfc', enabled: p.enabled } }, end === null ? null : { atPs: end, type: 'nic', node: target.index, fault: { kind: 'pfc', enabled: null } });
-      }
+      if (target.role === 'host') return onNode('nic', target.index, { kind: 'pfc', enabled: p.enabled }, { kind: 'pfc', enabled: null });
       const port = p.port === null ? null : portIndex(target, p.port);
       const change = { ...(p.enabled === null ? {} : { lossless: p.enabled }), ...(p.xoffBytes === null ? {} : { xoffBytes: p.xoffBytes, xonBytes: p.xonBytes! }) };
-      return lasting({ atPs: at, type: 'switch', node: target.index, fault: { kind: 'pfc', port, priority: p.priority, change } }, end === null ? null : { atPs: end, type: 'switch', node: target.index, fault: { kind: 'pfc', port, priority: p.priority, change: null } });
+      return onNode('switch', target.index, { kind: 'pfc', port, priority: p.priority, change }, { kind: 'pfc', port, priority: p.priority, change: null });
     }
     case 'ecnMisconfig': {
       const target = node(p.node);
@@ -97,20 +127,14 @@ export function faultEvents(pc: PodContext, fault: FaultSpec): FaultEvent[] {
         ...(p.kmaxBytes === null ? {} : { kmaxBytes: p.kmaxBytes }),
         ...(p.pmax === null ? {} : { pmax: p.pmax }),
       };
-      return lasting(
-        { atPs: at, type: 'switch', node: target.index, fault: { kind: 'ecn', port, priority: p.priority, change } },
-        end === null ? null : { atPs: end, type: 'switch', node: target.index, fault: { kind: 'ecn', port, priority: p.priority, change: null } },
-      );
+      return onNode('switch', target.index, { kind: 'ecn', port, priority: p.priority, change }, { kind: 'ecn', port, priority: p.priority, change: null });
     }
-    case 'watchdog': {
-      const n = node(p.node).index;
-      const change = { enabled: p.enabled, ...(p.action === null ? {} : { action: p.action }) };
-      return lasting({ atPs: at, type: 'switch', node: n, fault: { kind: 'watchdog', change } }, end === null ? null : { atPs: end, type: 'switch', node: n, fault: { kind: 'watchdog', change: null } });
-    }
+    case 'watchdog':
+      return onNode('switch', node(p.node).index, { kind: 'watchdog', change: { enabled: p.enabled, ...(p.action === null ? {} : { action: p.action }) } }, { kind: 'watchdog', change: null });
     case 'packetEvent': {
       const qp = flowQp(pc, p.from, p.to, p.workload);
       const packetEvents = p.packets.map((index) => ({ qpn: qp.qpn, index, action: p.action }));
-      return [{ atPs: at, type: 'impair', node: node(p.from).index, port: 0, patch: { packetEvents } }];
+      return { start: (atPs) => [{ atPs, type: 'impair', node: node(p.from).index, port: 0, patch: { packetEvents } }], undo: null };
     }
   }
 }

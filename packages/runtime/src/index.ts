@@ -7,6 +7,7 @@ export * from './auth.js';
 export * from './connection.js';
 export * from './debug.js';
 export * from './fault-wire.js';
+export * from './fault-book.js';
 export * from './faults.js';
 export * from './inproc.js';
 export * from './member.js';

@@ -2,7 +2,9 @@
  * `--mode inproc`: one process hosts every node; links are in-memory and there are no windows.
  */
 import { performance } from 'node:perf_hooks';
-import type { FaultSpec, PodSpec } from '@rocelab/topology';
+import type { PodSpec } from '@rocelab/topology';
+import type { Fault } from '@rocelab/wire';
+import { faultToWire, scheduleWireFault } from './fault-wire.js';
 import { scheduleFault } from './faults.js';
 import { buildEngine, podContext, type ModelFactory } from './models.js';
 import { nodeFinal, assembleResult, type RunResult } from './result.js';
@@ -19,8 +21,8 @@ export interface RunOptions {
   onProgress?: (virtualPs: number) => void;
   /** Traces and captures (directories prepared by the caller). */
   recording?: RecordingOptions;
-  /** Faults beside the topology's own (a drill's, a replayed fault log's). */
-  faults?: readonly FaultSpec[];
+  /** Faults beside the topology's own, as they travel (a replayed fault log's live faults and clears). */
+  faults?: readonly Fault[];
   /** Every node's report in the result (`RunResult.nodes`). */
   detail?: boolean;
 }
@@ -33,7 +35,8 @@ export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   const all = pod.nodes.map((n) => n.index);
   const engine = buildEngine(pc, all, options.debugUncountedLoss ?? null, options.models);
   const hosted = new Set(all);
-  for (const fault of [...pod.faults, ...(options.faults ?? [])]) scheduleFault(engine, pc, fault, hosted);
+  for (const fault of pod.faults) scheduleFault(engine, pc, fault, hosted);
+  for (const fault of options.faults ?? []) scheduleWireFault(engine, pc, fault, hosted);
   const recording = attachRecording(engine, pc, all, options.recording ?? NO_RECORDING);
   const start = performance.now();
   if (options.onProgress === undefined) {
@@ -50,6 +53,6 @@ export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   const rss = process.memoryUsage().rss / pod.nodes.length;
   return assembleResult(
     all.map((i) => nodeFinal(engine, i, pod.nodes[i]!.role, rss)),
-    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, windows: 0, torOf: torsOfHosts(pod), detail: options.detail === true },
+    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, windows: 0, torOf: torsOfHosts(pod), detail: options.detail === true, faultLog: [...pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })), ...(options.faults ?? []).map((f) => ({ ...f, source: 'live' as const }))] },
   );
 }

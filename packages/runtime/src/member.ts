@@ -15,8 +15,7 @@ import { WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
 import { podKey } from './auth.js';
 import { CloseCode, Connection, WS_OPTIONS, type Identity } from './connection.js';
-import { faultFromWire } from './fault-wire.js';
-import { scheduleFault } from './faults.js';
+import { scheduleWireFault } from './fault-wire.js';
 import { NodeMetrics } from './node-metrics.js';
 import { buildEngine, podContext, type ModelFactory, type PodContext } from './models.js';
 import { directionName, linkName } from './names.js';
@@ -300,7 +299,7 @@ export class MemberProcess {
       const link = [...this.remote.values()].find((l) => l.outName === loss.link);
       if (link !== undefined) engine.context(link.localNode).stats.countDrops('link_down', link.localPort, loss.frames);
     }
-    for (const fault of grant.faults) scheduleFault(engine, this.pc!, faultFromWire(fault, this.options.pod), hostedSet);
+    for (const fault of grant.faults) scheduleWireFault(engine, this.pc!, fault, hostedSet);
     this.perform(this.sync!.onGrant(grant));
   }
 

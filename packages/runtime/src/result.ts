@@ -22,6 +22,7 @@ import type { MessageResult, ProbeResults } from '@rocelab/rnic';
 import { combineTraceHashes, DROP_REASONS, type DropReason, type Engine } from '@rocelab/sim';
 import type { Profile, Timing } from '@rocelab/topology';
 import { nodeReport } from './node-report.js';
+import type { FaultLogEntry } from './fault-wire.js';
 
 export type Mode = 'inproc' | 'procs' | 'workers' | 'docker';
 
@@ -68,6 +69,8 @@ export interface RunResult {
   summary: FabricSummary;
   /** Every node's end-of-run figures, when the run was asked for them (`RunMeta.detail`: drills). */
   nodes?: NodeReport[];
+  /** The fault log: the topology's faults, live ones and their clears, as they applied (`rocelab run --faults` replays it). */
+  faults: FaultLogEntry[];
   rssMiBPerNode: number;
 }
 
@@ -84,6 +87,7 @@ export interface RunMeta {
   torOf: Readonly<Record<string, string>>;
   /** Include every node's report (`nodes`): unbounded, so only on request. */
   detail?: boolean;
+  faultLog?: readonly FaultLogEntry[];
 }
 
 /** A hosted node's final numbers, read from its engine. */
@@ -133,6 +137,7 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     ...flowResults(finals, meta),
     summary: fabricSummary(finals.map((f) => f.report)),
     ...(meta.detail === true ? { nodes: finals.map((f) => f.report) } : {}),
+    faults: [...(meta.faultLog ?? [])],
     rssMiBPerNode: Math.round((sum((f) => f.rssBytes) / Math.max(1, finals.length) / 2 ** 20) * 10) / 10,
   };
 }

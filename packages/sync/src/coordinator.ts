@@ -125,6 +125,19 @@ export class Coordinator<F extends TimedFault = TimedFault> {
     this.pendingFaults.sort((a, b) => a.atPs - b.atPs || a.id - b.id);
   }
 
+  /** Withdraws a fault no grant has carried yet; false when it already went out (or never was). */
+  cancel(id: number): boolean {
+    const i = this.pendingFaults.findIndex((f) => f.id === id);
+    if (i < 0) return false;
+    this.pendingFaults.splice(i, 1);
+    return true;
+  }
+
+  /** The start of the first lease not yet granted: the earliest time a new fault may apply. */
+  get nextLeaseStartPs(): number {
+    return this.current === null ? 0 : this.current.endPs;
+  }
+
   /**
    * Losses settled by the last reports, which no grant will carry any more: the service adds
    * them to the senders' final counts.

@@ -14,7 +14,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { CONTAINER_CONTROLLER_PORT, type PodSpec } from '@rocelab/topology';
-import { NO_RECORDING, recordingToEnv, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import type { MemberPlan } from './pod-processes.js';
 import { fetchStatus, showProgress } from './progress.js';
 
@@ -29,6 +29,8 @@ export interface DockerRunOptions {
   recording?: RecordingOptions;
   /** Every node's report in the result (drills). */
   resultDetail?: boolean;
+  /** A fault log's live faults to apply again. */
+  replayFaults?: readonly FaultLogEntry[];
 }
 
 export class DockerRunError extends Error {}
@@ -89,6 +91,7 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
         ROCELAB_SEED: String(options.seed),
         ROCELAB_DILATION: String(options.dilation),
         ...(options.resultDetail === true ? { ROCELAB_RESULT_DETAIL: '1' } : {}),
+        ...(options.replayFaults !== undefined && options.replayFaults.length > 0 ? { ROCELAB_REPLAY_FAULTS: JSON.stringify(options.replayFaults) } : {}),
       }),
       NetworkingConfig: aliases(['controller']),
     });

@@ -10,6 +10,7 @@ import { LIVE_DILATION, parseDuration, TopologyError, UnitError } from '@rocelab
 import { compareCommand, toleranceOption, windowOption, type CompareFlags } from './compare.js';
 import { composeCommand, containerCommand } from './compose.js';
 import { drillListCommand, drillRunCommand } from './drill.js';
+import { faultClearCommand, faultInjectCommand, faultListCommand } from './fault.js';
 import { statusCommand } from './progress.js';
 import { runCommand } from './run.js';
 import { closCommand, validateCommand } from './topology.js';
@@ -78,6 +79,7 @@ interface RunFlags {
   pcap?: string;
   pcapPorts?: string[];
   pcapSnaplen?: number;
+  faults?: string;
 }
 
 // `rocelab … | head` closes our stdout early: that is the reader's choice, not an error.
@@ -107,6 +109,7 @@ program
   .option('--trace-interval <grid>', `grid of rates.csv (default 10us), or rates=10us,queue=1us for both grids`, traceInterval)
   .option('--pcap <dir>', 'write one pcap per captured port there (RoCEv2 and PFC as real bytes, virtual-time ns)')
   .option('--pcap-ports <list>', 'ports to capture, node:port,… (default: every host port)', (text: string) => text.split(',').map((p) => p.trim()).filter(Boolean))
+  .option('--faults <log>', 'apply the live faults of a fault log again (rocelab up --fault-log): the same run, the same trace hash')
   .option('--pcap-snaplen <bytes>', `bytes kept of each frame (${MIN_SNAPLEN}–262144; default whole frames)`, snaplen)
   .addOption(new Option('--debug-uncounted-loss <node>', 'self-test of the conservation audit').hideHelp())
   .action(async (file: string, o: RunFlags, cmd: Command) => {
@@ -125,6 +128,7 @@ program
       debugUncountedLoss: o.debugUncountedLoss ?? null,
       trace: o.trace === undefined ? null : { dir: o.trace, ...DEFAULT_TRACE_SETTINGS, ...o.traceInterval },
       pcap: o.pcap === undefined ? null : { dir: o.pcap, ports: o.pcapPorts ?? null, snaplen: o.pcapSnaplen ?? DEFAULT_PCAP_SNAPLEN },
+      faults: o.faults ?? null,
     });
   });
 
@@ -136,9 +140,10 @@ program
   .option('--duration <d>', 'stop after this much virtual time', duration)
   .option('--seed <n>', 'seed', integer('a seed', 0))
   .option('--workers <k>', 'K worker processes instead of one per node', integer('a worker count', 1))
-  .action(async (file: string, o: { dilation: number; duration?: number; seed?: number; workers?: number }, cmd: Command) => {
+  .option('--fault-log <file>', 'when the pod stops, write its fault log there (replay: rocelab run --faults)')
+  .action(async (file: string, o: { dilation: number; duration?: number; seed?: number; workers?: number; faultLog?: string }, cmd: Command) => {
     if (o.dilation === 0 && o.duration === undefined) cmd.error('error: --dilation 0 runs as fast as possible: give a --duration', { exitCode: 2 });
-    process.exitCode = await upCommand(file, { dilation: o.dilation, durationPs: o.duration ?? null, seed: o.seed ?? null, workers: o.workers ?? null });
+    process.exitCode = await upCommand(file, { dilation: o.dilation, durationPs: o.duration ?? null, seed: o.seed ?? null, workers: o.workers ?? null, faultLog: o.faultLog ?? null });
   });
 
 const topology = program.command('topology').description('work with topology files');
@@ -184,6 +189,41 @@ program
   .argument('<file>', 'topology file; its directory is mounted into every container')
   .action((file: string) => {
     process.exitCode = composeCommand(file);
+  });
+
+const fault = program.command('fault').description("a running pod's faults: inject one, list them, clear one (the pod token: --token or ROCELAB_POD_TOKEN)");
+const controllerOption = () => new Option('--controller <url>', 'the controller (rocelab up prints it)').default('http://127.0.0.1:7000');
+fault
+  .command('inject')
+  .description('inject a fault now (or at a later virtual time); it is stamped, logged and replays')
+  .requiredOption('--kind <kind>', 'a fault kind: linkDown, linkFlap, loss, corrupt, nicPauseStorm, slowReceiver, macFlush, arpExpire, pfcMisconfig, ecnMisconfig, watchdog, packetEvent, …')
+  .requiredOption('--target <target>', 'node:port for a link fault, a node, or FROM>TO for a packet event')
+  .option('--at <time>', 'now (default), +D after the next lease starts, or an absolute virtual time like 12ms')
+  .option('--for <d>', 'undo it after this long, e.g. 5ms')
+  .option('--set <key=value>', "the kind's other keys, e.g. --set rate=1/256 --set direction=out (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+  .addOption(controllerOption())
+  .option('--token <token>', 'the pod token (default ROCELAB_POD_TOKEN)')
+  .option('--json', 'print the fault as one JSON line')
+  .action(async (o: { kind: string; target: string; at?: string; for?: string; set: string[]; controller: string; token?: string; json?: boolean }) => {
+    process.exitCode = await faultInjectCommand({ kind: o.kind, target: o.target, at: o.at ?? null, for: o.for ?? null, set: o.set, controller: o.controller, token: o.token ?? null, json: o.json === true });
+  });
+fault
+  .command('list')
+  .description("the pod's faults: when each applies, until when, and its state")
+  .addOption(controllerOption())
+  .option('--token <token>', 'the pod token (default ROCELAB_POD_TOKEN)')
+  .option('--json', 'print the controller\'s JSON')
+  .action(async (o: { controller: string; token?: string; json?: boolean }) => {
+    process.exitCode = await faultListCommand({ controller: o.controller, token: o.token ?? null, json: o.json === true });
+  });
+fault
+  .command('clear')
+  .description('withdraw a fault not applied yet, or undo one that applied; without ID, all of them')
+  .argument('[id]', 'the fault number (rocelab fault list)')
+  .addOption(controllerOption())
+  .option('--token <token>', 'the pod token (default ROCELAB_POD_TOKEN)')
+  .action(async (id: string | undefined, o: { controller: string; token?: string }) => {
+    process.exitCode = await faultClearCommand(id, { controller: o.controller, token: o.token ?? null, json: true });
   });
 
 const drill = program.command('drill').description('fault-injection drills: run one and get a report, or list the built-in ones');

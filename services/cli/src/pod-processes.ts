@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Controller } from '@rocelab/controller';
 import { createLogger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
-import { NO_RECORDING, recordingToEnv, type RecordingOptions } from '@rocelab/runtime';
+import { NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions } from '@rocelab/runtime';
 
 export interface MemberPlan {
   id: string;
@@ -125,18 +125,32 @@ export interface LocalPodOptions {
   recording?: RecordingOptions;
   /** Every node's report in the result (drills). */
   resultDetail?: boolean;
+  /** A fault log's live faults and clears to apply again (`run --faults`). */
+  replayFaults?: readonly FaultLogEntry[];
 }
 
 /**
- * A pod as local processes under a controller in this process, with a fresh token: the
+ * A pod as local processes under a controller in this process, with the token of
+ * ROCELAB_POD_TOKEN or a fresh random one (returned: the fault API asks for it): the
  * controller listens, then every member is spawned. The caller waits on `controller.result`
  * (or `children.failure`) and cleans up both.
  */
-export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{ controller: Controller; children: PodProcesses; httpUrl: string }> {
+export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{ controller: Controller; children: PodProcesses; httpUrl: string; token: string }> {
   const log = createLogger(o.logName, {}, process.env.ROCELAB_LOG_LEVEL ?? 'warn');
   const plans = planMembers(pod, o.workers);
-  const token = randomBytes(24).toString('hex');
-  const controller = new Controller({ pod, seed: o.seed, durationPs: o.durationPs, dilation: o.dilation, token, expected: plans, mode: o.workers === null ? 'procs' : 'workers', log, resultDetail: o.resultDetail === true });
+  const token = process.env.ROCELAB_POD_TOKEN || randomBytes(24).toString('hex');
+  const controller = new Controller({
+    pod,
+    seed: o.seed,
+    durationPs: o.durationPs,
+    dilation: o.dilation,
+    token,
+    expected: plans,
+    mode: o.workers === null ? 'procs' : 'workers',
+    log,
+    resultDetail: o.resultDetail === true,
+    replayFaults: o.replayFaults ?? [],
+  });
   const { url, httpUrl } = await controller.listen();
   const children = new PodProcesses();
   try {
@@ -154,5 +168,5 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
     await controller.close();
     throw err;
   }
-  return { controller, children, httpUrl };
+  return { controller, children, httpUrl, token };
 }

@@ -7,7 +7,8 @@
  * before anything starts.
  */
 import { resolve } from 'node:path';
-import { exitCodeOf, mergeRunFiles, prepareRunFiles, runInproc, RunFilesError, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { readFileSync } from 'node:fs';
+import { exitCodeOf, FaultBook, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, runDockerPod } from './docker-pod.js';
 import { planMembers, startLocalPod } from './pod-processes.js';
@@ -27,6 +28,8 @@ export interface RunCommandOptions {
   /** `--trace DIR` with its grids, and `--pcap DIR` with its ports (null: every host port) and snapshot length. */
   trace: { dir: string; ratesIntervalPs: number; queueIntervalPs: number } | null;
   pcap: { dir: string; ports: string[] | null; snaplen: number } | null;
+  /** A fault log (`rocelab up --fault-log`, a result's `faults`) whose live faults apply again. */
+  faults: string | null;
 }
 
 /** Bad recording options: exit 2 before the run starts. */
@@ -36,8 +39,10 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   const pod = loadTopologyFile(file);
   const seed = options.seed ?? pod.seed;
   const recording: RecordingOptions = { trace: options.trace, pcap: options.pcap };
+  let replayFaults: FaultLogEntry[];
   try {
     checkPcapPorts(pod, options.pcap?.ports ?? null);
+    replayFaults = options.faults === null ? [] : readFaultLog(options.faults, pod, seed);
     prepareRunFiles(recording, options.mode === 'docker');
   } catch (err) {
     if (!(err instanceof RunOptionError || err instanceof RunFilesError)) throw err;
@@ -46,7 +51,7 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   }
   let result: RunResult;
   try {
-    result = await executeRun(pod, file, { ...options, seed, recording, detail: false });
+    result = await executeRun(pod, file, { ...options, seed, recording, detail: false, replayFaults });
   } catch (err) {
     if (!(err instanceof DockerRunError)) throw err;
     process.stderr.write(`rocelab run --mode docker: ${err.message}\n`);
@@ -70,6 +75,8 @@ export interface ExecuteOptions {
   recording: RecordingOptions;
   /** Every node's report in the result. */
   detail: boolean;
+  /** Live faults and clears of a fault log to apply again. */
+  replayFaults?: readonly FaultLogEntry[];
 }
 
 /** Runs `pod` (loaded from `file`, which members read) in the mode asked; a progress bar on a terminal. */
@@ -85,11 +92,12 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
       progress: !options.json,
       recording,
       resultDetail: options.detail,
+      replayFaults: options.replayFaults ?? [],
     });
   } else if (options.mode === 'inproc' && options.workers === null) {
     const bar = options.json ? null : inlineProgress(options.durationPs);
     try {
-      result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, ...(bar ? { onProgress: bar.update } : {}) });
+      result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, faults: options.replayFaults ?? [], ...(bar ? { onProgress: bar.update } : {}) });
     } finally {
       bar?.stop();
     }
@@ -112,6 +120,7 @@ async function runLocalProcesses(pod: PodSpec, file: string, options: ExecuteOpt
     debugUncountedLoss: options.debugUncountedLoss,
     recording: options.recording,
     resultDetail: options.detail,
+    replayFaults: options.replayFaults ?? [],
   });
   const stopProgress = options.json ? () => undefined : showProgress(() => controller.status(), options.durationPs);
   try {
@@ -133,4 +142,29 @@ function checkPcapPorts(pod: PodSpec, ports: readonly string[] | null): void {
   if (unknown.length > 0) {
     throw new RunOptionError(`--pcap-ports: ${unknown.join(', ')}: no such port in ${pod.file}; expected node:port of the topology, e.g. ${[...known].slice(0, 3).join(', ')}`);
   }
+}
+
+/**
+ * The live faults and clears of a fault log, checked against the pod: a log of another pod or
+ * seed, or a fault that does not fit, is refused before the run starts.
+ */
+function readFaultLog(path: string, pod: PodSpec, seed: number): FaultLogEntry[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch (err) {
+    throw new RunOptionError(`--faults ${path}: expected a fault log (JSON: rocelab up --fault-log, or a result's faults), got ${(err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err))}`);
+  }
+  const log = data as { pod?: string; seed?: number; faults?: FaultLogEntry[] } | FaultLogEntry[];
+  const entries = Array.isArray(log) ? log : log.faults;
+  if (!Array.isArray(entries)) throw new RunOptionError(`--faults ${path}: expected a list of faults, or an object with one under "faults"`);
+  if (!Array.isArray(log) && log.pod !== undefined && log.pod !== pod.name) throw new RunOptionError(`--faults ${path}: a log of pod ${log.pod}; this is pod ${pod.name}`);
+  if (!Array.isArray(log) && log.seed !== undefined && log.seed !== seed) throw new RunOptionError(`--faults ${path}: a log of seed ${log.seed}; this run has seed ${seed} (give --seed ${log.seed} to replay it)`);
+  const live = entries.filter((e) => e.source === 'live');
+  try {
+    new FaultBook(podContext(pod, seed), [...pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })), ...live]);
+  } catch (err) {
+    throw new RunOptionError(`--faults ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return live;
 }

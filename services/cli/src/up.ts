@@ -2,6 +2,7 @@
  * `rocelab up [FILE]`: run a pod as local processes, one per node, paced for live dashboards;
  * prints every node's /metrics URL; Ctrl-C stops every child.
  */
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadTopologyFile } from '@rocelab/topology';
 import { exitCodeOf } from '@rocelab/runtime';
@@ -13,11 +14,13 @@ export interface UpOptions {
   durationPs: number | null;
   dilation: number;
   workers: number | null;
+  /** Where the fault log goes when the pod stops (it replays the run: `rocelab run --faults`). */
+  faultLog: string | null;
 }
 
 export async function upCommand(file: string, options: UpOptions): Promise<number> {
   const pod = loadTopologyFile(file);
-  const { controller, children, httpUrl } = await startLocalPod(pod, {
+  const { controller, children, httpUrl, token } = await startLocalPod(pod, {
     topologyFile: resolve(file),
     seed: options.seed ?? pod.seed,
     durationPs: options.durationPs,
@@ -41,6 +44,8 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
   out.write(`controller  ${httpUrl}/status  ${httpUrl}/metrics  (rocelab status --controller ${httpUrl})\n`);
   const width = Math.max(...pod.nodes.map((n) => n.name.length));
   for (const node of pod.nodes) out.write(`${node.name.padEnd(width)}  ${node.role.padEnd(6)}  ${controller.metricsUrls.get(node.name) ?? '(no metrics)'}\n`);
+  const tokenNote = process.env.ROCELAB_POD_TOKEN ? 'the token in ROCELAB_POD_TOKEN' : `ROCELAB_POD_TOKEN=${token}`;
+  out.write(`faults      ${tokenNote} rocelab fault inject --controller ${httpUrl} --kind nicPauseStorm --target h1\n`);
   out.write('Ctrl-C stops the pod.\n');
   try {
     const result = await Promise.race([controller.result, children.failure]);
@@ -49,6 +54,10 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
       `stopped at ${(result.virtualNs / 1e6).toFixed(3)} ms virtual; conservation ${result.conservation ? 'holds' : 'FAILS'}; ${result.causalityViolations} causality violations; trace hash ${result.traceHash}\n`,
     );
     out.write(resultText(result));
+    if (options.faultLog !== null) {
+      writeFileSync(options.faultLog, `${JSON.stringify({ pod: pod.name, seed: result.seed, virtualNs: result.virtualNs, traceHash: result.traceHash, faults: result.faults }, null, 2)}\n`);
+      out.write(`fault log: ${options.faultLog} (replay: rocelab run ${file} --duration ${result.virtualNs}ns --seed ${result.seed} --faults ${options.faultLog})\n`);
+    }
     return exitCodeOf(result);
   } catch (err) {
     process.stderr.write(`rocelab up: ${err instanceof Error ? err.message : String(err)}\n`);

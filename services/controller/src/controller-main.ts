@@ -9,9 +9,10 @@
  *   ROCELAB_DILATION         wall seconds per virtual second (default 1000; 0 = as fast as possible)
  *   ROCELAB_DURATION         virtual duration (e.g. 10ms); unset = until SIGTERM/SIGINT
  *   ROCELAB_RESULT_DETAIL    1: the result lists every node's report (drills)
+ *   ROCELAB_REPLAY_FAULTS    a fault log's live faults and clears (JSON) to apply again
  *   ROCELAB_SEED             seed (default: the topology's)
  */
-import { podToken } from '@rocelab/runtime';
+import { podToken, type FaultLogEntry } from '@rocelab/runtime';
 import { createLogger } from '@rocelab/telemetry';
 import { loadTopologyFile, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { Controller } from './controller.js';
@@ -55,6 +56,7 @@ export async function runControllerMain(): Promise<never> {
       host: env.ROCELAB_CONTROLLER_HOST ?? '0.0.0.0',
       port: envNumber('ROCELAB_CONTROLLER_PORT', 7000, 'a port number'),
       resultDetail: env.ROCELAB_RESULT_DETAIL === '1',
+      replayFaults: replayFaults(env.ROCELAB_REPLAY_FAULTS),
     });
     const { url, httpUrl } = await controller.listen();
     log.info({ url, status: `${httpUrl}/status`, metrics: `${httpUrl}/metrics` }, 'controller listening');
@@ -68,5 +70,16 @@ export async function runControllerMain(): Promise<never> {
   } catch (err) {
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'controller failed');
     process.exit(err instanceof EnvError || err instanceof TopologyError ? 2 : 1);
+  }
+}
+
+function replayFaults(text: string | undefined): FaultLogEntry[] {
+  if (text === undefined || text === '') return [];
+  try {
+    const entries = JSON.parse(text) as unknown;
+    if (!Array.isArray(entries)) throw new Error('not a list');
+    return entries as FaultLogEntry[];
+  } catch (err) {
+    throw new EnvError(`ROCELAB_REPLAY_FAULTS: expected a JSON list of fault log entries (${err instanceof Error ? err.message : String(err)})`);
   }
 }

@@ -14,7 +14,25 @@ import { lookaheadPs } from '@rocelab/sim';
 import { Coordinator, lagSeconds, maxLeasePsForDilation, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
-import { CloseCode, Connection, WS_OPTIONS, assembleResult, faultToWire, linkName, podKey, torsOfHosts, wireModelFor, type Mode, type NodeFinal, type NodeReport, type RunResult } from '@rocelab/runtime';
+import {
+  CloseCode,
+  Connection,
+  FaultBook,
+  WS_OPTIONS,
+  assembleResult,
+  faultToWire,
+  linkName,
+  podContext,
+  podKey,
+  torsOfHosts,
+  wireModelFor,
+  type FaultLogEntry,
+  type Mode,
+  type NodeFinal,
+  type NodeReport,
+  type RunResult,
+} from '@rocelab/runtime';
+import { FaultApi } from './fault-api.js';
 import type { Envelope, Fault, Hello, Report, Status } from '@rocelab/wire';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { controllerRegistry } from './metrics.js';
@@ -36,6 +54,8 @@ export interface ControllerOptions {
   maxWindowsPerLease?: number;
   /** Every node's report in the result (`RunResult.nodes`), for drills. */
   resultDetail?: boolean;
+  /** A fault log's live faults and clears to apply again (`rocelab run --faults`). */
+  replayFaults?: readonly FaultLogEntry[];
 }
 
 interface MemberEntry {
@@ -55,6 +75,9 @@ export class Controller {
   private readonly members = new Map<string, MemberEntry>();
   private readonly claimed = new Map<string, string>();
   private coordinator: Coordinator<Fault> | null = null;
+  /** The fault log: the topology's faults, replayed ones, and those the API adds. */
+  readonly faults: FaultBook;
+  private readonly api: FaultApi;
   private http: Server | null = null;
   private wss: WebSocketServer | null = null;
   private t0 = 0;
@@ -82,7 +105,12 @@ export class Controller {
     this.result = new Promise<RunResult>((resolve, reject) => (this.settle = { resolve, reject }));
     this.result.catch(() => undefined);
     this.running = new Promise<void>((resolve) => (this.markRunning = resolve));
-    this.registry = controllerRegistry(() => this.status());
+    this.faults = new FaultBook(podContext(options.pod, options.seed), [
+      ...options.pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })),
+      ...(options.replayFaults ?? []),
+    ]);
+    this.api = new FaultApi(this.key, this.faults, () => this.coordinator, () => this.virtualPs, this.log);
+    this.registry = controllerRegistry(() => this.status(), () => this.faults.view(this.virtualPs));
   }
 
   /** Start serving members (WebSocket) and /status, /metrics (HTTP) on one port. Returns the ws URL. */
@@ -279,7 +307,7 @@ export class Controller {
       maxWindowsPerLease: this.options.maxWindowsPerLease ?? 128,
       maxLeasePs: maxLeasePsForDilation(dilation),
       idleSpanPs: maxLeasePsForDilation(dilation) ?? this.windowPs,
-      faults: pod.faults.map(faultToWire),
+      faults: this.faults.entries(),
       linksOfMember,
     });
     this.state = 'running';
@@ -327,7 +355,7 @@ export class Controller {
     }
     const result = assembleResult(
       pod.nodes.map((n) => this.finals.get(n.name)!),
-      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true },
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries() },
     );
     this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
     this.settle.resolve(result);
@@ -340,6 +368,10 @@ export class Controller {
   }
 
   private serveHttp(req: IncomingMessage, res: ServerResponse): void {
+    if (req.url === '/faults' || req.url?.startsWith('/faults/')) {
+      void this.api.serve(req, res);
+      return;
+    }
     if (req.method === 'GET' && req.url === '/status') {
       const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), nodes: Object.fromEntries(this.metricsUrls) };
       res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(view)}\n`);
@@ -356,7 +388,7 @@ export class Controller {
       res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(this.scrapeTargets())}\n`);
       return;
     }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /status, GET /metrics, GET /sd, or a WebSocket to /control\n');
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /status, GET /metrics, GET /sd, GET/POST/DELETE /faults (bearer token), or a WebSocket to /control\n');
   }
 }
 

@@ -4,9 +4,10 @@
  */
 import { readCounter, readGauge } from '@rocelab/telemetry';
 import { Registry } from 'prom-client';
+import type { FaultView } from '@rocelab/runtime';
 import type { Status } from '@rocelab/wire';
 
-export function controllerRegistry(status: () => Status): Registry {
+export function controllerRegistry(status: () => Status, faults: () => readonly FaultView[] = () => []): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ node: 'controller', role: 'controller' });
   readCounter(registry, 'rocelab_virtual_seconds_total', 'Virtual seconds the pod has been granted.', [], (emit) => emit({}, status().virtualPs / 1e12));
@@ -16,5 +17,15 @@ export function controllerRegistry(status: () => Status): Registry {
   readGauge(registry, 'rocelab_pod_nodes_up', 'Nodes whose member is connected.', [], (emit) => emit({}, status().nodesUp));
   readGauge(registry, 'rocelab_pod_nodes', 'Nodes in the pod.', [], (emit) => emit({}, status().nodesTotal));
   readGauge(registry, 'rocelab_node_up', 'The controller is running (1).', [], (emit) => emit({}, 1));
+  // One series per fault kind and target ever injected (a run has few): dashboard annotations.
+  readGauge(registry, 'rocelab_fault_active', 'A fault applies now (1) or not (0), by kind and target (`fault` = kind).', ['fault', 'target'], (emit) => {
+    const active = new Map<string, { fault: string; target: string; on: number }>();
+    for (const f of faults()) {
+      const key = `${f.kind}\u0000${f.target}`;
+      const on = f.state === 'active' ? 1 : 0;
+      active.set(key, { fault: f.kind, target: f.target, on: Math.max(on, active.get(key)?.on ?? 0) });
+    }
+    for (const { fault, target, on } of active.values()) emit({ fault, target }, on);
+  });
   return registry;
 }
