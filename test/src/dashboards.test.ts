@@ -160,6 +160,19 @@ test('panels: queue-depth panels draw Kmin/Kmax; per-QP panels are optional, in 
   assert.ok(queuePanels >= 2, 'queue depth on Pause storms and DCQCN');
 });
 
+test('annotations: Pause storms and DCQCN mark active faults (rocelab_fault_active) by fault and target', () => {
+  const marked = DASHBOARDS.filter(({ dashboard }) => (dashboard.annotations?.list ?? []).some((a) => a.expr?.includes('rocelab_fault_active')));
+  assert.deepEqual(marked.map((d) => d.file), ['dcqcn.json', 'pause-storms.json']);
+  for (const { file, dashboard } of marked) {
+    const a = dashboard.annotations!.list!.find((x) => x.expr?.includes('rocelab_fault_active'))!;
+    assert.equal(a.enable, true, `${file}: on by default`);
+    assert.equal(dsUid(a.datasource), DATASOURCE_UID, `${file}: the provisioned datasource`);
+    assert.match(a.expr!, /^max by \(fault, target\) \(rocelab_fault_active\) > 0$/, `${file}: one series per fault, only while active`);
+    assert.equal(a.titleFormat, '{{fault}} on {{target}}');
+    assert.equal(a.tagKeys, 'fault,target');
+  }
+});
+
 test('panelQueries: nested rows, optional flags, substitutions; unknown variables throw', () => {
   const d: Dashboard = {
     uid: 'x',

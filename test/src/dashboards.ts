@@ -30,6 +30,18 @@ export interface Dashboard {
   schemaVersion: number;
   panels: DashboardPanel[];
   templating?: { list?: Array<{ name: string; type: string; query?: unknown; datasource?: unknown }> };
+  annotations?: { list?: DashboardAnnotation[] };
+}
+
+/** An annotation query; Grafana's built-in one has no `expr`. */
+export interface DashboardAnnotation {
+  name: string;
+  builtIn?: number;
+  enable?: boolean;
+  expr?: string;
+  datasource?: { type?: string; uid?: string } | string | null;
+  titleFormat?: string;
+  tagKeys?: string;
 }
 
 export interface LoadedDashboard {
@@ -91,7 +103,7 @@ export function substitute(expr: string, variables: readonly string[], substitut
   return expr.replace(/\$\{(\w+)(?::[^}]*)?\}|\[\[(\w+)\]\]|\$(\w+)/g, (_m, a?: string, b?: string, c?: string) => value((a ?? b ?? c)!));
 }
 
-/** Every target expression of every panel of `dashboard`, with its variables substituted. */
+/** Every target expression of every panel of `dashboard`, and every annotation query, with its variables substituted. */
 export function panelQueries(dashboard: Dashboard, substitutions: Readonly<Record<string, string>> = {}): PanelQuery[] {
   const variables = (dashboard.templating?.list ?? []).map((v) => v.name);
   return allPanels(dashboard).flatMap((panel) =>
@@ -104,5 +116,10 @@ export function panelQueries(dashboard: Dashboard, substitutions: Readonly<Recor
         expr: substitute(t.expr!, variables, substitutions),
         optional: (panel.description ?? '').includes('[optional]'),
       })),
+  ).concat(
+    // An annotation marks events (a fault while it is active): none is a valid answer.
+    (dashboard.annotations?.list ?? [])
+      .filter((a) => typeof a.expr === 'string' && a.expr.trim() !== '')
+      .map((a) => ({ panel: `annotation ${a.name}`, refId: '', raw: a.expr!, expr: substitute(a.expr!, variables, substitutions), optional: true })),
   );
 }
