@@ -74,9 +74,13 @@ test('the fault API on rocelab up: token required, live faults stamped, in the m
     if (faults.find((f) => f.id === loss.json.id)?.state === 'active') break;
     await sleep(100);
   }
-  const cleared = await call(base, 'DELETE', `/faults/${String(loss.json.id)}`, TOKEN);
-  assert.equal(cleared.status, 200, JSON.stringify(cleared.json));
-  assert.equal(cleared.json.cleared, 'undone');
+  const listed = cli(['fault', 'list', '--controller', base], { ROCELAB_POD_TOKEN: TOKEN });
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.match(listed.stdout, new RegExp(`^ +${storm.id}  nicPauseStorm +h4 +[\\d.]+ µs +– +active +live$`, 'm'));
+  assert.match(listed.stdout, new RegExp(`^ +${String(loss.json.id)}  loss +h1:p0 +[\\d.]+ µs +[\\d.]+ µs +active +live$`, 'm'));
+  const cleared = cli(['fault', 'clear', String(loss.json.id), '--controller', base], { ROCELAB_POD_TOKEN: TOKEN });
+  assert.equal(cleared.status, 0, cleared.stderr);
+  assert.match(cleared.stdout, new RegExp(`^fault ${String(loss.json.id)}: undone at [\\d.]+ µs$`, 'm'));
   assert.equal((await call(base, 'DELETE', `/faults/${String(loss.json.id)}`, TOKEN)).status, 409, 'cleared twice');
 
   // The storm shows: h4's NIC pauses its ToR, and the controller marks the fault active.

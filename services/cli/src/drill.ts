@@ -210,6 +210,6 @@ export function drillListCommand(): number {
     const title = /^title:\s*(.+)$/m.exec(text)?.[1]?.replace(/^["']|["']$/g, '') ?? '';
     return [drillName(f), title];
   });
-  process.stdout.write(`${table(['drill', 'what it shows'], rows).join('\n')}\n(run one: rocelab drill run drills/<drill>.yaml)\n`);
+  process.stdout.write(`${table(['drill', 'what it shows'], rows, 2).join('\n')}\n(run one: rocelab drill run drills/<drill>.yaml)\n`);
   return 0;
 }

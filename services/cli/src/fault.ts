@@ -27,6 +27,13 @@ export interface InjectOptions extends FaultCallOptions {
 
 class FaultCliError extends Error {}
 
+/** What `DELETE /faults/ID` answers. */
+interface Cleared {
+  id: number;
+  cleared: 'withdrawn' | 'undone';
+  atPs?: number;
+}
+
 export async function faultInjectCommand(o: InjectOptions): Promise<number> {
   return call(o, async (token) => {
     const body = faultBody(o);
@@ -44,7 +51,7 @@ export async function faultListCommand(o: FaultCallOptions): Promise<number> {
       return;
     }
     const rows = r.faults.map((f) => [String(f.id), f.kind, f.target, us(f.atNs), f.untilNs === null ? '–' : us(f.untilNs), f.state, f.source]);
-    process.stdout.write(`virtual time ${us(r.virtualPs / 1000)}\n${table(['id', 'kind', 'target', 'at', 'until', 'state', 'from'], rows).join('\n')}\n`);
+    process.stdout.write(`virtual time ${us(r.virtualPs / 1000)}\n${table(['id', 'kind', 'target', 'at', 'until', 'state', 'from'], rows, [1, 2, 5, 6]).join('\n')}\n`);
   });
 }
 
@@ -52,7 +59,13 @@ export async function faultClearCommand(id: string | undefined, o: FaultCallOpti
   return call(o, async (token) => {
     if (id !== undefined && !/^\d+$/.test(id)) throw new FaultCliError(`ID ${JSON.stringify(id)}: expected a fault number (rocelab fault list shows them)`);
     const r = await request(o.controller, 'DELETE', id === undefined ? '/faults' : `/faults/${id}`, token);
-    process.stdout.write(`${JSON.stringify(r)}\n`);
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify(r)}\n`);
+      return;
+    }
+    const cleared = id === undefined ? (r as { cleared: Cleared[] }).cleared : [r as Cleared];
+    const line = (c: Cleared) => (c.cleared === 'withdrawn' ? `fault ${c.id}: withdrawn (it had not applied)` : `fault ${c.id}: undone at ${us(c.atPs! / 1000)}`);
+    process.stdout.write(cleared.length === 0 ? 'no fault to clear\n' : `${cleared.map(line).join('\n')}\n`);
   });
 }
 

@@ -222,8 +222,9 @@ fault
   .argument('[id]', 'the fault number (rocelab fault list)')
   .addOption(controllerOption())
   .option('--token <token>', 'the pod token (default ROCELAB_POD_TOKEN)')
-  .action(async (id: string | undefined, o: { controller: string; token?: string }) => {
-    process.exitCode = await faultClearCommand(id, { controller: o.controller, token: o.token ?? null, json: true });
+  .option('--json', "print the controller's JSON")
+  .action(async (id: string | undefined, o: { controller: string; token?: string; json?: boolean }) => {
+    process.exitCode = await faultClearCommand(id, { controller: o.controller, token: o.token ?? null, json: o.json === true });
   });
 
 const drill = program.command('drill').description('fault-injection drills: run one and get a report, or list the built-in ones');

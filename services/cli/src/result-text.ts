@@ -24,10 +24,14 @@ const ms = (ns: number | null) => (ns === null ? '–' : (ns / 1e6).toFixed(3));
 const us = (ns: number | null) => (ns === null ? '–' : (ns / 1e3).toFixed(2));
 const count = (n: number) => String(n);
 
-/** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */
-export function table(header: string[], rows: string[][]): string[] {
+/**
+ * Columns padded to their widest cell: text left-aligned, numbers right-aligned. `text`: how
+ * many leading columns are text, or which ones.
+ */
+export function table(header: string[], rows: string[][], text: number | readonly number[] = 1): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const isText = (i: number) => (typeof text === 'number' ? i < text : text.includes(i));
+  const line = (cells: string[]) => cells.map((c, i) => (isText(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
   return [line(header), ...rows.map(line)].map((l) => `  ${l}`);
 }
 
