@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -119,4 +119,24 @@ test('rocelab fault refuses without a token and names a kind it does not know', 
   assert.match(kind.stderr, /--kind meteor: expected one of linkDown, linkUp, linkFlap/);
   const flow = cli(['fault', 'inject', '--kind', 'packetEvent', '--target', 'h1', '--token', 'x']);
   assert.match(flow.stderr, /expected FROM>TO, e\.g\. h1>h2/);
+});
+
+test('rocelab run --faults refuses a log that is not one, of another seed, or with a fault the pod cannot take: exit 2 before the run', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-faultlog-'));
+  const storm = (node: string) => ({ id: 0, atPs: 5, kind: 'nicPauseStorm', target: node, spec: JSON.stringify({ kind: 'nicPauseStorm', node }), source: 'live' });
+  const cases: Array<[unknown, RegExp]> = [
+    ['nope', /--faults \S+: expected a fault log \(JSON: rocelab up --fault-log, or a result's faults\), got Unexpected token/],
+    [{ pod: 'tree', seed: 3, faults: [] }, /a log of seed 3; this run has seed 7 \(give --seed 3 to replay it\)/],
+    [{ pod: 'line', faults: [] }, /a log of pod line; this is pod tree/],
+    [{ pod: 'tree', faults: [{ id: 0 }] }, /faults\[0\]\.atPs: expected a virtual time in ps \(an integer ≥ 0\), got nothing/],
+    [{ pod: 'tree', faults: [storm('sw1')] }, /fault 0 \(nicPauseStorm\) does not fit pod tree: fault 0\.node: expected the name of a host/],
+  ];
+  for (const [i, [content, message]] of cases.entries()) {
+    const file = join(dir, `log${i}.json`);
+    writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+    const r = cli(['run', 'test/fixtures/tree.yaml', '--duration', '100us', '--faults', file]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, message);
+    assert.doesNotMatch(r.stdout, /trace hash/, 'nothing ran');
+  }
 });

@@ -22,6 +22,26 @@ export interface FaultLogEntry extends Fault {
 
 export const CLEAR_KIND = 'clear';
 
+/** Thrown for a fault log that is not one: says which entry and what it lacks. */
+export class FaultLogError extends Error {}
+
+/**
+ * A fault log's entries as read from JSON (a file, or `ROCELAB_REPLAY_FAULTS`), checked for
+ * shape; whether they fit the pod is `FaultBook`'s to say.
+ */
+export function faultLogEntries(data: unknown): FaultLogEntry[] {
+  if (!Array.isArray(data)) throw new FaultLogError('expected a list of fault log entries');
+  return data.map((e: unknown, i) => {
+    const r = (typeof e === 'object' && e !== null ? e : {}) as Record<string, unknown>;
+    const bad = (key: string, expected: string) => new FaultLogError(`faults[${i}].${key}: expected ${expected}, got ${JSON.stringify(r[key]) ?? 'nothing'}`);
+    if (!Number.isSafeInteger(r.id) || (r.id as number) < 0) throw bad('id', 'a fault number (an integer ≥ 0)');
+    if (!Number.isSafeInteger(r.atPs) || (r.atPs as number) < 0) throw bad('atPs', 'a virtual time in ps (an integer ≥ 0)');
+    for (const key of ['kind', 'target', 'spec']) if (typeof r[key] !== 'string') throw bad(key, 'a string');
+    if (r.source !== 'topology' && r.source !== 'live') throw bad('source', '"topology" or "live"');
+    return { id: r.id as number, atPs: r.atPs as number, kind: r.kind as string, target: r.target as string, spec: r.spec as string, source: r.source };
+  });
+}
+
 export function faultToWire(fault: FaultSpec): Fault {
   return { id: fault.index, atPs: fault.atPs, kind: fault.kind, target: fault.target, spec: JSON.stringify(fault.raw) };
 }

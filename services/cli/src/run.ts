@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { exitCodeOf, FaultBook, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { exitCodeOf, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, runDockerPod } from './docker-pod.js';
 import { planMembers, startLocalPod } from './pod-processes.js';
@@ -153,13 +153,20 @@ function readFaultLog(path: string, pod: PodSpec, seed: number): FaultLogEntry[]
   try {
     data = JSON.parse(readFileSync(path, 'utf8')) as unknown;
   } catch (err) {
-    throw new RunOptionError(`--faults ${path}: expected a fault log (JSON: rocelab up --fault-log, or a result's faults), got ${(err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err))}`);
+    const why = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message.split('\n')[0] : String(err));
+    throw new RunOptionError(`--faults ${path}: expected a fault log (JSON: rocelab up --fault-log, or a result's faults), got ${why}`);
   }
-  const log = data as { pod?: string; seed?: number; faults?: FaultLogEntry[] } | FaultLogEntry[];
-  const entries = Array.isArray(log) ? log : log.faults;
-  if (!Array.isArray(entries)) throw new RunOptionError(`--faults ${path}: expected a list of faults, or an object with one under "faults"`);
-  if (!Array.isArray(log) && log.pod !== undefined && log.pod !== pod.name) throw new RunOptionError(`--faults ${path}: a log of pod ${log.pod}; this is pod ${pod.name}`);
-  if (!Array.isArray(log) && log.seed !== undefined && log.seed !== seed) throw new RunOptionError(`--faults ${path}: a log of seed ${log.seed}; this run has seed ${seed} (give --seed ${log.seed} to replay it)`);
+  const log = (typeof data === 'object' && data !== null ? data : {}) as { pod?: unknown; seed?: unknown; faults?: unknown } | unknown[];
+  if (!Array.isArray(log) && !Array.isArray(log.faults)) throw new RunOptionError(`--faults ${path}: expected a list of faults, or an object with one under "faults"`);
+  if (!Array.isArray(log) && log.pod !== undefined && log.pod !== pod.name) throw new RunOptionError(`--faults ${path}: a log of pod ${String(log.pod)}; this is pod ${pod.name}`);
+  if (!Array.isArray(log) && log.seed !== undefined && log.seed !== seed) throw new RunOptionError(`--faults ${path}: a log of seed ${String(log.seed)}; this run has seed ${seed} (give --seed ${String(log.seed)} to replay it)`);
+  let entries: FaultLogEntry[];
+  try {
+    entries = faultLogEntries(Array.isArray(log) ? log : log.faults);
+  } catch (err) {
+    if (err instanceof FaultLogError) throw new RunOptionError(`--faults ${path}: ${err.message}`);
+    throw err;
+  }
   const live = entries.filter((e) => e.source === 'live');
   try {
     new FaultBook(podContext(pod, seed), [...pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })), ...live]);

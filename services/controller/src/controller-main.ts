@@ -12,7 +12,7 @@
  *   ROCELAB_REPLAY_FAULTS    a fault log's live faults and clears (JSON) to apply again
  *   ROCELAB_SEED             seed (default: the topology's)
  */
-import { podToken, type FaultLogEntry } from '@rocelab/runtime';
+import { FaultLogError, faultLogEntries, podToken, type FaultLogEntry } from '@rocelab/runtime';
 import { createLogger } from '@rocelab/telemetry';
 import { loadTopologyFile, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { Controller } from './controller.js';
@@ -76,10 +76,8 @@ export async function runControllerMain(): Promise<never> {
 function replayFaults(text: string | undefined): FaultLogEntry[] {
   if (text === undefined || text === '') return [];
   try {
-    const entries = JSON.parse(text) as unknown;
-    if (!Array.isArray(entries)) throw new Error('not a list');
-    return entries as FaultLogEntry[];
+    return faultLogEntries(JSON.parse(text) as unknown);
   } catch (err) {
-    throw new EnvError(`ROCELAB_REPLAY_FAULTS: expected a JSON list of fault log entries (${err instanceof Error ? err.message : String(err)})`);
+    throw new EnvError(`ROCELAB_REPLAY_FAULTS: ${err instanceof FaultLogError ? err.message : `expected JSON (${err instanceof Error ? err.message : String(err)})`}`);
   }
 }
