@@ -15,16 +15,21 @@ import { planMembers, startLocalPod } from './pod-processes.js';
 import { inlineProgress, showProgress } from './progress.js';
 import { resultText } from './result-text.js';
 
-export interface RunCommandOptions {
-  seed: number | null;
+/** How to run a pod: the part `rocelab run` and `rocelab drill run` share. */
+interface RunMode {
   durationPs: number;
   mode: 'inproc' | 'procs' | 'docker';
   workers: number | null;
   /** The rocelab image for `--mode docker`. */
   image: string;
   dilation: number;
+  /** No progress bar (a JSON line is the only output). */
   json: boolean;
   debugUncountedLoss: string | null;
+}
+
+export interface RunCommandOptions extends RunMode {
+  seed: number | null;
   /** `--trace DIR` with its grids, and `--pcap DIR` with its ports (null: every host port) and snapshot length. */
   trace: { dir: string; ratesIntervalPs: number; queueIntervalPs: number } | null;
   pcap: { dir: string; ports: string[] | null; snaplen: number } | null;
@@ -61,16 +66,8 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   return exitCodeOf(result);
 }
 
-export interface ExecuteOptions {
+export interface ExecuteOptions extends RunMode {
   seed: number;
-  durationPs: number;
-  mode: 'inproc' | 'procs' | 'docker';
-  workers: number | null;
-  image: string;
-  dilation: number;
-  /** No progress bar (a JSON line is the only output). */
-  json: boolean;
-  debugUncountedLoss: string | null;
   /** Prepared directories (`prepareRunFiles`); merged here once the run is over. */
   recording: RecordingOptions;
   /** Every node's report in the result. */
