@@ -47,6 +47,13 @@ export interface NicConfig {
   settings: NicSettings;
   wire: WireModel;
   dscpMap: DscpMap;
+  /**
+   * The host came back from a `restart` (or a `kill` with `for`): its applications are gone, so
+   * the NIC has no queue pairs and posts nothing — `requesters`, `responders` and `traffic` are
+   * not used. Whatever arrives for a QP is dropped (`misdelivered`); the peers' requesters time
+   * out and end in error. Reconnecting is out of scope.
+   */
+  rebooted?: boolean;
 }
 
 /** What happened to one message this host posted (the run's per-flow results). */
@@ -59,7 +66,8 @@ export interface MessageResult {
   sizeBytes: number;
   postedPs: number;
   completedPs: number | null;
-  status: Completion['status'] | 'pending';
+  /** `lost`: still pending when its host was killed (set by the runtime from the dead NIC's results). */
+  status: Completion['status'] | 'pending' | 'lost';
   /** Bytes the responder holds for good (all of them once completed; see `RcRequester.ackedBytes`). */
   deliveredBytes: number;
   /** When the message last made progress (an ACK moved its QP forward after it was posted); null = none yet. */
@@ -168,7 +176,8 @@ export class Nic implements NodeModel {
     const port = ctx.ports[PORT]!;
     this.lineRateBps = port.out.rateBps;
     this.accounting = config.wire.accounting;
-    this.senders = config.requesters.map((end, index) => ({
+    const rebooted = config.rebooted === true;
+    this.senders = (rebooted ? [] : config.requesters).map((end, index) => ({
       index,
       end,
       req: new RcRequester({ mtu: port.out.mtu, recovery: s.recovery, ackTimeoutPs: s.ackTimeoutPs, retryCount: s.retryCount, rnrRetry: s.rnrRetry, initialPsn: 0 }),
@@ -183,10 +192,10 @@ export class Nic implements NodeModel {
       firstFlow: null,
       cnps: 0,
     }));
-    this.receivers = config.responders.map((end, index) => {
+    this.receivers = (rebooted ? [] : config.responders).map((end, index) => {
       const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery });
       resp.postReceive(s.postedReceives);
-      return { timer: QP_TIMER_BASE + config.requesters.length + index, end, resp, np: s.dcqcn.enabled && s.dcqcn.variant !== 'hpcc-ns3' ? new DcqcnNotificationPoint(s.dcqcn.variant, s.cnpIntervalPs) : null };
+      return { timer: QP_TIMER_BASE + this.senders.length + index, end, resp, np: s.dcqcn.enabled && s.dcqcn.variant !== 'hpcc-ns3' ? new DcqcnNotificationPoint(s.dcqcn.variant, s.cnpIntervalPs) : null };
     });
     for (const q of this.senders) {
       this.senderByQpn.set(q.end.qpn, q);
@@ -206,7 +215,7 @@ export class Nic implements NodeModel {
         timePs: (bytes, bps) => wireTimePs(bytes, bps, config.wire),
       },
     );
-    this.nextPost = config.traffic.next();
+    this.nextPost = rebooted ? null : config.traffic.next();
     if (this.nextPost !== null) ctx.setTimer(POST_TIMER, this.nextPost.atPs);
   }
 
@@ -308,9 +317,13 @@ export class Nic implements NodeModel {
         this.onAckOrNak(nowPs, frame);
         break;
       case FrameKind.cnp: {
-        this.ctx.deliver(frame);
         const q = this.senderByQpn.get(frame.destQp);
-        if (q !== undefined) this.onCnp(nowPs, q);
+        if (q === undefined) {
+          this.ctx.drop(frame, 'misdelivered', PORT);
+          break;
+        }
+        this.ctx.deliver(frame);
+        this.onCnp(nowPs, q);
         break;
       }
       case FrameKind.pfc:
@@ -356,9 +369,10 @@ export class Nic implements NodeModel {
   }
 
   private onAckOrNak(nowPs: number, frame: Frame): void {
-    this.ctx.deliver(frame);
     const q = this.senderByQpn.get(frame.destQp);
-    if (q === undefined) return;
+    // No such QP (a rebooted NIC, or a stray reply): nothing consumes it, as for data.
+    if (q === undefined) return this.ctx.drop(frame, 'misdelivered', PORT);
+    this.ctx.deliver(frame);
     if (frame.becn) this.onCnp(nowPs, q);
     const kind = syndromeKind(frame.syndrome);
     let done: Completion[];
@@ -522,6 +536,10 @@ export class Nic implements NodeModel {
 
   heldFrames(): number {
     return this.pfc.heldFrames;
+  }
+
+  heldFramesByPort(): readonly number[] {
+    return [this.pfc.heldFrames];
   }
 
   /** The priorities this NIC pauses its ToR on. */

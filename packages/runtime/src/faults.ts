@@ -2,7 +2,9 @@
  * Faults as engine events (the runtime's part of the fault table, @rocelab/topology
  * `FAULT_KINDS`): each kind becomes link-state changes (class 2) at both ends of a link,
  * impairment patches of link directions, or typed changes for the switch or NIC it targets
- * (class 1) — at its time and, for a fault with `for`, the undoing at its end. Only the events
+ * (class 1) — at its time and, for a fault with `for`, the undoing at its end. A `kill` is a
+ * class-1 event at the node (sim `node-life.ts`) and every link of it down at both ends; its
+ * undoing (`for`, or a clear) and a `restart` boot it again and bring the links up. Only the events
  * of nodes this engine hosts are scheduled, so every mapping schedules the same ones.
  *
  * Events come from the controller: origin = node count, sequence = fault index · STRIDE + the
@@ -25,7 +27,10 @@ type FaultEvent =
   | { atPs: number; type: 'link'; node: number; port: number; up: boolean }
   | { atPs: number; type: 'impair'; node: number; port: number; patch: { loss?: number; dropIpIdLowByte?: number | null; corrupt?: number; packetEvents?: Array<{ qpn: number; index: number; action: 'drop' | 'ecn' | 'corrupt' }> } }
   | { atPs: number; type: 'switch'; node: number; fault: SwitchFault }
-  | { atPs: number; type: 'nic'; node: number; fault: NicFault };
+  | { atPs: number; type: 'nic'; node: number; fault: NicFault }
+  | { atPs: number; type: 'kill'; node: number; fault: number }
+  /** `kill`: the kill fault it undoes (null for a `restart` fault: whatever killed the node). */
+  | { atPs: number; type: 'restart'; node: number; kill: number | null };
 
 export function scheduleFault(engine: Engine, pc: PodContext, fault: FaultSpec, hosted: ReadonlySet<number>): void {
   scheduleEvents(engine, faultEvents(pc, fault), fault.index, fault.atPs, `${fault.kind} ${fault.target}`, hosted);
@@ -52,6 +57,10 @@ function scheduleEvents(engine: Engine, events: readonly FaultEvent[], index: nu
       case 'switch':
       case 'nic':
         return engine.scheduleFault(e.atPs, seq, e.node, 1, e.fault, note);
+      case 'kill':
+        return engine.scheduleKill(e.atPs, seq, e.node, e.fault, note);
+      case 'restart':
+        return engine.scheduleRestart(e.atPs, seq, e.node, e.kill, note);
     }
   });
 }
@@ -79,6 +88,8 @@ function faultPhases(pc: PodContext, fault: FaultSpec): Phases {
   const p = fault.params;
   const node = (name: string) => nodeNamed(pod, name);
   const both = (link: Endpoint, atPs: number, up: boolean): FaultEvent[] => linkEnds(pod, link).map(([n, port]) => ({ atPs, type: 'link', node: n, port, up }));
+  /** Every link of the node, both ends (a dead node's links are down). */
+  const allLinks = (n: NodeSpec, atPs: number, up: boolean): FaultEvent[] => n.ports.flatMap((port) => both({ node: n.name, port: port.name }, atPs, up));
   const onNode = (type: 'nic' | 'switch', n: number, start: NicFault | SwitchFault, undo: NicFault | SwitchFault): Phases => ({
     start: (atPs) => [{ atPs, type, node: n, fault: start } as FaultEvent],
     undo: (atPs) => [{ atPs, type, node: n, fault: undo } as FaultEvent],
@@ -135,6 +146,17 @@ function faultPhases(pc: PodContext, fault: FaultSpec): Phases {
       const qp = flowQp(pc, p.from, p.to, p.workload);
       const packetEvents = p.packets.map((index) => ({ qpn: qp.qpn, index, action: p.action }));
       return { start: (atPs) => [{ atPs, type: 'impair', node: node(p.from).index, port: 0, patch: { packetEvents } }], undo: null };
+    }
+    case 'kill': {
+      const target = node(p.node);
+      return {
+        start: (atPs) => [{ atPs, type: 'kill', node: target.index, fault: fault.index }, ...allLinks(target, atPs, false)],
+        undo: (atPs) => [{ atPs, type: 'restart', node: target.index, kill: fault.index }, ...allLinks(target, atPs, true)],
+      };
+    }
+    case 'restart': {
+      const target = node(p.node);
+      return { start: (atPs) => [{ atPs, type: 'restart', node: target.index, kill: null }, ...allLinks(target, atPs, true)], undo: null };
     }
   }
 }

@@ -1,7 +1,9 @@
 /**
  * The composition root of a node: which model runs for each role, built from the pod. Hosts
  * get the RDMA NIC with their queue pairs and workloads; ToRs, leaves, spines and plain
- * switches get the switch dataplane with routes computed from the topology.
+ * switches get the switch dataplane with routes computed from the topology. A node that
+ * restarts after a `kill` gets a fresh model from the same place: a switch as at pod start, a
+ * host's NIC without queue pairs or traffic (`rebooted`: its applications are gone).
  */
 import { DEFAULT_WIRE_MODEL, Engine, type NodeModel, type WireModel } from '@rocelab/sim';
 import { Nic, type HostPeer, type NicProblem } from '@rocelab/rnic';
@@ -37,7 +39,12 @@ export function podContext(pod: PodSpec, seed: number): PodContext {
   return { pod, seed, wire: wireModelFor(pod.profile), workloads, hosts, qps: qpPlan(pod, seed, workloads, hosts), startPs: firstPostPs(pod, seed, workloads) };
 }
 
-export function createModel(engine: Engine, pc: PodContext, index: number): NodeModel {
+/** How a model is built: at pod start, or for a node that boots again after a `kill`. */
+export interface ModelOptions {
+  rebooted: boolean;
+}
+
+export function createModel(engine: Engine, pc: PodContext, index: number, options: ModelOptions = { rebooted: false }): NodeModel {
   const { pod } = pc;
   const node = pod.nodes[index]!;
   const ctx = engine.context(index);
@@ -58,6 +65,7 @@ export function createModel(engine: Engine, pc: PodContext, index: number): Node
       settings,
       wire: pc.wire,
       dscpMap: DEFAULT_DSCP_MAP,
+      rebooted: options.rebooted,
     });
   }
   // The topology loader already checked these settings; a problem here is a bug.
@@ -80,9 +88,9 @@ export function createModel(engine: Engine, pc: PodContext, index: number): Node
 }
 
 /** Builds a node's model; tests inject scripted models through it. */
-export type ModelFactory = (engine: Engine, pc: PodContext, index: number) => NodeModel;
+export type ModelFactory = (engine: Engine, pc: PodContext, index: number, options?: ModelOptions) => NodeModel;
 
-/** An engine hosting `hosted` node indices of the pod, every model attached. */
+/** An engine hosting `hosted` node indices of the pod, every model attached; restarted nodes get theirs from `factory` too. */
 export function buildEngine(
   pc: PodContext,
   hosted: readonly number[],
@@ -94,5 +102,6 @@ export function buildEngine(
     const model = factory(engine, pc, index);
     engine.attach(index, pc.pod.nodes[index]!.name === debugUncountedLoss ? leakEveryNth(model) : model);
   }
+  engine.onRestart((index) => factory(engine, pc, index, { rebooted: true }));
   return engine;
 }

@@ -23,6 +23,9 @@ import { combineTraceHashes, DROP_REASONS, type DropReason, type Engine } from '
 import type { Profile, Timing } from '@rocelab/topology';
 import { nodeReport } from './node-report.js';
 import type { FaultLogEntry } from './fault-wire.js';
+import { lostNodesOf, mergeLostNodes, type LostNode } from './lost-nodes.js';
+
+export { lostNodesOf, mergeLostNodes, type LostNode, type LostNodeCause } from './lost-nodes.js';
 
 export type Mode = 'inproc' | 'procs' | 'workers' | 'docker';
 
@@ -71,6 +74,8 @@ export interface RunResult {
   nodes?: NodeReport[];
   /** The fault log: the topology's faults, live ones and their clears, as they applied (`rocelab run --faults` replays it). */
   faults: FaultLogEntry[];
+  /** Nodes that died during the run (`kill` faults, and `RunMeta.lostNodes`), by time. */
+  lostNodes: LostNode[];
   rssMiBPerNode: number;
 }
 
@@ -88,6 +93,8 @@ export interface RunMeta {
   /** Include every node's report (`nodes`): unbounded, so only on request. */
   detail?: boolean;
   faultLog?: readonly FaultLogEntry[];
+  /** Lost nodes the fault log does not show (e.g. `cause: 'lost'`: the process hosting them died). */
+  lostNodes?: readonly LostNode[];
 }
 
 /** A hosted node's final numbers, read from its engine. */
@@ -104,7 +111,7 @@ export function nodeFinal(engine: Engine, index: number, role: string, rssBytes:
     dropped: stats.droppedByReason(),
     causalityViolations: stats.causalityViolations,
     rssBytes,
-    results: engine.model(index)?.results?.(engine.nowPs) ?? null,
+    results: resultsOverLives(engine, index),
     report: nodeReport(engine, index, role),
   };
 }
@@ -138,6 +145,7 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     summary: fabricSummary(finals.map((f) => f.report)),
     ...(meta.detail === true ? { nodes: finals.map((f) => f.report) } : {}),
     faults: [...(meta.faultLog ?? [])],
+    lostNodes: mergeLostNodes(lostNodesOf(meta.faultLog ?? [], meta.durationPs), meta.lostNodes ?? []),
     rssMiBPerNode: Math.round((sum((f) => f.rssBytes) / Math.max(1, finals.length) / 2 ** 20) * 10) / 10,
   };
 }
@@ -150,6 +158,38 @@ export function exitCodeOf(result: RunResult): number {
 interface HostResults {
   sent: MessageResult[];
   probes: ProbeResults;
+}
+
+/**
+ * A node's results over all its lives: a host killed and restarted keeps the messages it had
+ * posted, those still pending when it died marked `lost` (its probes still out count as failed).
+ * A switch has none. One life: the model's results as they are.
+ */
+function resultsOverLives(engine: Engine, index: number): unknown {
+  const current = engine.model(index);
+  const retired = engine.retiredModels(index);
+  const now = current?.results?.(engine.nowPs) ?? null;
+  if (retired.length === 0) return now;
+  const lives = retired.map((m) => m.results?.(engine.nowPs) as HostResults | undefined).filter((r) => r !== undefined);
+  if (lives.length === 0) return now;
+  const sent = lives.flatMap((r) => r.sent.map((m): MessageResult => (m.status === 'pending' ? { ...m, status: 'lost' } : m)));
+  const probes: ProbeResults = { sent: 0, failed: 0, pending: 0, rttPs: {}, rttOmitted: 0 };
+  for (const r of lives) {
+    probes.sent += r.probes.sent;
+    probes.failed += r.probes.failed + r.probes.pending;
+    probes.rttOmitted += r.probes.rttOmitted;
+    for (const [peer, rtts] of Object.entries(r.probes.rttPs)) (probes.rttPs[peer] ??= []).push(...rtts);
+  }
+  const last = now as HostResults | null;
+  if (last !== null) {
+    sent.push(...last.sent);
+    probes.sent += last.probes.sent;
+    probes.failed += last.probes.failed;
+    probes.pending += last.probes.pending;
+    probes.rttOmitted += last.probes.rttOmitted;
+    for (const [peer, rtts] of Object.entries(last.probes.rttPs)) (probes.rttPs[peer] ??= []).push(...rtts);
+  }
+  return { sent, probes } satisfies HostResults;
 }
 
 function flowResults(finals: readonly NodeFinal[], meta: RunMeta): { flows: FlowResult[]; flowsOmitted: number; flowTotals: FlowTotals; probes: ProbeSummary } {

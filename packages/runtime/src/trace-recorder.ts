@@ -86,13 +86,17 @@ export class TraceRecorder {
 
   /** The run is over: every host's messages into fct.csv, probes still out into probes.csv, then every buffered row to the sink. */
   finish(): void {
-    for (const index of this.hosted) {
-      const model = this.engine.model(index);
-      if (!(model instanceof Nic)) continue;
+    // Every life of a host that was killed and restarted: a dead one's messages still pending are `lost`.
+    const lives = this.hosted.flatMap((index) => {
+      const current = this.engine.model(index);
+      return [...this.engine.retiredModels(index), current].flatMap((model) => (model instanceof Nic ? [{ index, model, dead: model !== current }] : []));
+    });
+    for (const { index, model, dead } of lives) {
       const name = this.pc.pod.nodes[index]!.name;
       for (const q of model.senderQps) if (q.probe) for (const m of q.messages.values()) this.probeRow(name, m);
       const qps = this.pc.qps.get(name)!.requesters;
-      for (const m of model.results().sent) {
+      for (const sent of model.results().sent) {
+        const m = dead && sent.status === 'pending' ? { ...sent, status: 'lost' as const } : sent;
         const done = m.status === 'success' && m.completedPs !== null;
         const fctPs = done ? m.completedPs! - m.postedPs : null;
         const end = qps.find((q) => q.qpn === m.qpn)!;

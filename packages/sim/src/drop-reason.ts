@@ -16,6 +16,8 @@ export const DROP_REASONS = [
   'watchdog',
   'out_of_sequence',
   'causality',
+  /** Held by, or arriving at, a node that a `kill` fault took down (engine.ts, node-life.ts). */
+  'node_lost',
 ] as const;
 
 export type DropReason = (typeof DROP_REASONS)[number];

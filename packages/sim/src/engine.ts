@@ -14,6 +14,7 @@ import { EventQueue } from './event-queue.js';
 import type { ImpairmentConfig } from './impairments.js';
 import { Transmitter, type WireModel } from './link.js';
 import { NodeContext, type ContextHost, type NodeModel, type NodeNote, type PortInfo } from './node.js';
+import { loseHeldFrames, type KillData, type RestartData, type RestartFactory } from './node-life.js';
 import { NodeStats } from './stats.js';
 import { TraceHash } from './trace-hash.js';
 
@@ -74,10 +75,17 @@ interface HostedPort {
 
 interface Hosted {
   ctx: NodeContext;
+  /** null before `attach`, and while the node is dead (`node-life.ts`). */
   model: NodeModel | null;
   hash: TraceHash;
   seq: number;
   ports: HostedPort[];
+  /** Lives so far: transmitter events carry it, so those of a dead incarnation are discarded. */
+  incarnation: number;
+  /** The fault that killed the node, while it is dead; null while it lives. */
+  killedBy: number | null;
+  /** Models of earlier lives, for the run's results (a killed host's messages). */
+  retired: NodeModel[];
 }
 
 export class EngineError extends Error {
@@ -94,6 +102,9 @@ export class EngineError extends Error {
 const NO_PORT = -1;
 /** The `kind` of a fault event that changes a link direction's impairments rather than a model. */
 const IMPAIRMENT_KIND = 0xff;
+/** The `kind`s of the fault events that kill and restart a node (`node-life.ts`). */
+const KILL_KIND = 0xfe;
+const RESTART_KIND = 0xfd;
 
 /** What a fault event carries: the change for the model (or the impairment patch), and its note. */
 interface FaultData {
@@ -114,6 +125,7 @@ export class Engine implements ContextHost {
   private ready = false;
   private observer: EngineObserver | null = null;
   private readonly samplers: Array<{ sampler: Sampler; nextPs: number }> = [];
+  private restartFactory: RestartFactory | null = null;
   /** The earliest pending grid instant of any sampler (Infinity: none), checked once per event. */
   private nextSamplePs = Infinity;
 
@@ -136,6 +148,11 @@ export class Engine implements ContextHost {
 
   attach(index: number, model: NodeModel): void {
     this.mustHost(index).model = model;
+  }
+
+  /** How a restarted node's model is built (the runtime's composition root). */
+  onRestart(factory: RestartFactory): void {
+    this.restartFactory = factory;
   }
 
   get hostedIndices(): number[] {
@@ -267,6 +284,36 @@ export class Engine implements ContextHost {
     this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, IMPAIRMENT_KIND, port, 0, null, { change: patch, note } satisfies FaultData));
   }
 
+  /**
+   * The node dies at `atPs` (a `kill` fault, number `fault`): a class-1 event (`node-life.ts`).
+   * A kill of a node already dead does nothing (the topology loader refuses one).
+   */
+  scheduleKill(atPs: number, faultSeq: number, node: number, fault: number, note = ''): void {
+    this.mustHost(node);
+    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, KILL_KIND, NO_PORT, 0, null, { fault, note } satisfies KillData));
+  }
+
+  /**
+   * The node boots again at `atPs` with a fresh model: a class-1 event. `kill` names the kill it
+   * undoes (a `kill` with `for`, or one cleared): then it applies only if that kill is what took
+   * the node down. A restart of a living node does nothing.
+   */
+  scheduleRestart(atPs: number, faultSeq: number, node: number, kill: number | null, note = ''): void {
+    this.mustHost(node);
+    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, RESTART_KIND, NO_PORT, 0, null, { kill, note } satisfies RestartData));
+  }
+
+  /** Whether a hosted node is alive (not killed, or restarted since). */
+  alive(node: number): boolean {
+    const h = this.mustHost(node);
+    return h.killedBy === null;
+  }
+
+  /** Models of the node's earlier lives, oldest first (empty for a node never killed). */
+  retiredModels(node: number): readonly NodeModel[] {
+    return this.mustHost(node).retired;
+  }
+
   /** A remote link broke: the node stops expecting it; what it sends there is lost (`link_down`). */
   setRemoteBroken(node: number, port: number): void {
     const h = this.mustHost(node);
@@ -312,16 +359,22 @@ export class Engine implements ContextHost {
     this.queue.push(makeEvent(atPs, EventClass.timer, node, h.seq++, node, timer, NO_PORT, generation, null, null));
   }
 
+  /**
+   * One event at its node. A dead node (model null) still takes link-state changes and
+   * impairment patches (they belong to its links), drops what arrives (`node_lost`), ignores
+   * model faults, and never sees a timer or a transmitter event of its earlier life.
+   */
   private dispatch(event: SimEvent): void {
     const h = this.hosted[event.target]!;
-    const model = h.model!;
+    const model = h.model;
     switch (event.cls) {
       case EventClass.timer:
-        if (!h.ctx.fireTimer(event.kind, event.arg)) return;
+        if (!h.ctx.fireTimer(event.kind, event.arg) || model === null) return;
         h.hash.fold(event);
         model.onTimer(event.timePs, event.kind);
         return;
       case EventClass.transmitter:
+        if (event.arg !== h.incarnation) return;
         h.hash.fold(event);
         h.ctx.transmitters[event.port]!.onEvent(event.timePs, event.kind);
         return;
@@ -335,14 +388,20 @@ export class Engine implements ContextHost {
         const up = event.kind === 1;
         h.ports[event.port]!.rxDown = !up;
         h.ctx.transmitters[event.port]!.setDown(event.timePs, !up);
-        model.onLinkState?.(event.timePs, event.port, up);
+        model?.onLinkState?.(event.timePs, event.port, up);
         return;
       }
       case EventClass.fault: {
         h.hash.fold(event);
+        if (event.kind === KILL_KIND) return this.kill(h, event.timePs, event.data as KillData);
+        if (event.kind === RESTART_KIND) return this.restart(h, event.data as RestartData);
         const { change, note } = event.data as FaultData;
+        if (event.kind !== IMPAIRMENT_KIND) {
+          if (model === null) return; // a model fault at a dead node: its fresh model comes back with its settings
+          if (note !== '') h.ctx.note('fault', event.port, -1, note);
+          return model.onFault?.(event.timePs, change);
+        }
         if (note !== '') h.ctx.note('fault', event.port, -1, note);
-        if (event.kind !== IMPAIRMENT_KIND) return model.onFault?.(event.timePs, change);
         const tx = h.ctx.transmitters[event.port]!;
         const patch = change as Partial<ImpairmentConfig>;
         tx.setImpairments({ ...tx.impairments, ...patch, packetEvents: [...tx.impairments.packetEvents, ...(patch.packetEvents ?? [])] });
@@ -351,10 +410,36 @@ export class Engine implements ContextHost {
     }
   }
 
+  private kill(h: Hosted, nowPs: number, data: KillData): void {
+    const model = h.model;
+    if (model === null) return;
+    loseHeldFrames(h.ctx, model, nowPs);
+    h.retired.push(model);
+    h.model = null;
+    h.killedBy = data.fault;
+    h.incarnation++;
+    h.ctx.resetTimers();
+    h.ctx.note('node_killed', -1, -1, data.note);
+  }
+
+  private restart(h: Hosted, data: RestartData): void {
+    if (h.killedBy === null || (data.kill !== null && data.kill !== h.killedBy)) return;
+    if (this.restartFactory === null) throw new EngineError('config', `node ${h.ctx.name} cannot restart: no model factory registered (Engine.onRestart)`);
+    h.killedBy = null;
+    h.model = this.restartFactory(h.ctx.index);
+    h.ctx.note('node_restarted', -1, -1, data.note);
+    // What the model queued while it was being built (its ports were not pulled yet).
+    for (const tx of h.ctx.transmitters) tx.kick(this.nowPs);
+  }
+
   private arrive(h: Hosted, event: SimEvent): void {
     const frame = event.frame!;
     const port = event.port;
     const ctx = h.ctx;
+    if (h.model === null) {
+      ctx.drop(frame, 'node_lost', port);
+      return;
+    }
     if (h.ports[port]!.rxDown) {
       ctx.drop(frame, 'link_down', port);
       return;
@@ -384,6 +469,9 @@ export class Engine implements ContextHost {
       model: null,
       hash: new TraceHash(),
       seq: 0,
+      incarnation: 0,
+      killedBy: null,
+      retired: [],
       ports: node.ports.map((p) => ({ remote: !hostedSet.has(p.peerNode), rxDown: false, outbox: emptyOutbox() })),
     };
     for (const port of node.ports) {
@@ -393,8 +481,9 @@ export class Engine implements ContextHost {
       const peerPort = port.peerPort;
       const tx: Transmitter = new Transmitter(port.out, wire, {
         schedule: (timePs, kind) =>
-          this.queue.push(makeEvent(timePs, EventClass.transmitter, node.index, hosted.seq++, node.index, kind, port.index, 0, null, null)),
-        source: { nextFrame: (nowPs, pausedMask) => hosted.model!.nextFrame(port.index, nowPs, pausedMask) },
+          this.queue.push(makeEvent(timePs, EventClass.transmitter, node.index, hosted.seq++, node.index, kind, port.index, hosted.incarnation, null, null)),
+        // A dead node's transmitter has nothing to send (a link coming up kicks it).
+        source: { nextFrame: (nowPs, pausedMask) => hosted.model?.nextFrame(port.index, nowPs, pausedMask) ?? null },
         emit: (frame, arrivalPs, fcsBad) => {
           const seq = hosted.seq++;
           if (hp.remote) {

@@ -19,5 +19,6 @@ export * from './link.js';
 export * from './headroom.js';
 export * from './node.js';
 export * from './engine.js';
+export * from './node-life.js';
 export * from './units.js';
 export * from './fields.js';

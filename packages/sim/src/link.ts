@@ -187,6 +187,28 @@ export class Transmitter {
     this.kick(nowPs);
   }
 
+  /**
+   * The node behind this port died (`node-life.ts`): received pauses, ignored priorities and the
+   * PFC control queue are forgotten and the serializer is free. A frame in progress is already
+   * emitted (`transmit` hands it to the wire when its first bit goes out), so it stays in flight;
+   * its pending `done` event belongs to the dead incarnation and the engine discards it.
+   * Counters, impairments and the paused time integrated so far remain. Returns the discarded
+   * control frames, which the caller counts as dropped.
+   */
+  reset(nowPs: number): number {
+    const discarded = this.control.length;
+    this.control.length = 0;
+    for (let p = 0; p < PFC_PRIORITIES; p++) {
+      this.pausedTotalPs[p] = this.pausedPs(p, nowPs);
+      this.pausedSincePs[p] = nowPs;
+      this.pausedUntilPs[p] = Math.min(this.pausedUntilPs[p]!, nowPs);
+    }
+    this.ignoredMask = 0;
+    this.wakeAtPs = -1;
+    this.state = 'idle';
+    return discarded;
+  }
+
   /** The direction's impairments now. */
   get impairments(): ImpairmentConfig {
     return this.impairment.config;

@@ -25,6 +25,8 @@ export interface NodeModel {
   onFault?(nowPs: number, fault: unknown): void;
   /** Frames the model holds in its own queues, for the conservation audit. */
   heldFrames(): number;
+  /** The same frames by the port they wait for (a killed node's losses are counted per port); absent: not attributed. */
+  heldFramesByPort?(): readonly number[];
   /** Role-specific results for the run's output (flows, …). */
   results?(nowPs: number): unknown;
 }
@@ -107,6 +109,14 @@ export class NodeContext {
   timerDeadlinePs(timer: number): number | null {
     const deadline = this.timerDeadline[timer] ?? -1;
     return deadline < 0 ? null : deadline;
+  }
+
+  /**
+   * Engine side: the node died. Every timer is disarmed, so events already scheduled are stale
+   * (discarded unseen) and a fresh model starts with an empty table.
+   */
+  resetTimers(): void {
+    for (let timer = 0; timer < this.timerGeneration.length; timer++) this.cancelTimer(timer);
   }
 
   /** Engine side: is this timer event the current arming? Consumes the deadline if so. */

@@ -90,10 +90,13 @@ export class Switch implements NodeModel {
     this.forwarding = new Forwarding(config.routes, ecmpConfigOf(settings, ctx.index));
     this.l2 = new L2Tables({ arpAgeingPs: settings.arpAgeingPs, macAgeingPs: settings.macAgeingPs, losslessFlood: settings.losslessFlood });
     this.local = new Map(config.attachedHosts.map((h) => [h.ip, h]));
-    // As after the hosts' first ARP exchange: both tables know every attached host.
+    // As after the hosts' first ARP exchange: both tables know every attached host — at pod start,
+    // and again when a restarted switch boots (a simplification: a rebooted switch would relearn
+    // them from the hosts' next ARP exchange and frames).
+    const nowPs = ctx.nowPs;
     for (const h of config.attachedHosts) {
-      this.l2.setArp(0, h.ip, h.mac);
-      this.l2.learn(0, h.mac, h.port);
+      this.l2.setArp(nowPs, h.ip, h.mac);
+      this.l2.learn(nowPs, h.mac, h.port);
     }
     this.mmu = new Mmu(plan.mmu, ports);
     this.pfc = new PfcGenerator(ports, { quanta: settings.pauseQuanta, refreshPs: plan.refreshPs }, {
@@ -104,7 +107,7 @@ export class Switch implements NodeModel {
       () => new EgressScheduler<Queued>({ strictPriorities: settings.strictPriorities, weights: settings.weights, quantumBytes: plan.maxFrameBytes }),
     );
     this.watchdogs = ctx.ports.map(() => new Array<PfcWatchdog | null>(PFC_PRIORITIES).fill(null));
-    this.armWatchdogs(0, settings.watchdog);
+    this.armWatchdogs(nowPs, settings.watchdog);
     this.ecnRng = ctx.rng('ecn');
     this.ecnQueues = ctx.ports.map(() => markingQueues(settings.ecn));
     this.ecnOverride = new Array<EcnConfig | null>(ports * PFC_PRIORITIES).fill(null);
@@ -276,6 +279,10 @@ export class Switch implements NodeModel {
 
   heldFrames(): number {
     return this.held;
+  }
+
+  heldFramesByPort(): readonly number[] {
+    return this.queues.map((q) => q.length());
   }
 
   /** Bytes queued in (`port`, `queue`). */

@@ -34,8 +34,11 @@ test('every kind resolves to base units, with for where it may last', () => {
     '{at: 1ms, kind: ecnMisconfig, node: sw1, priority: 3, kmin: 5KB, kmax: 200KB, pmax: 0.2}',
     '{at: 1ms, kind: watchdog, node: sw1, enabled: false}',
     '{at: 1ms, kind: packetEvent, flow: {from: h1, to: h2}, packets: [5, 17], action: drop}',
+    '{at: 3ms, kind: kill, node: h1, for: 1ms}',
+    '{at: 3ms, kind: kill, node: sw1}',
+    '{at: 5ms, kind: restart, node: sw1}',
   );
-  assert.deepEqual(pod.faults.map((f) => f.kind).sort(), [...FAULT_KIND_NAMES].filter((k) => k !== 'linkUp').flatMap((k) => (k === 'loss' || k === 'pfcMisconfig' ? [k, k] : [k])).sort());
+  assert.deepEqual(pod.faults.map((f) => f.kind).sort(), [...FAULT_KIND_NAMES].filter((k) => k !== 'linkUp').flatMap((k) => (k === 'loss' || k === 'pfcMisconfig' || k === 'kill' ? [k, k] : [k])).sort());
   const by = (kind: string) => pod.faults.filter((f) => f.kind === kind);
   assert.deepEqual([by('linkDown')[0]!.forPs, by('linkDown')[0]!.target], [2_000_000_000, 'h1:p0']);
   assert.deepEqual(by('linkFlap')[0]!.params, { kind: 'linkFlap', link: { node: 'sw1', port: 'p2' }, periodPs: 100_000_000, count: 3 });
@@ -43,6 +46,11 @@ test('every kind resolves to base units, with for where it may last', () => {
   assert.deepEqual(by('slowReceiver')[0]!.params, { kind: 'slowReceiver', node: 'h2', drainBps: 10e9 });
   assert.deepEqual(by('pfcMisconfig')[0]!.params, { kind: 'pfcMisconfig', node: 'sw1', port: 'p1', priority: 3, enabled: null, xoffBytes: 20_000, xonBytes: 10_000 });
   assert.deepEqual(by('packetEvent')[0]!.target, 'h1>h2');
+  assert.deepEqual(by('kill').map((f) => [f.target, f.forPs, f.params]), [
+    ['h1', 1_000_000_000, { kind: 'kill', node: 'h1' }],
+    ['sw1', null, { kind: 'kill', node: 'sw1' }],
+  ]);
+  assert.deepEqual([by('restart')[0]!.target, by('restart')[0]!.forPs], ['sw1', null]);
   for (const kind of FAULT_KIND_NAMES) assert.ok(FAULT_KINDS[kind].summary.length > 10, `${kind} has a summary`);
 });
 
@@ -60,6 +68,8 @@ test('bad faults name file, path and what was expected', () => {
     ['{at: 1ms, kind: packetEvent, flow: {from: h1, to: sw1}, packets: [1], action: drop}', { path: 'faults[0].flow.to', code: 'reference', expected: 'the name of a host' }],
     ['{at: 1ms, kind: linkDown, link: h1:p0, for: 0ms}', { path: 'faults[0].for', code: 'value', expected: 'a duration above 0' }],
     ['{at: soon, kind: linkDown, link: h1:p0}', { path: 'faults[0].at', code: 'value', expected: 'a duration like 1us' }],
+    ['{at: 1ms, kind: kill, node: h9}', { path: 'faults[0].node', code: 'reference', expected: 'the name of a node (a kill fault acts on one)' }],
+    ['{at: 1ms, kind: restart, node: sw1, for: 1ms}', { path: 'faults[0].for', code: 'schema', expected: 'one of the keys' }],
   ];
   for (const [item, want] of cases) assertProblem(() => withFaults(item), { file: 'f.yaml', ...want });
 });

@@ -32,7 +32,8 @@ export type FaultParams =
   | { kind: 'pfcMisconfig'; node: string; port: string | null; priority: number; enabled: boolean | null; xoffBytes: number | null; xonBytes: number | null }
   | { kind: 'ecnMisconfig'; node: string; port: string | null; priority: number | null; enabled: boolean | null; kminBytes: number | null; kmaxBytes: number | null; pmax: number | null }
   | { kind: 'watchdog'; node: string; enabled: boolean; action: WatchdogActionChoice | null }
-  | { kind: 'packetEvent'; from: string; to: string; workload: number | null; packets: number[]; action: PacketAction };
+  | { kind: 'packetEvent'; from: string; to: string; workload: number | null; packets: number[]; action: PacketAction }
+  | { kind: 'kill' | 'restart'; node: string };
 
 export type FaultKind = FaultParams['kind'];
 
@@ -132,6 +133,20 @@ export const FAULT_KINDS: Readonly<Record<FaultKind, KindDef>> = {
     },
     required: ['flow', 'packets', 'action'],
   },
+  kill: {
+    target: 'node',
+    lasting: true,
+    summary: 'the node dies: what it holds and what reaches it is lost (node_lost), its links go down; `for` restarts it',
+    keys: { node: nodeName },
+    required: ['node'],
+  },
+  restart: {
+    target: 'node',
+    lasting: false,
+    summary: 'a killed node boots again, fresh: empty queues, a host without queue pairs or traffic; its links come up',
+    keys: { node: nodeName },
+    required: ['node'],
+  },
 };
 
 export const FAULT_KIND_NAMES = Object.keys(FAULT_KINDS) as FaultKind[];
@@ -161,6 +176,8 @@ export interface FaultContext {
   endpoints: ReadonlySet<string>;
   /** The nodes each node has a link to. */
   neighbours: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Per node, the shortest time from a kill to its restart (`restartGapPs` in node-lives.ts). */
+  restartGapPs: ReadonlyMap<string, number>;
 }
 
 /**
@@ -271,6 +288,9 @@ function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultCon
     }
     case 'watchdog':
       return { kind, node: nodeRef()?.name ?? '', enabled: flag('enabled') ?? true, action: (str('action') as WatchdogActionChoice | null) ?? null };
+    case 'kill':
+    case 'restart':
+      return { kind, node: nodeRef()?.name ?? '' };
     case 'packetEvent': {
       const flow = raw.flow as { from: string; to: string; workload?: number };
       for (const key of ['from', 'to'] as const) {

@@ -26,6 +26,7 @@ export { routeTable, routeTables, type Route } from './routes.js';
 export { DEFAULT_SEED, LINK_DEFAULTS, PROFILES, ROLES, TIMINGS, createTopologySchema, type RawTopology } from './schema.js';
 export { FAULT_KINDS, FAULT_KIND_NAMES, faultItemSchema, resolveFault, type FaultContext, type FaultParams, type FaultTarget, type LinkDirectionChoice, type RawFault } from './fault-kinds.js';
 export { faultContext } from './references.js';
+export { nodeLives, restartGaps, type LifeClear, type LifeFault, type LifeProblem, type NodeLife } from './node-lives.js';
 export { Problems } from './errors.js';
 export { EXPECT, UNITS, UnitError, formatDuration, parseBytes, parseDuration, parseProbability, parseRate } from './units.js';
 export { validateSchema, validateWith } from './validate.js';

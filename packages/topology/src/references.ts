@@ -8,6 +8,7 @@ import { describeValue, type Problems } from './errors.js';
 import type { SchemaExtensions } from './extensions.js';
 import type { NodeTable } from './nodes.js';
 import { resolveFault, type FaultContext } from './fault-kinds.js';
+import { nodeLives, restartGaps } from './node-lives.js';
 import type { FaultSpec, LinkSpec, NodeSpec, WorkloadSpec } from './pod.js';
 import type { RawTopology } from './schema.js';
 import { UNITS } from './units.js';
@@ -34,10 +35,17 @@ export function resolveWorkloads(raw: RawTopology, file: string, table: NodeTabl
   });
 }
 
-/** Faults in the order they apply: by time, then by position in the file. */
+/**
+ * Faults in the order they apply: by time, then by position in the file. Once each resolves,
+ * the rules across faults (a node's kills and restarts, node-lives.ts) run over all of them.
+ */
 export function resolveFaults(raw: RawTopology, links: readonly LinkSpec[], table: NodeTable, problems: Problems): FaultSpec[] {
   const ctx = faultContext(table.byName, links);
+  const before = problems.list.length;
   const faults = (raw.faults ?? []).flatMap((fault, index) => resolveFault(fault, index, `faults[${index}]`, ctx, problems) ?? []);
+  if (problems.list.length === before) {
+    for (const p of nodeLives(faults, [], ctx.restartGapPs).problems) problems.add('value', `faults[${p.fault}].${p.key}`, p.expected, p.actual);
+  }
   return faults.sort((x, y) => x.atPs - y.atPs || x.index - y.index);
 }
 
@@ -47,5 +55,5 @@ export function faultContext(nodes: ReadonlyMap<string, NodeSpec>, links: readon
   for (const l of links) {
     for (const [x, y] of [[l.a.node, l.b.node], [l.b.node, l.a.node]] as const) neighbours.set(x, (neighbours.get(x) ?? new Set()).add(y));
   }
-  return { nodes, endpoints: new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`])), neighbours };
+  return { nodes, endpoints: new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`])), neighbours, restartGapPs: restartGaps(links) };
 }

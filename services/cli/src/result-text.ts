@@ -1,6 +1,6 @@
 /**
  * The run's result as text for a terminal (`rocelab run` without --json, the audit `rocelab up`
- * prints when stopped): the audit first, then what happened in the fabric — paused ports,
+ * prints when stopped): the audit first, the nodes lost during the run, then what happened in the fabric — paused ports,
  * transport trouble per host, flows (stalled ones flagged) and probe latency percentiles.
  */
 import type { RunResult } from '@rocelab/runtime';
@@ -17,7 +17,15 @@ export function resultText(r: RunResult): string {
     `conservation ${r.conservation ? 'holds' : 'FAILS'}, causality violations ${r.causalityViolations}`,
     `trace hash ${r.traceHash}`,
   ];
-  return [...lines, ...pfcSection(r), ...hostSection(r), ...flowSection(r), ...probeSection(r), ''].join('\n');
+  return [...lines, ...lostSection(r), ...pfcSection(r), ...hostSection(r), ...flowSection(r), ...probeSection(r), ''].join('\n');
+}
+
+/** One line per node lost during the run: when, why, and when it came back. */
+function lostSection(r: RunResult): string[] {
+  // A result from an older rocelab has no lostNodes.
+  return (r.lostNodes ?? []).map(
+    (n) => `node ${n.node} ${n.cause === 'fault' ? 'killed' : 'lost'} at ${ms(n.atNs)} ms${n.restartedAtNs === null ? ', not restarted' : `, restarted at ${ms(n.restartedAtNs)} ms`}`,
+  );
 }
 
 const ms = (ns: number | null) => (ns === null ? '–' : (ns / 1e6).toFixed(3));
