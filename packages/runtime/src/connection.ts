@@ -11,6 +11,7 @@ import { decodeEnvelope, encodeEnvelope, PROTOCOL_VERSION, WireError, type Envel
 import type { Logger } from '@rocelab/telemetry';
 import WebSocket from 'ws';
 import { checkProof, makeProof, newNonce } from './auth.js';
+import { refusalReporterFor, type RefusalReporter } from './refusal-reporter.js';
 
 /** Application close codes (4000–4999), documented in docs/errors.md. */
 export const CloseCode = {
@@ -77,9 +78,14 @@ export class Connection {
     this.timer = setTimeout(() => this.pushHello(new HandshakeError(CloseCode.timeout, `no handshake within ${HANDSHAKE_TIMEOUT_MS} ms`)), HANDSHAKE_TIMEOUT_MS);
   }
 
-  /** Server side of the handshake on a freshly accepted socket. */
-  static async accept(ws: WebSocket, key: Buffer, self: Identity, check: HelloCheck, log: Logger): Promise<Connection> {
+  /**
+   * Server side of the handshake on a freshly accepted socket. A refusal is counted in
+   * `refusals` (by default the logger's reporter), which logs at most one line per kind per
+   * interval: a flood of bad handshakes cannot flood the log.
+   */
+  static async accept(ws: WebSocket, key: Buffer, self: Identity, check: HelloCheck, log: Logger, refusals: RefusalReporter = refusalReporterFor(log)): Promise<Connection> {
     const conn = new Connection(ws, 1, log);
+    const peerAddress = (ws as unknown as { _socket?: { remoteAddress?: string } })._socket?.remoteAddress ?? 'unknown';
     const serverNonce = newNonce();
     ws.send(encodeEnvelope({ type: 'hello', hello: { ...self, protocolVersion: PROTOCOL_VERSION, nonce: serverNonce, proof: EMPTY } }));
     try {
@@ -97,7 +103,9 @@ export class Connection {
       conn.peer = hello;
       return conn;
     } catch (err) {
-      throw conn.refuse(err);
+      const e = conn.refuse(err);
+      refusals.refused(closeCodeName(e.code), peerAddress, e.reason, 'handshakes refused');
+      throw e;
     }
   }
 
@@ -124,7 +132,9 @@ export class Connection {
       conn.peer = server;
       return conn;
     } catch (err) {
-      throw conn.refuse(err);
+      const e = conn.refuse(err);
+      log.warn({ code: e.code, reason: e.reason, url }, 'handshake refused');
+      throw e;
     }
   }
 
@@ -214,9 +224,9 @@ export class Connection {
     });
   }
 
+  /** Close the socket with the handshake's failure (the caller logs it). */
   private refuse(err: unknown): HandshakeError {
     const e = err instanceof HandshakeError ? err : new HandshakeError(CloseCode.malformed, err instanceof Error ? err.message : String(err));
-    this.log.warn({ code: e.code, reason: e.reason }, 'handshake refused');
     this.close(e.code, e.reason);
     return e;
   }
@@ -229,6 +239,12 @@ export class Connection {
     if (wasHandshake) this.pushHello(new HandshakeError(code, `closed during handshake: ${reason}`));
     else this.closeHandler(code, reason);
   }
+}
+
+/** The name of a close code (`auth`, `unknownPeer`, …; the refusal log's `kind`), or `code 1006` for others. */
+export function closeCodeName(code: number): string {
+  for (const [name, value] of Object.entries(CloseCode)) if (value === code) return name;
+  return `code ${code}`;
 }
 
 /** A WebSocket close reason is at most 123 bytes of UTF-8. */

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { podKey } from './auth.js';
 import { CloseCode, Connection, WS_OPTIONS, type Identity } from './connection.js';
 import { scheduleWireFault } from './fault-wire.js';
+import { httpLimitsFromEnv, listenWebSocket } from './http-limits.js';
 import { NodeMetrics } from './node-metrics.js';
 import { buildEngine, podContext, type ModelFactory, type PodContext } from './models.js';
 import { directionName, linkName } from './names.js';
@@ -111,11 +112,7 @@ export class MemberProcess {
   /** Listen for links, serve metrics, say Hello to the controller. Resolves once registered. */
   async start(): Promise<{ linkUrl: string; metricsUrls: string[] }> {
     const o = this.options;
-    const server = new WebSocketServer({ host: o.listenHost ?? '127.0.0.1', port: 0, ...WS_OPTIONS });
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', () => resolve());
-      server.once('error', reject);
-    });
+    const server = await listenWebSocket({ host: o.listenHost ?? '127.0.0.1', port: 0, limits: httpLimitsFromEnv(process.env), options: WS_OPTIONS });
     this.server = server;
     server.on('connection', (ws) => void this.acceptLink(ws));
     const linkUrl = `ws://${o.advertiseHost ?? o.listenHost ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}/link`;

@@ -10,6 +10,8 @@ import { createNodeRegistry, serveMetrics, type MetricsEndpoint, type NicMetrics
 import { PFC_PRIORITIES } from '@rocelab/wire';
 import type { PodSpec } from '@rocelab/topology';
 import type { Registry } from 'prom-client';
+import type { RequestListener } from 'node:http';
+import { createHardenedServer, httpLimitsFromEnv, type HttpLimits } from './http-limits.js';
 import { VERSION } from './version.js';
 
 export class NodeMetrics {
@@ -35,11 +37,15 @@ export class NodeMetrics {
     return registry;
   }
 
-  /** One endpoint per hosted node, on `basePort + i` (0: ports chosen by the OS). */
-  async serve(host: string, advertiseHost?: string, basePort = 0): Promise<string[]> {
+  /**
+   * One endpoint per hosted node, on `basePort + i` (0: ports chosen by the OS), each on an
+   * HTTP server with rocelab's time limits (`ROCELAB_HTTP_LIMITS_MS` overrides them).
+   */
+  async serve(host: string, advertiseHost?: string, basePort = 0, limits: HttpLimits = httpLimitsFromEnv(process.env)): Promise<string[]> {
+    const createServer = (listener: RequestListener) => createHardenedServer(limits, listener);
     this.endpoints = await Promise.all(
       this.hosted.map((index, i) =>
-        serveMetrics(() => this.registry(index), { host, port: basePort === 0 ? 0 : basePort + i, ...(advertiseHost === undefined ? {} : { advertiseHost }) }),
+        serveMetrics(() => this.registry(index), { host, port: basePort === 0 ? 0 : basePort + i, createServer, ...(advertiseHost === undefined ? {} : { advertiseHost }) }),
       ),
     );
     return this.endpoints.map((e) => e.url);

@@ -1,8 +1,9 @@
 /**
  * A minimal HTTP endpoint for Prometheus: GET /metrics serves one registry. Ports are chosen
  * by the OS (port 0) unless given, so tests and `npm start` never collide on fixed ports.
+ * `createServer` lets the caller give the server its limits (the runtime's http-limits).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
@@ -13,8 +14,11 @@ export interface MetricsEndpoint {
 }
 
 /** Serve `registry` (or a function returning it; null answers 503 while the node starts). */
-export async function serveMetrics(registry: Registry | (() => Registry | null), options: { host?: string; port?: number; advertiseHost?: string } = {}): Promise<MetricsEndpoint> {
-  const server: Server = createServer((req, res) => {
+export async function serveMetrics(
+  registry: Registry | (() => Registry | null),
+  options: { host?: string; port?: number; advertiseHost?: string; createServer?: (listener: RequestListener) => Server } = {},
+): Promise<MetricsEndpoint> {
+  const server: Server = (options.createServer ?? createServer)((req, res) => {
     if (req.method !== 'GET' || (req.url !== '/metrics' && !req.url?.startsWith('/metrics?'))) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try GET /metrics\n');
       return;

@@ -7,7 +7,7 @@
  * Pacing is the only wall-clock decision here, and it decides *when* a grant goes out, never
  * what it says: results are the same for every dilation.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { lookaheadPs } from '@rocelab/sim';
@@ -17,7 +17,9 @@ import type { PodSpec } from '@rocelab/topology';
 import {
   CloseCode,
   Connection,
+  createHardenedServer,
   FaultBook,
+  httpLimitsFromEnv,
   WS_OPTIONS,
   assembleResult,
   faultToWire,
@@ -27,6 +29,7 @@ import {
   torsOfHosts,
   wireModelFor,
   type FaultLogEntry,
+  type HttpLimits,
   type Mode,
   type NodeFinal,
   type NodeReport,
@@ -113,9 +116,12 @@ export class Controller {
     this.registry = controllerRegistry(() => this.status(), () => this.faults.view(this.virtualPs));
   }
 
-  /** Start serving members (WebSocket) and /status, /metrics (HTTP) on one port. Returns the ws URL. */
-  async listen(): Promise<{ url: string; httpUrl: string }> {
-    const http = createServer((req, res) => this.serveHttp(req, res));
+  /**
+   * Start serving members (WebSocket) and /status, /metrics (HTTP) on one port. Returns the ws
+   * URL. The HTTP server has rocelab's time limits (`ROCELAB_HTTP_LIMITS_MS` overrides them).
+   */
+  async listen(limits: HttpLimits = httpLimitsFromEnv(process.env)): Promise<{ url: string; httpUrl: string }> {
+    const http = createHardenedServer(limits, (req, res) => this.serveHttp(req, res));
     const wss = new WebSocketServer({ server: http, ...WS_OPTIONS });
     wss.on('connection', (ws) => void this.accept(ws));
     const host = this.options.host ?? '127.0.0.1';

@@ -3,32 +3,32 @@
  * state), `POST /faults` (inject one; body = a fault as in a topology file, `at` = now, +D or an
  * absolute time), `DELETE /faults/ID` (withdraw one not yet granted, or clear one that applied)
  * and `DELETE /faults` (all). Every call needs the pod token as a bearer credential; a missing or
- * wrong one gets 401 and, at most every 10 s of wall time, one log line. The rules live in
+ * wrong one gets 401 and is counted in the refusal log (at most one line per 10 s of wall time,
+ * with the counts per caller address and reason). The rules live in
  * `FaultBook`; this file is HTTP and the coordinator.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import type { Coordinator } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
-import { FaultApiError, podKey, type FaultBook } from '@rocelab/runtime';
+import { FaultApiError, podKey, refusalReporterFor, type FaultBook, type RefusalReporter } from '@rocelab/runtime';
 import type { Fault } from '@rocelab/wire';
 
 /** A fault body is a handful of keys; anything bigger is not one. */
 const MAX_BODY_BYTES = 64 * 1024;
-const REFUSAL_LOG_EVERY_MS = 10_000;
 
 export class FaultApi {
-  private lastRefusalLogMs = -Infinity;
-  private refusalsSinceLog = 0;
-
-  /** `key`: the pod key (`podKey(token)`): a caller's token must give the same. */
+  /**
+   * `key`: the pod key (`podKey(token)`): a caller's token must give the same. `refusals`: by
+   * default the logger's reporter, which the controller's WebSocket refusals share.
+   */
   constructor(
     private readonly key: Buffer,
     private readonly book: FaultBook,
     private readonly coordinator: () => Coordinator<Fault> | null,
     private readonly virtualPs: () => number,
     private readonly log: Logger,
+    private readonly refusals: RefusalReporter = refusalReporterFor(log),
   ) {}
 
   async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -105,14 +105,10 @@ export class FaultApi {
     return key.length === this.key.length && timingSafeEqual(key, this.key);
   }
 
-  /** One log line per 10 s at most, with how many refusals it stands for. */
+  /** Counted by the controller's refusal reporter: one log line per 10 s at most, with the counts per caller. */
   private noteRefusal(req: IncomingMessage): void {
-    this.refusalsSinceLog++;
-    const now = performance.now();
-    if (now - this.lastRefusalLogMs < REFUSAL_LOG_EVERY_MS) return;
-    this.log.warn({ method: req.method, url: req.url, from: req.socket.remoteAddress, refusals: this.refusalsSinceLog }, 'fault API call without the pod token refused (401)');
-    this.lastRefusalLogMs = now;
-    this.refusalsSinceLog = 0;
+    const why = req.headers.authorization === undefined ? 'no bearer token' : /^Bearer ./.test(req.headers.authorization) ? 'another pod token' : 'not a bearer token';
+    this.refusals.refused('faultApi', req.socket.remoteAddress ?? 'unknown', `${req.method} ${req.url}: ${why}`, 'fault API calls without the pod token refused (401)');
   }
 }
 
