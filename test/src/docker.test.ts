@@ -65,6 +65,11 @@ before(async () => {
   const clos = cli(['topology', 'clos', '--spines', '1', '--leaves-per-pod', '2', '--tors-per-pod', '2', '--pods', '1', '--hosts-per-tor', '2', '--name', 'small', '--seed', '5', '--permutation', '256MB', '--pingmesh', '100us']);
   assert.equal(clos.status, 0, clos.stderr);
   writeFileSync(join(work, 'small.yaml'), clos.stdout.replace(/^defaults:\n/m, 'defaults:\n  nic: {qpMetrics: true}\n'));
+  // The same pod with a NIC pause storm from 200 µs (a second or two in), so that the
+  // dashboards' fault annotations have an active fault to mark.
+  const storm = cli(['topology', 'clos', '--spines', '1', '--leaves-per-pod', '2', '--tors-per-pod', '2', '--pods', '1', '--hosts-per-tor', '2', '--name', 'small', '--seed', '5', '--permutation', '256MB', '--pingmesh', '100us', '--pause-storm', 'h4@200us']);
+  assert.equal(storm.status, 0, storm.stderr);
+  writeFileSync(join(work, 'small-storm.yaml'), storm.stdout.replace(/^defaults:\n/m, 'defaults:\n  nic: {qpMetrics: true}\n'));
 });
 
 after(() => {
@@ -217,7 +222,7 @@ test('the rocelab image runs as a numeric non-root user, and its controller refu
 
 test('a small pod under docker-compose: promtool-clean /metrics, and every dashboard query returns series from a real Prometheus', { timeout: 600_000 }, async (t) => {
   if (!needsDocker(t)) return;
-  const { pod, prometheus } = await composePod(t, join(work, 'small.yaml'), null);
+  const { pod, prometheus } = await composePod(t, join(work, 'small-storm.yaml'), null);
   const targets = 9 + 1;
   try {
     await until(`${targets} targets up in Prometheus`, 180_000, async () => ((await scalar(prometheus, 'count(up == 1)')) === targets ? true : null));

@@ -27,3 +27,4 @@ export * from './flows.js';
 export * from './probes.js';
 export * from './trace-format.js';
 export * from './ideal-fct.js';
+export { mergeNodeReports } from './merge-reports.js';

@@ -9,6 +9,7 @@
  */
 import { decodeEnvelope, encodeEnvelope, PROTOCOL_VERSION, WireError, type Envelope, type Hello } from '@rocelab/wire';
 import type { Logger } from '@rocelab/telemetry';
+import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { checkProof, makeProof, newNonce } from './auth.js';
 import { refusalReporterFor, type RefusalReporter } from './refusal-reporter.js';
@@ -175,6 +176,39 @@ export class Connection {
   /** Send raw bytes (tests use it to play a misbehaving peer). */
   sendRaw(bytes: Uint8Array | string): void {
     this.ws.send(bytes);
+  }
+
+  /**
+   * Notice a peer that is gone without closing (a frozen process, a cut network): a ping every
+   * `intervalMs`; no pong for `timeoutMs` closes the connection with `timeout`, so its close
+   * handler runs. Wall time decides only when a dead peer is noticed, never what the pod
+   * computes. Returns a function that stops the heartbeat.
+   */
+  heartbeat(intervalMs: number, timeoutMs: number): () => void {
+    let lastPongMs = performance.now();
+    let lastTickMs = lastPongMs;
+    const onPong = () => (lastPongMs = performance.now());
+    this.ws.on('pong', onPong);
+    const timer = setInterval(() => {
+      if (this.phase !== 'open') return stop();
+      const now = performance.now();
+      // This process was busy (a long window): a pong may be waiting unread, so judge afresh.
+      if (now - lastTickMs > 2 * intervalMs) lastPongMs = now;
+      lastTickMs = now;
+      if (now - lastPongMs > timeoutMs) {
+        stop();
+        this.ws.terminate();
+        this.finish(CloseCode.timeout, `no answer to pings for ${timeoutMs} ms`);
+        return;
+      }
+      this.ws.ping();
+    }, intervalMs);
+    timer.unref();
+    const stop = () => {
+      clearInterval(timer);
+      this.ws.off('pong', onPong);
+    };
+    return stop;
   }
 
   close(code: number, reason: string): void {

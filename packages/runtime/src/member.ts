@@ -1,26 +1,33 @@
 /**
  * A member process: it hosts one or more nodes of the pod, connects to the controller, opens
- * one WebSocket per link to a node hosted elsewhere, and runs the window protocol of
- * `@rocelab/sync` — one batch per link per window, neighbour lockstep inside a lease, a report
- * to the controller at each lease end. `switch` and `host` services are members hosting one
- * node; `--workers K` runs K members hosting several each.
+ * one WebSocket per link to a node hosted elsewhere (`member-links.ts`), and runs the window
+ * protocol of `@rocelab/sync` — one batch per link per window, neighbour lockstep inside a
+ * lease, a report to the controller at each lease end (`report-wire.ts`). `switch` and `host`
+ * services are members hosting one node; `--workers K` runs K members hosting several each.
+ *
+ * A member that was lost (its process died) can start again and rejoin a running pod: the
+ * controller's directory says so, the member connects every link to the neighbours still
+ * there, and its nodes boot with fresh state at the first lease it is granted.
  */
 import { performance } from 'node:perf_hooks';
-import type { Engine, Outbox } from '@rocelab/sim';
+import type { Engine } from '@rocelab/sim';
 import { MemberSync, type MemberAction } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
-import type { LinkSpec, PodSpec } from '@rocelab/topology';
+import type { PodSpec } from '@rocelab/topology';
 import type { Directory, Envelope, Grant, LinkBatch, Report } from '@rocelab/wire';
-import { WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
 import { podKey } from './auth.js';
 import { CloseCode, Connection, WS_OPTIONS, type Identity } from './connection.js';
 import { scheduleWireFault } from './fault-wire.js';
 import { httpLimitsFromEnv, listenWebSocket } from './http-limits.js';
+import { BatchWatchdog } from './liveness.js';
+import { RemoteLinks, type RemoteLink } from './member-links.js';
 import { NodeMetrics } from './node-metrics.js';
 import { buildEngine, podContext, type ModelFactory, type PodContext } from './models.js';
-import { directionName, linkName } from './names.js';
+import { linkName } from './names.js';
 import { attachRecording, NO_RECORDING, type Recording, type RecordingOptions } from './recording.js';
+import { toWireNode } from './report-wire.js';
 import { nodeFinal } from './result.js';
 
 export interface MemberOptions {
@@ -40,6 +47,8 @@ export interface MemberOptions {
   log: Logger;
   /** Wall time to wait for a neighbour's batch before closing its link as misbehaving. */
   batchTimeoutMs?: number;
+  /** Pings on the controller connection: a controller gone without closing is noticed within interval + timeout. */
+  heartbeat?: { intervalMs: number; timeoutMs: number };
   debugUncountedLoss?: string | null;
   /** Model construction (default: the real switch and NIC models). */
   models?: ModelFactory;
@@ -47,34 +56,23 @@ export interface MemberOptions {
   recording?: RecordingOptions;
 }
 
-/**
- * Sequence numbers of link-down events the controller declares (origin = the controller):
- * far above the topology faults' (2 × fault index + end), unique per lease, link and end.
- */
-const DECLARED_DOWN_SEQ = 2 ** 40;
+/** The member's controller went away: the pod cannot go on, so neither can the member. */
+export class ControllerLostError extends Error {}
 
-/** One link to a node hosted by another member. */
-interface RemoteLink {
-  name: string;
-  spec: LinkSpec;
-  localNode: number;
-  localPort: number;
-  /** This member dials (it hosts the link's `a` end). */
-  dialer: boolean;
-  conn: Connection | null;
-  live: boolean;
-  sent: number;
-  accepted: number;
-  outName: string;
-  inName: string;
-}
+/**
+ * Sequence numbers of link-state events the controller declares (origin = the controller):
+ * far above the topology faults' (fault index × 4096 + event), unique per lease, link and end.
+ */
+const DECLARED_SEQ = 2 ** 40;
+const DEFAULT_HEARTBEAT = { intervalMs: 2_000, timeoutMs: 6_000 };
 
 export class MemberProcess {
   private readonly log: Logger;
   private readonly key: Buffer;
   private pc: PodContext | null = null;
   private readonly hosted: number[];
-  private readonly remote = new Map<string, RemoteLink>();
+  private readonly hostedSet: ReadonlySet<number>;
+  private links: RemoteLinks | null = null;
   private engine: Engine | null = null;
   private recording: Recording | null = null;
   private sync: MemberSync | null = null;
@@ -82,11 +80,13 @@ export class MemberProcess {
   private server: WebSocketServer | null = null;
   private readonly metrics: NodeMetrics;
   private windowsRun = 0;
-  private failedThisLease: RemoteLink[] = [];
-  private readonly failedEver: RemoteLink[] = [];
-  private progress = 0;
-  private watchdog: NodeJS.Timeout | null = null;
-  private linksReady!: () => void;
+  private readonly watchdog: BatchWatchdog;
+  private watchdogTimer: NodeJS.Timeout | null = null;
+  private stopHeartbeat: () => void = () => undefined;
+  /** A rejoining member's engine is built at its first grant; batches that beat that grant wait here. */
+  private early: Array<{ link: RemoteLink; batch: LinkBatch }> = [];
+  private rejoining = false;
+  private linksReady: (() => void) | null = null;
   /** Resolves once the directory has been applied: links can be accepted from then on. */
   private readonly directoryApplied: Promise<void>;
   private markDirectoryApplied!: () => void;
@@ -103,7 +103,9 @@ export class MemberProcess {
       return node.index;
     });
     this.hosted.sort((a, b) => a - b);
+    this.hostedSet = new Set(this.hosted);
     this.metrics = new NodeMetrics(options.pod, this.hosted, () => this.engine, () => this.windowsRun);
+    this.watchdog = new BatchWatchdog(options.batchTimeoutMs ?? 60_000, performance.now());
     this.done = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
     this.directoryApplied = new Promise<void>((resolve) => (this.markDirectoryApplied = resolve));
     this.done.catch(() => undefined);
@@ -123,14 +125,17 @@ export class MemberProcess {
       (env) => this.onControl(env),
       (code, reason) => this.onControlClosed(code, reason),
     );
+    const beat = o.heartbeat ?? DEFAULT_HEARTBEAT;
+    this.stopHeartbeat = this.control.heartbeat(beat.intervalMs, beat.timeoutMs);
     this.log.info({ nodes: o.nodes, linkUrl }, 'registered with the controller');
     return { linkUrl, metricsUrls };
   }
 
   /** Close everything (also after a failure). */
   async stop(): Promise<void> {
-    if (this.watchdog !== null) clearInterval(this.watchdog);
-    for (const link of this.remote.values()) link.conn?.close(CloseCode.shutdown, 'member stopping');
+    if (this.watchdogTimer !== null) clearInterval(this.watchdogTimer);
+    this.stopHeartbeat();
+    for (const link of this.links?.all() ?? []) link.conn?.close(CloseCode.shutdown, 'member stopping');
     this.control?.close(CloseCode.normal, 'member stopping');
     await new Promise<void>((resolve) => (this.server === null ? resolve() : this.server.close(() => resolve())));
     await this.metrics.close();
@@ -157,10 +162,11 @@ export class MemberProcess {
 
   private onControlClosed(code: number, reason: string): void {
     if (this.finished) return;
-    this.fail(new Error(`controller connection closed (${code}): ${reason}`));
+    this.fail(new ControllerLostError(`the controller at ${this.options.controllerUrl} is gone (${code}: ${reason}); without it the pod cannot go on`));
   }
 
   private fail(err: unknown): void {
+    if (this.finished) return;
     const error = err instanceof Error ? err : new Error(String(err));
     this.log.error({ err: error.message }, 'member failed');
     this.finished = true;
@@ -169,56 +175,59 @@ export class MemberProcess {
 
   /** The directory says who hosts what: build the engine, connect the remote links, report ready. */
   private async setup(directory: Directory): Promise<void> {
-    const pod = this.options.pod;
-    this.pc = podContext(pod, directory.seed);
-    const hostedSet = new Set(this.hosted);
-    const owner = new Map<string, string>();
-    for (const m of directory.members) for (const n of m.nodes) owner.set(n, m.id);
-    const urlOf = new Map(directory.members.map((m) => [m.id, m.linkUrl]));
-    this.engine = buildEngine(this.pc, this.hosted, this.options.debugUncountedLoss ?? null, this.options.models);
-    this.recording = attachRecording(this.engine, this.pc, this.hosted, this.options.recording ?? NO_RECORDING);
-    for (const spec of pod.links) {
-      const aNode = pod.nodes.find((n) => n.name === spec.a.node)!;
-      const bNode = pod.nodes.find((n) => n.name === spec.b.node)!;
-      const aHere = hostedSet.has(aNode.index);
-      if (aHere === hostedSet.has(bNode.index)) continue;
-      const [local, localSpec, from, to] = aHere ? [aNode, spec.a, spec.a, spec.b] : [bNode, spec.b, spec.b, spec.a];
-      const port = local.ports.find((p) => p.name === localSpec.port)!;
-      this.remote.set(linkName(spec), {
-        name: linkName(spec),
-        spec,
-        localNode: local.index,
-        localPort: port.index,
-        dialer: aHere,
-        conn: null,
-        live: true,
-        sent: 0,
-        accepted: 0,
-        outName: directionName(from, to),
-        inName: directionName(to, from),
-      });
-    }
-    this.sync = new MemberSync([...this.remote.keys()]);
+    this.pc = podContext(this.options.pod, directory.seed);
+    this.links = new RemoteLinks(this.options.pod, this.hostedSet);
+    this.rejoining = directory.rejoin;
+    this.sync = new MemberSync(this.links.names, { rejoin: directory.rejoin });
+    // A rejoining member's nodes boot at the first lease it is granted: its engine starts then.
+    if (!directory.rejoin) this.buildEngine(0, false);
     this.markDirectoryApplied();
     const allUp = new Promise<void>((resolve) => (this.linksReady = resolve));
     this.checkLinksReady();
-    const dials = [...this.remote.values()]
-      .filter((l) => l.dialer)
+    const urlOf = new Map<string, string>();
+    for (const m of directory.members) for (const n of m.nodes) urlOf.set(n, m.linkUrl);
+    // At the start the `a` end dials; a rejoining member dials every link, to whoever is still there.
+    const dials = [...this.links.all()]
+      .filter((l) => directory.rejoin || l.dialer)
       .map(async (link) => {
-        const url = urlOf.get(owner.get(link.spec.b.node)!)!;
-        const conn = await Connection.connect(url, this.key, { node: link.spec.a.node, role: 'link', link: link.name, nodes: [], linkUrl: '', metricsUrls: [] }, this.log);
-        this.attach(link, conn);
+        const far = this.farNode(link);
+        try {
+          const conn = await Connection.connect(urlOf.get(far)!, this.key, { node: this.nearNode(link), role: 'link', link: link.name, nodes: [], linkUrl: '', metricsUrls: [] }, this.log);
+          this.attach(link, conn);
+        } catch (err) {
+          if (!directory.rejoin) throw err;
+          // Its neighbour is gone too: the link stays down until that one rejoins and dials it.
+          this.log.warn({ link: link.name, err: err instanceof Error ? err.message : String(err) }, 'rejoin: link not reachable; it stays down');
+          link.live = false;
+          this.sync!.onLinkFailed(link.name);
+          this.checkLinksReady();
+        }
       });
     await Promise.all(dials);
     await allUp;
-    this.watchdog = setInterval(() => this.checkProgress(), Math.max(1000, (this.options.batchTimeoutMs ?? 60_000) / 4));
-    this.watchdog.unref();
-    this.log.info({ links: this.remote.size, windowPs: directory.windowPs }, 'links up; ready');
-    this.control!.send({ type: 'report', report: this.report(0, false) });
+    this.watchdogTimer = setInterval(() => this.checkProgress(), this.watchdog.checkEveryMs);
+    this.watchdogTimer.unref();
+    this.log.info({ links: this.links.names.length, windowPs: directory.windowPs, rejoin: directory.rejoin }, 'links up; ready');
+    this.control!.send({ type: 'report', report: this.readyReport() });
   }
 
-  private async acceptLink(ws: import('ws').WebSocket): Promise<void> {
+  private buildEngine(startPs: number, rebooted: boolean): void {
+    const o = this.options;
+    this.engine = buildEngine(this.pc!, this.hosted, o.debugUncountedLoss ?? null, o.models, { startPs, rebooted });
+    this.recording = attachRecording(this.engine, this.pc!, this.hosted, o.recording ?? NO_RECORDING);
+  }
+
+  private nearNode(link: RemoteLink): string {
+    return link.dialer ? link.spec.a.node : link.spec.b.node;
+  }
+
+  private farNode(link: RemoteLink): string {
+    return link.dialer ? link.spec.b.node : link.spec.a.node;
+  }
+
+  private async acceptLink(ws: WebSocket): Promise<void> {
     let link: RemoteLink | undefined;
+    let reconnect = false;
     // A neighbour may dial before our directory arrived: hold its socket until we know our links.
     await this.directoryApplied;
     try {
@@ -227,15 +236,24 @@ export class MemberProcess {
         this.key,
         { node: this.options.id, role: 'member', link: '', nodes: [], linkUrl: '', metricsUrls: [] },
         (hello) => {
-          link = this.remote.get(hello.link);
-          if (link === undefined || link.dialer) return { code: CloseCode.unknownPeer, reason: `unknown link ${hello.link || '(none)'}: no such link ends at ${this.options.id}` };
-          if (hello.node !== link.spec.a.node) return { code: CloseCode.unknownPeer, reason: `node ${hello.node} is not the far end of ${hello.link}` };
-          if (link.conn !== null) return { code: CloseCode.unknownPeer, reason: `link ${hello.link} is already connected` };
+          link = this.links!.get(hello.link);
+          if (link === undefined) return { code: CloseCode.unknownPeer, reason: `unknown link ${hello.link || '(none)'}: no such link ends at ${this.options.id}` };
+          if (hello.node !== this.farNode(link)) return { code: CloseCode.unknownPeer, reason: `node ${hello.node} is not the far end of ${hello.link}` };
+          // A failed link may be dialled again by a neighbour that rejoins the pod.
+          reconnect = !link.live;
+          if (!reconnect && (link.dialer || link.conn !== null)) return { code: CloseCode.unknownPeer, reason: `link ${hello.link} is already connected` };
           return null;
         },
         this.log,
       );
-      this.attach(link!, conn);
+      if (reconnect) {
+        this.links!.reconnect(link!, conn);
+        this.sync!.onLinkReconnected(link!.name);
+        this.listenOn(link!, conn);
+        this.log.info({ link: link!.name }, 'link reconnected by a rejoining neighbour');
+      } else {
+        this.attach(link!, conn);
+      }
     } catch {
       // Refused: Connection.accept logged the reason and closed the socket; the member keeps running.
     }
@@ -243,61 +261,84 @@ export class MemberProcess {
 
   private attach(link: RemoteLink, conn: Connection): void {
     link.conn = conn;
-    conn.listen(
-      (env) => this.onLinkMessage(link, env),
-      (code, reason) => this.onLinkClosed(link, code, reason),
-    );
+    this.listenOn(link, conn);
     this.log.debug({ link: link.name }, 'link up');
     this.checkLinksReady();
   }
 
-  private checkLinksReady(): void {
-    for (const link of this.remote.values()) if (link.conn === null) return;
-    this.linksReady?.();
+  private listenOn(link: RemoteLink, conn: Connection): void {
+    conn.listen(
+      (env) => this.onLinkMessage(link, conn, env),
+      (code, reason) => this.onLinkClosed(link, conn, code, reason),
+    );
   }
 
-  private onLinkMessage(link: RemoteLink, env: Envelope): void {
+  private checkLinksReady(): void {
+    if (this.links?.allConnected) this.linksReady?.();
+  }
+
+  private onLinkMessage(link: RemoteLink, conn: Connection, env: Envelope): void {
     if (env.type !== 'batch') {
-      link.conn!.close(CloseCode.protocol, `expected Batch on link ${link.name}, got ${env.type}`);
+      conn.close(CloseCode.protocol, `expected Batch on link ${link.name}, got ${env.type}`);
       return;
     }
-    const batch = env.batch;
+    if (this.engine === null) {
+      // A neighbour ran the joining lease's first window before our grant arrived.
+      this.early.push({ link, batch: env.batch });
+      return;
+    }
+    this.takeBatch(link, env.batch);
+  }
+
+  private takeBatch(link: RemoteLink, batch: LinkBatch): void {
     const actions = this.sync!.onBatch(link.name, batch.lease, batch.window);
     if (!actions.some((a) => a.type === 'close' && a.link === link.name)) {
-      this.engine!.deliverRemote(link.localNode, link.localPort, batch);
-      link.accepted += batch.frames.length;
-      this.progress++;
+      this.links!.deliver(this.engine!, link, batch);
+      this.watchdog.onProgress();
     }
     this.perform(actions);
   }
 
-  private onLinkClosed(link: RemoteLink, code: number, reason: string): void {
-    if (!link.live || this.finished) return;
+  private onLinkClosed(link: RemoteLink, conn: Connection, code: number, reason: string): void {
+    if (this.finished || link.conn !== conn) return;
+    link.conn = null;
+    if (this.engine === null ? !link.live : !this.links!.fail(this.engine, link)) return;
     link.live = false;
     this.log.warn({ link: link.name, code, reason }, 'link closed: declared down from the next window');
-    this.engine!.setRemoteBroken(link.localNode, link.localPort);
-    this.failedThisLease.push(link);
     this.perform(this.sync!.onLinkFailed(link.name));
   }
 
   private onGrant(grant: Grant): void {
+    if (this.engine === null) this.buildEngine(grant.startPs, true);
     const engine = this.engine!;
-    const hostedSet = new Set(this.hosted);
-    grant.linksDown.forEach((name, i) => {
-      const link = this.options.pod.links.find((l) => linkName(l) === name);
-      if (link === undefined) return;
-      [link.a, link.b].forEach((end, e) => {
-        const node = this.options.pod.nodes.find((n) => n.name === end.node)!;
-        const seq = DECLARED_DOWN_SEQ + grant.lease * 2 ** 20 + 2 * i + e;
-        if (hostedSet.has(node.index)) engine.scheduleLinkState(grant.startPs, seq, node.index, node.ports.find((p) => p.name === end.port)!.index, false);
-      });
-    });
+    this.scheduleLinkStates(grant.linksDown, grant, false);
+    this.scheduleLinkStates(grant.linksUp, grant, true);
+    this.links!.bringUp(grant.linksUp);
     for (const loss of grant.losses) {
-      const link = [...this.remote.values()].find((l) => l.outName === loss.link);
+      const link = [...this.links!.all()].find((l) => l.outName === loss.link);
       if (link !== undefined) engine.context(link.localNode).stats.countDrops('link_down', link.localPort, loss.frames);
     }
-    for (const fault of grant.faults) scheduleWireFault(engine, this.pc!, fault, hostedSet);
-    this.perform(this.sync!.onGrant(grant));
+    for (const fault of grant.faults) scheduleWireFault(engine, this.pc!, fault, this.hostedSet);
+    const actions = this.sync!.onGrant(grant);
+    for (const { link, batch } of this.early.splice(0)) this.takeBatch(link, batch);
+    this.perform(actions);
+  }
+
+  /** Link-state changes the controller declared at the lease start, at the ends this member hosts. */
+  private scheduleLinkStates(names: readonly string[], grant: Grant, up: boolean): void {
+    const pod = this.options.pod;
+    names.forEach((name, i) => {
+      const link = pod.links.find((l) => linkName(l) === name);
+      if (link === undefined) return;
+      [link.a, link.b].forEach((end, e) => {
+        const node = pod.nodes.find((n) => n.name === end.node)!;
+        if (!this.hostedSet.has(node.index)) return;
+        // A rejoining member's own ends come up with its nodes' boot.
+        if (up && this.rejoining) return;
+        const seq = DECLARED_SEQ + grant.lease * 2 ** 20 + (up ? 2 ** 19 : 0) + 2 * i + e;
+        this.engine!.scheduleLinkState(grant.startPs, seq, node.index, node.ports.find((p) => p.name === end.port)!.index, up);
+      });
+    });
   }
 
   /** Carry out protocol actions; running a window may complete the next at once, so loop. */
@@ -311,17 +352,14 @@ export class MemberProcess {
           queue.push(...this.sync!.windowShipped());
           break;
         case 'report':
+          this.rejoining = false;
           this.control!.send({ type: 'report', report: this.report(action.lease, action.final) });
           break;
         case 'close': {
-          const link = this.remote.get(action.link)!;
+          const link = this.links!.get(action.link)!;
           this.log.warn({ link: action.link, reason: action.reason }, 'closing misbehaving link');
           link.conn?.close(CloseCode.protocol, action.reason);
-          if (link.live) {
-            link.live = false;
-            this.engine!.setRemoteBroken(link.localNode, link.localPort);
-            this.failedThisLease.push(link);
-          }
+          this.links!.fail(this.engine!, link);
           break;
         }
       }
@@ -332,84 +370,46 @@ export class MemberProcess {
     const engine = this.engine!;
     engine.runUntil(untilPs);
     this.windowsRun++;
-    this.progress++;
-    for (const link of this.remote.values()) {
-      const out: Outbox = engine.takeOutbox(link.localNode, link.localPort);
-      if (!link.live) {
-        // Emitted before the link broke, never shipped: lost on the dead link.
-        engine.context(link.localNode).stats.countDrops('link_down', link.localPort, out.frames.length);
-        continue;
-      }
-      const batch: LinkBatch = { lease, window, ...out };
-      link.conn!.send({ type: 'batch', batch });
-      link.sent += out.frames.length;
-    }
+    this.watchdog.onProgress();
+    this.links!.ship(engine, lease, window);
   }
 
+  /** Lease 0: links connected, nothing run. */
+  private readyReport(): Report {
+    return { lease: 0, hasNextEvent: false, nextEventPs: 0, nodes: [], links: [], linksFailed: [], linkTotals: [] };
+  }
+
+  /**
+   * Every lease: each node's counters and every link's counts so far (what the controller
+   * accounts a lost member with); the final report adds the nodes' results.
+   */
   private report(lease: number, final: boolean): Report {
     const engine = this.engine!;
     const next = engine.nextEventPs();
     // Rows reach their files before the controller hears of this lease: once it has every final report, they are complete.
     if (final) this.recording?.finish();
     else this.recording?.flush();
-    const failed = this.failedThisLease.splice(0);
-    this.failedEver.push(...failed);
-    // The final report repeats every failed link's counts: the controller settles each once.
-    const counted = final ? this.failedEver : failed;
+    const failed = this.links!.takeFailed();
     const rss = process.memoryUsage().rss / this.hosted.length;
     return {
       lease,
       hasNextEvent: next !== null,
       nextEventPs: next ?? 0,
-      nodes: this.hosted.map((i) => {
-        const f = final ? nodeFinal(engine, i, this.options.pod.nodes[i]!.role, rss) : null;
-        return {
-          node: engine.context(i).name,
-          hash: engine.digest(i),
-          events: engine.eventsProcessed(i),
-          stats:
-            f === null
-              ? null
-              : {
-                  sent: f.sent,
-                  delivered: f.delivered,
-                  queued: f.queued,
-                  dropped: f.dropped,
-                  causalityViolations: f.causalityViolations,
-                  rssBytes: Math.round(f.rssBytes),
-                  resultsJson: JSON.stringify(f.results),
-                  reportJson: JSON.stringify(f.report),
-                },
-        };
-      }),
-      links: counted.flatMap((l) => [
-        { link: l.outName, sender: true, frames: l.sent },
-        { link: l.inName, sender: false, frames: l.accepted },
-      ]),
+      nodes: this.hosted.map((i) => toWireNode(nodeFinal(engine, i, this.options.pod.nodes[i]!.role, rss, { results: final }), final)),
+      links: this.links!.failedCounts(failed, final),
       linksFailed: failed.map((l) => l.name),
+      linkTotals: this.links!.totals(),
     };
   }
 
   /** Nobody waits forever for a batch that will not come: a link silent for too long is closed. */
-  private lastProgress = -1;
-  private lastProgressAt = performance.now();
   private checkProgress(): void {
-    if (this.sync?.phase !== 'awaitingBatches') {
-      this.lastProgress = this.progress;
-      this.lastProgressAt = performance.now();
-      return;
-    }
-    if (this.progress !== this.lastProgress) {
-      this.lastProgress = this.progress;
-      this.lastProgressAt = performance.now();
-      return;
-    }
-    const limit = this.options.batchTimeoutMs ?? 60_000;
-    if (performance.now() - this.lastProgressAt < limit) return;
-    const { lease, window } = this.sync.position;
-    for (const name of this.sync.missing()) {
-      const reason = `no batch for lease ${lease} window ${window} within ${limit} ms`;
-      this.perform([{ type: 'close', link: name, reason }, ...this.sync.onLinkFailed(name)]);
+    const sync = this.sync;
+    if (sync === null || !this.watchdog.expired(performance.now(), sync.phase === 'awaitingBatches')) return;
+    const { lease, window } = sync.position;
+    for (const name of sync.missing()) {
+      const reason = `no batch for lease ${lease} window ${window} within ${this.options.batchTimeoutMs ?? 60_000} ms`;
+      this.perform([{ type: 'close', link: name, reason }, ...sync.onLinkFailed(name)]);
     }
   }
 
@@ -417,14 +417,14 @@ export class MemberProcess {
     return this.windowsRun;
   }
 
-  /** The engine, once the directory arrived (diagnostics and tests). */
+  /** The engine, once built (diagnostics and tests). */
   get engineOrNull(): Engine | null {
     return this.engine;
   }
 
   /** The connection of a remote link by name (diagnostics and tests). */
   linkConnection(name: string): Connection | null {
-    return this.remote.get(name)?.conn ?? null;
+    return this.links?.get(name)?.conn ?? null;
   }
 }
 

@@ -96,10 +96,12 @@ export function buildEngine(
   hosted: readonly number[],
   debugUncountedLoss: string | null = null,
   factory: ModelFactory = createModel,
+  /** A member rejoining a running pod: its engine starts at `startPs`, its nodes booted afresh (`rebooted`). */
+  start: { startPs: number; rebooted: boolean } = { startPs: 0, rebooted: false },
 ): Engine {
-  const engine = new Engine({ seed: pc.seed, nodes: pc.pod.nodes, hosted, wire: pc.wire });
+  const engine = new Engine({ seed: pc.seed, nodes: pc.pod.nodes, hosted, wire: pc.wire, startPs: start.startPs });
   for (const index of hosted) {
-    const model = factory(engine, pc, index);
+    const model = factory(engine, pc, index, { rebooted: start.rebooted });
     engine.attach(index, pc.pod.nodes[index]!.name === debugUncountedLoss ? leakEveryNth(model) : model);
   }
   engine.onRestart((index) => factory(engine, pc, index, { rebooted: true }));

@@ -98,7 +98,7 @@ export interface RunMeta {
 }
 
 /** A hosted node's final numbers, read from its engine. */
-export function nodeFinal(engine: Engine, index: number, role: string, rssBytes: number): NodeFinal {
+export function nodeFinal(engine: Engine, index: number, role: string, rssBytes: number, options: { results: boolean } = { results: true }): NodeFinal {
   const ctx = engine.context(index);
   const stats = ctx.stats;
   return {
@@ -111,7 +111,8 @@ export function nodeFinal(engine: Engine, index: number, role: string, rssBytes:
     dropped: stats.droppedByReason(),
     causalityViolations: stats.causalityViolations,
     rssBytes,
-    results: resultsOverLives(engine, index),
+    // A lease report leaves them out: a host's messages and probes are large and only the end's count.
+    results: options.results ? resultsOverLives(engine, index) : null,
     report: nodeReport(engine, index, role),
   };
 }
@@ -150,9 +151,17 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
   };
 }
 
-/** Exit status of `rocelab run`: 1 when conservation fails or any causality violation happened. */
+/**
+ * Exit status of `rocelab run`: 1 when conservation fails, any causality violation happened, or
+ * a node was lost that no fault asked for (its process died); a `kill` fault's loss is the drill.
+ */
 export function exitCodeOf(result: RunResult): number {
-  return result.conservation && result.causalityViolations === 0 ? 0 : 1;
+  return result.conservation && result.causalityViolations === 0 && unplannedLosses(result).length === 0 ? 0 : 1;
+}
+
+/** Nodes lost because the process hosting them died, not because a fault killed them. */
+export function unplannedLosses(result: RunResult): LostNode[] {
+  return (result.lostNodes ?? []).filter((n) => n.cause === 'lost');
 }
 
 interface HostResults {

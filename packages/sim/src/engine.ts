@@ -33,6 +33,11 @@ export interface EngineOptions {
   wire: WireModel;
   /** Events allowed at one instant before the engine declares a livelock (a model bug). */
   maxEventsPerInstant?: number;
+  /**
+   * Virtual time the engine starts at (default 0): a member that rejoins a running pod boots its
+   * nodes at the lease it joins, and nothing before it happened here.
+   */
+  startPs?: number;
 }
 
 /**
@@ -131,6 +136,7 @@ export class Engine implements ContextHost {
 
   constructor(options: EngineOptions) {
     this.seed = options.seed;
+    this.nowPs = this.horizonPs = options.startPs ?? 0;
     this.nodes = options.nodes;
     this.maxEventsPerInstant = options.maxEventsPerInstant ?? 10_000_000;
     this.wire = options.wire;

@@ -127,6 +127,71 @@ test('a lost member stops being waited for and its links go down', () => {
   assert.throws(() => c.onReport(report('m2', 2, 3_000)), /unknown or lost/);
 });
 
+test('a lost member is named in the next grant; rejoined, it runs from the following one with its links up', () => {
+  const links = new Map([
+    ['m1', ['a:p0--b:p0', 'a:p1--c:p0']],
+    ['m2', ['a:p0--b:p0']],
+    ['m3', ['a:p1--c:p0']],
+  ]);
+  const c = new Coordinator({ members: ['m1', 'm2', 'm3'], windowPs: W, endPs: null, linksOfMember: links });
+  c.start();
+  c.onReport(report('m1', 1, 3_000));
+  c.onReport(report('m3', 1, 3_000));
+  const g2 = grantOf(c.onMemberLost('m2'));
+  assert.deepEqual([g2.membersLost, g2.linksDown, g2.linksUp], [['m2'], ['a:p0--b:p0'], []]);
+  assert.deepEqual(c.lostMembers, ['m2']);
+  assert.throws(() => c.rejoin('m1'), /was not lost/);
+  assert.throws(() => c.rejoin('m9'), /never a member/);
+  c.rejoin('m2');
+  assert.deepEqual(c.lostMembers, []);
+  c.onReport(report('m1', 2, 3_000));
+  const g3 = grantOf(c.onReport(report('m3', 2, 3_000)));
+  assert.deepEqual([g3.membersJoined, g3.linksUp, g3.linksDown, g3.membersLost], [['m2'], ['a:p0--b:p0'], [], []]);
+  // From this lease on it is waited for like everyone else.
+  c.onReport(report('m1', 3, 3_000));
+  assert.deepEqual(c.onReport(report('m3', 3, 3_000)), { type: 'wait' });
+  const g4 = grantOf(c.onReport(report('m2', 3, 3_000)));
+  assert.deepEqual([g4.membersJoined, g4.linksUp], [[], []]);
+});
+
+test('a rejoining member does not bring up a link whose other end is still lost; that one comes up when both are back', () => {
+  const links = new Map([
+    ['m1', ['a:p0--b:p0']],
+    ['m2', ['a:p0--b:p0', 'b:p1--c:p0']],
+    ['m3', ['b:p1--c:p0']],
+  ]);
+  const c = new Coordinator({ members: ['m1', 'm2', 'm3'], windowPs: W, endPs: null, linksOfMember: links });
+  c.start();
+  c.onMemberLost('m2');
+  c.onMemberLost('m3');
+  const g2 = grantOf(c.onReport(report('m1', 1, 3_000)));
+  assert.deepEqual(g2.linksDown, ['a:p0--b:p0', 'b:p1--c:p0']);
+  c.rejoin('m2');
+  const g3 = grantOf(c.onReport(report('m1', 2, 3_000)));
+  assert.deepEqual(g3.linksUp, ['a:p0--b:p0'], 'm3 is still gone');
+  c.rejoin('m3');
+  c.onReport(report('m1', 3, 3_000));
+  const g4 = grantOf(c.onReport(report('m2', 3, 3_000)));
+  assert.deepEqual([g4.membersJoined, g4.linksUp], [['m3'], ['b:p1--c:p0']]);
+});
+
+test('a link that failed before its member was lost can fail again after the rejoin, and is settled again', () => {
+  const links = new Map([
+    ['m1', ['a:p0--b:p0']],
+    ['m2', ['a:p0--b:p0']],
+  ]);
+  const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: null, linksOfMember: links });
+  c.start();
+  c.onReport(report('m1', 1, 5_000, { linksFailed: ['a:p0--b:p0'], linkCounts: [{ link: 'a:p0>b:p0', side: 'sender', frames: 10 }] }));
+  c.onReport(report('m2', 1, 5_000, { linksFailed: ['a:p0--b:p0'], linkCounts: [{ link: 'a:p0>b:p0', side: 'receiver', frames: 10 }] }));
+  c.onMemberLost('m2');
+  c.rejoin('m2');
+  c.onReport(report('m1', 2, 5_000));
+  c.onReport(report('m1', 3, 5_000, { linksFailed: ['a:p0--b:p0'], linkCounts: [{ link: 'a:p0>b:p0', side: 'sender', frames: 4 }] }));
+  const g = grantOf(c.onReport(report('m2', 3, 5_000, { linksFailed: ['a:p0--b:p0'], linkCounts: [{ link: 'a:p0>b:p0', side: 'receiver', frames: 1 }] })));
+  assert.deepEqual([g.linksDown, g.losses], [['a:p0--b:p0'], [{ link: 'a:p0>b:p0', frames: 3 }]]);
+});
+
 test('reports are checked: wrong lease and duplicates are protocol errors', () => {
   const c = new Coordinator({ members: ['m1', 'm2'], windowPs: W, endPs: null });
   c.start();

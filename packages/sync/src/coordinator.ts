@@ -47,6 +47,10 @@ export class Coordinator<F extends TimedFault = TimedFault> {
   private readonly losses = new Map<string, PendingLoss>();
   private readonly settled = new Set<string>();
   private readonly lossesNext: LinkLossNote[] = [];
+  private readonly everMember: ReadonlySet<string>;
+  private readonly lostNext = new Set<string>();
+  private readonly joiningNext = new Set<string>();
+  private readonly linksUpNext = new Set<string>();
   private readonly maxWindows: number;
   private readonly idleJumpWindows: number;
   private readonly idleSpanPs: number;
@@ -57,6 +61,7 @@ export class Coordinator<F extends TimedFault = TimedFault> {
     if (!(Number.isSafeInteger(config.windowPs) && config.windowPs > 0)) throw new RangeError(`window must be a positive integer ps, got ${config.windowPs}`);
     if (config.members.length === 0) throw new RangeError('a pod needs at least one member');
     this.alive = new Set(config.members);
+    this.everMember = new Set(config.members);
     this.pendingFaults = [...(config.faults ?? [])].sort((a, b) => a.atPs - b.atPs || a.id - b.id);
     this.maxWindows = config.maxWindowsPerLease ?? 128;
     this.idleJumpWindows = config.idleJumpWindows ?? 3;
@@ -94,16 +99,52 @@ export class Coordinator<F extends TimedFault = TimedFault> {
     return this.advanceIfComplete();
   }
 
-  /** A member's process or connection is gone: its links go down at the next lease. */
+  /**
+   * A member's process or connection is gone: its links go down at the next lease, and nobody
+   * waits for it any more. The pod carries on with the others; with none left, the run ends.
+   */
   onMemberLost(member: string): Step<F> {
-    if (!this.alive.delete(member)) return { type: 'wait' };
+    if (!this.alive.delete(member)) {
+      // Lost again before its rejoin took effect: it simply does not join.
+      this.joiningNext.delete(member);
+      return { type: 'wait' };
+    }
     this.reports.delete(member);
-    for (const link of this.config.linksOfMember?.get(member) ?? []) this.declareDown(link);
+    this.lostNext.add(member);
+    for (const link of this.linksOf(member)) {
+      this.linksUpNext.delete(link);
+      this.declareDown(link);
+    }
     if (this.alive.size === 0) {
       this.state = 'finished';
       return { type: 'finished', endPs: this.current?.endPs ?? 0 };
     }
     return this.state === 'leasing' ? this.advanceIfComplete() : { type: 'wait' };
+  }
+
+  /**
+   * A lost member is back (a restarted process with fresh state, its links connected): it runs
+   * from the next lease on, and its links come up at that lease's start. Its links' failure
+   * bookkeeping starts afresh, so they can fail (and be settled) again.
+   */
+  rejoin(member: string): void {
+    if (this.alive.has(member) || this.joiningNext.has(member)) throw new Error(`coordinator: ${member} rejoins but was not lost`);
+    if (!this.everMember.has(member)) throw new Error(`coordinator: ${member} was never a member`);
+    if (this.state === 'finished') return;
+    this.joiningNext.add(member);
+    for (const link of this.linksOf(member)) {
+      // A link to a member that is itself lost stays down until that one rejoins too.
+      if (!this.endsPresent(link)) continue;
+      this.declaredDown.delete(link);
+      this.linksDownNext.delete(link);
+      this.linksUpNext.add(link);
+      for (const direction of directionsOf(link)) this.forgetDirection(direction);
+    }
+  }
+
+  /** Members that are neither alive nor rejoining. */
+  get lostMembers(): string[] {
+    return [...this.everMember].filter((m) => !this.alive.has(m) && !this.joiningNext.has(m)).sort();
   }
 
   /**
@@ -201,6 +242,7 @@ export class Coordinator<F extends TimedFault = TimedFault> {
     const final = windows === 0 || endPs === runEnd;
     const faults: F[] = [];
     while (this.pendingFaults.length > 0 && this.pendingFaults[0]!.atPs < endPs) faults.push(this.pendingFaults.shift()!);
+    for (const member of this.joiningNext) this.alive.add(member);
     const grant: Grant<F> = {
       lease: (this.current?.lease ?? 0) + 1,
       startPs,
@@ -210,12 +252,36 @@ export class Coordinator<F extends TimedFault = TimedFault> {
       final,
       faults,
       linksDown: [...this.linksDownNext].sort(),
+      linksUp: [...this.linksUpNext].sort(),
+      membersLost: [...this.lostNext].sort(),
+      membersJoined: [...this.joiningNext].sort(),
       losses: this.lossesNext.splice(0),
     };
     this.linksDownNext.clear();
+    this.linksUpNext.clear();
+    this.lostNext.clear();
+    this.joiningNext.clear();
     this.current = grant;
     this.windowsGranted += windows;
     return { type: 'grant', grant };
+  }
+
+  private linksOf(member: string): readonly string[] {
+    return this.config.linksOfMember?.get(member) ?? [];
+  }
+
+  /** Whether every member with an end on `link` is alive or joining. */
+  private endsPresent(link: string): boolean {
+    for (const m of this.everMember) {
+      if (this.alive.has(m) || this.joiningNext.has(m)) continue;
+      if (this.linksOf(m).includes(link)) return false;
+    }
+    return true;
+  }
+
+  private forgetDirection(direction: string): void {
+    this.settled.delete(direction);
+    this.losses.delete(direction);
   }
 
   private declareDown(link: string): void {
@@ -245,3 +311,8 @@ export class Coordinator<F extends TimedFault = TimedFault> {
   }
 }
 
+/** The two directions `a>b` and `b>a` of a link named `a--b` (names as the runtime gives them). */
+function directionsOf(link: string): string[] {
+  const [a, b] = link.split('--');
+  return b === undefined ? [] : [`${a}>${b}`, `${b}>${a}`];
+}

@@ -12,6 +12,9 @@ const grant = (lease: number, startPs: number, windows: number, final = false): 
   final,
   faults: [],
   linksDown: [],
+  linksUp: [],
+  membersLost: [],
+  membersJoined: [],
   losses: [],
 });
 
@@ -82,4 +85,38 @@ test('a zero-window closing lease reports at once, final', () => {
   assert.deepEqual(m.onGrant(grant(2, 100, 0, true)), [{ type: 'report', lease: 2, final: true }]);
   assert.equal(m.phase, 'finished');
   assert.throws(() => m.onGrant(grant(3, 100, 1)), /state finished/);
+});
+
+test('a rejoining member takes its first grant whatever its number', () => {
+  const m = new MemberSync(['L1'], { rejoin: true });
+  assert.deepEqual(m.onGrant(grant(7, 700, 1)), [{ type: 'run', lease: 7, window: 1, untilPs: 800 }]);
+  assert.deepEqual(m.windowShipped(), []);
+  assert.deepEqual(m.onBatch('L1', 7, 1), [{ type: 'report', lease: 7, final: false }]);
+  assert.throws(() => m.onGrant(grant(9, 900, 1)), /grant 9 after lease 7/);
+});
+
+test('a link reconnected by a rejoining neighbour is taken early and waited for from the grant that brings it up', () => {
+  const m = new MemberSync(['L1', 'L2']);
+  m.onGrant(grant(1, 0, 1));
+  m.onLinkFailed('L2');
+  m.windowShipped();
+  assert.deepEqual(m.onBatch('L1', 1, 1), [{ type: 'report', lease: 1, final: false }]);
+  m.onLinkReconnected('L2');
+  // The neighbour ran the joining lease's first window before our grant arrived.
+  assert.deepEqual(m.onBatch('L2', 2, 1), []);
+  const up = { ...grant(2, 100, 1), linksUp: ['L2'] };
+  m.onGrant(up);
+  m.windowShipped();
+  assert.deepEqual(m.onBatch('L1', 2, 1), [{ type: 'report', lease: 2, final: false }], 'L2 already arrived');
+  assert.throws(() => m.onLinkReconnected('L9'), /not one of this member's links/);
+  assert.throws(() => m.onLinkReconnected('L2'), /reconnected while live/);
+});
+
+test('without a grant that brings it up, a reconnected link is not waited for', () => {
+  const m = new MemberSync(['L1', 'L2']);
+  m.onGrant(grant(1, 0, 1));
+  m.onLinkFailed('L2');
+  m.onLinkReconnected('L2');
+  m.windowShipped();
+  assert.deepEqual(m.onBatch('L1', 1, 1), [{ type: 'report', lease: 1, final: false }]);
 });

@@ -26,12 +26,23 @@ export class MemberSync {
   private grant: Grant<TimedFault> | null = null;
   private window = 0;
   private readonly live: Set<string>;
+  /** Links reconnected by a rejoining neighbour: live from the grant that brings them up. */
+  private readonly joining = new Set<string>();
   /** Links whose batch for a window arrived, keyed `lease/window`; at most two keys are live. */
   private readonly arrived = new Map<string, Set<string>>();
   private lastLease = 0;
+  private rejoining: boolean;
 
-  constructor(remoteLinks: readonly string[]) {
-    this.live = new Set(remoteLinks);
+  /**
+   * `rejoin`: this member is a restarted process joining a running pod; its first grant may have
+   * any lease number, and its links are live from it on.
+   */
+  constructor(
+    private readonly known: readonly string[],
+    options: { rejoin?: boolean } = {},
+  ) {
+    this.live = new Set(known);
+    this.rejoining = options.rejoin === true;
   }
 
   get phase(): MemberState {
@@ -56,7 +67,15 @@ export class MemberSync {
 
   onGrant(grant: Grant<TimedFault>): MemberAction[] {
     if (this.state !== 'awaitingGrant') throw new Error(`member: grant ${grant.lease} in state ${this.state}`);
+    if (this.rejoining) {
+      this.lastLease = grant.lease - 1;
+      this.rejoining = false;
+    }
     if (grant.lease !== this.lastLease + 1) throw new Error(`member: grant ${grant.lease} after lease ${this.lastLease}`);
+    for (const link of grant.linksUp) {
+      if (!this.joining.delete(link)) continue;
+      this.live.add(link);
+    }
     this.grant = grant;
     this.lastLease = grant.lease;
     if (grant.windows === 0) return this.endLease();
@@ -74,7 +93,7 @@ export class MemberSync {
 
   /** A neighbour's batch for (`lease`, `window`) arrived on `link`. */
   onBatch(link: string, lease: number, window: number): MemberAction[] {
-    if (!this.live.has(link)) return [];
+    if (!this.live.has(link) && !this.joining.has(link)) return [];
     const key = `${lease}/${window}`;
     const [current, next] = this.acceptable();
     if (key !== current && key !== next) {
@@ -89,8 +108,20 @@ export class MemberSync {
 
   /** A remote link failed or was closed: stop waiting for it from now on. */
   onLinkFailed(link: string): MemberAction[] {
+    this.joining.delete(link);
     if (!this.live.delete(link)) return [];
     return this.state === 'awaitingBatches' ? this.advanceIfComplete() : [];
+  }
+
+  /**
+   * A failed link was reconnected by a neighbour that rejoins the pod: its batches are taken
+   * from now on (it may run the joining lease's first window before our grant arrives), and it
+   * is waited for from the grant that lists it in `linksUp`.
+   */
+  onLinkReconnected(link: string): void {
+    if (!this.known.includes(link)) throw new Error(`member: ${link} is not one of this member's links`);
+    if (this.live.has(link)) throw new Error(`member: ${link} reconnected while live`);
+    this.joining.add(link);
   }
 
   private fail(link: string, reason: string): MemberAction[] {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { lagSeconds, maxLeasePsForDilation, releaseAtWallMs } from './pacing.js';
 import type { Grant, TimedFault } from './types.js';
 
-const grant = (startPs: number): Grant<TimedFault> => ({ lease: 1, startPs, windowPs: 1e6, windows: 1, endPs: startPs + 1e6, final: false, faults: [], linksDown: [], losses: [] });
+const grant = (startPs: number): Grant<TimedFault> => ({ lease: 1, startPs, windowPs: 1e6, windows: 1, endPs: startPs + 1e6, final: false, faults: [], linksDown: [], linksUp: [], membersLost: [], membersJoined: [], losses: [] });
 
 test('a grant is released at D times its start: 10,000 wall s per virtual s puts 1 ms at 10 s', () => {
   assert.equal(releaseAtWallMs(grant(1e9), 10_000), 10_000);

@@ -27,6 +27,11 @@ export interface Grant<F extends TimedFault = TimedFault> {
   faults: F[];
   /** Links declared down at `startPs` (link names `a-node:port>b-node:port` as in the topology). */
   linksDown: string[];
+  /** Links back up at `startPs`: a lost member rejoined with fresh state (its links as above). */
+  linksUp: string[];
+  /** Members declared lost at `startPs`, and members that rejoin at `startPs` (they run this lease). */
+  membersLost: string[];
+  membersJoined: string[];
   /** Frames lost in transit on broken links, to be counted by their senders as `link_down`. */
   losses: LinkLossNote[];
 }

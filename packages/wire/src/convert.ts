@@ -87,6 +87,7 @@ function toDirectory(m: pb.Directory): Directory {
     windowPs: m.windowPs,
     seed: m.seed,
     runId: m.runId,
+    rejoin: m.rejoin,
   };
 }
 
@@ -101,6 +102,9 @@ function toGrant(m: pb.Grant): Grant {
     faults: (m.faults as pb.Fault[]).map(toFault),
     linksDown: own(m.linksDown),
     losses: (m.losses as pb.LinkLoss[]).map((x) => ({ link: x.link, frames: x.frames })),
+    linksUp: own(m.linksUp),
+    membersLost: own(m.membersLost),
+    membersJoined: own(m.membersJoined),
   };
 }
 
@@ -136,6 +140,7 @@ function toReport(m: pb.Report): Report {
     nodes: (m.nodes as pb.NodeReport[]).map(toNodeReport),
     links: (m.links as pb.LinkCount[]).map((x) => ({ link: x.link, sender: x.sender, frames: x.frames })),
     linksFailed: own(m.linksFailed),
+    linkTotals: (m.linkTotals as pb.LinkCount[]).map((x) => ({ link: x.link, sender: x.sender, frames: x.frames })),
   };
 }
 

@@ -80,6 +80,7 @@ export function sampleEnvelopes(): Envelope[] {
         windowPs: 1_016_800,
         seed: 2 ** 52 + 1,
         runId: 'run-ü-1',
+        rejoin: true,
       },
     },
     {
@@ -94,6 +95,9 @@ export function sampleEnvelopes(): Envelope[] {
         faults: [fault, { ...fault, id: 8, kind: 'impair' }],
         linksDown: ['h1:p0>tor1:p1', 'tor1:p1>h1:p0'],
         losses: [{ link: 'tor1:p9>spine1:p1', frames: 2 ** 35 }],
+        linksUp: ['h2:p0--tor1:p2'],
+        membersLost: ['h3'],
+        membersJoined: ['h2'],
       },
     },
     {
@@ -125,6 +129,7 @@ export function sampleEnvelopes(): Envelope[] {
           { link: 'tor1:p1>h1:p0', sender: false, frames: 12 },
         ],
         linksFailed: ['tor1:p9>spine1:p1'],
+        linkTotals: [{ link: 'h1:p0>tor1:p1', sender: true, frames: 2 ** 42 }],
       },
     },
     { type: 'fault', fault },

@@ -61,6 +61,8 @@ export interface Directory {
   windowPs: number;
   seed: number;
   runId: string;
+  /** Sent to a restarted member joining a running pod: it starts with fresh state. */
+  rejoin: boolean;
 }
 
 export interface Member {
@@ -84,6 +86,11 @@ export interface Grant {
   linksDown: string[];
   /** Frames lost in transit on links that broke. */
   losses: LinkLoss[];
+  /** Links back up at startPs: a lost member rejoined (link names). */
+  linksUp: string[];
+  /** Members declared lost at startPs, and members that rejoin at startPs. */
+  membersLost: string[];
+  membersJoined: string[];
 }
 
 export interface LinkLoss {
@@ -102,6 +109,8 @@ export interface Report {
   links: LinkCount[];
   /** Remote links this member saw fail in this lease. */
   linksFailed: string[];
+  /** Every remote link direction's count so far: a lost member is accounted from its neighbours' counts. */
+  linkTotals: LinkCount[];
 }
 
 /** One end's count of a failed link direction; sent − accepted was lost in transit. */
@@ -118,7 +127,7 @@ export interface NodeReport {
   /** Running SHA-256 of the node's model events so far. */
   hash: Uint8Array;
   events: number;
-  /** Only in the final report (proto message-field presence), null otherwise. */
+  /** Counters at the lease end (proto message-field presence; null when not sent). */
   stats: NodeStats | null;
 }
 

@@ -60,6 +60,9 @@ function checkGrant(m: Grant, l: L): void {
   checkCount(m.faults.length, l.maxRepeated, 'Grant.faults');
   m.faults.forEach((fault, i) => checkFault(fault, l, `Grant.faults[${i}]`));
   checkStrings(m.linksDown, l.maxRepeated, l.maxStringBytes, 'Grant.linksDown');
+  checkStrings(m.linksUp, l.maxRepeated, l.maxStringBytes, 'Grant.linksUp');
+  checkStrings(m.membersLost, l.maxRepeated, l.maxStringBytes, 'Grant.membersLost');
+  checkStrings(m.membersJoined, l.maxRepeated, l.maxStringBytes, 'Grant.membersJoined');
   checkCount(m.losses.length, l.maxRepeated, 'Grant.losses');
   m.losses.forEach((loss, i) => {
     checkString(loss.link, l.maxStringBytes, `Grant.losses[${i}].link`);
@@ -97,11 +100,13 @@ function checkReport(m: Report, l: L): void {
   checkU64(m.nextEventPs, 'Report.nextEventPs');
   checkCount(m.nodes.length, l.maxRepeated, 'Report.nodes');
   m.nodes.forEach((node, i) => checkNodeReport(node, l, `Report.nodes[${i}]`));
-  checkCount(m.links.length, l.maxRepeated, 'Report.links');
-  m.links.forEach((link, i) => {
-    checkString(link.link, l.maxStringBytes, `Report.links[${i}].link`);
-    checkU64(link.frames, `Report.links[${i}].frames`);
-  });
+  for (const [name, list] of [['links', m.links], ['linkTotals', m.linkTotals]] as const) {
+    checkCount(list.length, l.maxRepeated, `Report.${name}`);
+    list.forEach((link, i) => {
+      checkString(link.link, l.maxStringBytes, `Report.${name}[${i}].link`);
+      checkU64(link.frames, `Report.${name}[${i}].frames`);
+    });
+  }
   checkStrings(m.linksFailed, l.maxRepeated, l.maxStringBytes, 'Report.linksFailed');
 }
 

@@ -80,6 +80,7 @@ interface RunFlags {
   pcapPorts?: string[];
   pcapSnaplen?: number;
   faults?: string;
+  respawn?: boolean;
 }
 
 // `rocelab … | head` closes our stdout early: that is the reader's choice, not an error.
@@ -110,6 +111,7 @@ program
   .option('--pcap <dir>', 'write one pcap per captured port there (RoCEv2 and PFC as real bytes, virtual-time ns)')
   .option('--pcap-ports <list>', 'ports to capture, node:port,… (default: every host port)', (text: string) => text.split(',').map((p) => p.trim()).filter(Boolean))
   .option('--faults <log>', 'apply the live faults of a fault log again (rocelab up --fault-log): the same run, the same trace hash')
+  .option('--respawn', 'procs, workers, docker: a member process that dies is started again and rejoins with fresh state')
   .option('--pcap-snaplen <bytes>', `bytes kept of each frame (${MIN_SNAPLEN}–262144; default whole frames)`, snaplen)
   .addOption(new Option('--debug-uncounted-loss <node>', 'self-test of the conservation audit').hideHelp())
   .action(async (file: string, o: RunFlags, cmd: Command) => {
@@ -129,6 +131,7 @@ program
       trace: o.trace === undefined ? null : { dir: o.trace, ...DEFAULT_TRACE_SETTINGS, ...o.traceInterval },
       pcap: o.pcap === undefined ? null : { dir: o.pcap, ports: o.pcapPorts ?? null, snaplen: o.pcapSnaplen ?? DEFAULT_PCAP_SNAPLEN },
       faults: o.faults ?? null,
+      respawn: o.respawn === true,
     });
   });
 
@@ -287,7 +290,7 @@ try {
     const exitCode = (err as { exitCode?: number }).exitCode ?? 2;
     process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : exitCode === 1 ? 2 : exitCode;
   } else {
-    process.stderr.write(`rocelab: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`rocelab: ${err instanceof Error ? (process.env.ROCELAB_LOG_LEVEL === 'debug' ? err.stack : err.message) : String(err)}\n`);
     process.exitCode = 2;
   }
 }

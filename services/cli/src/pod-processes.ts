@@ -2,6 +2,10 @@
  * Local processes of a pod: one member per node (`procs`: the switch and host services
  * themselves) or K workers sharing the nodes (`rocelab member`). Every child is killed when
  * this process exits, so Ctrl-C or a failed run never leaves strays behind.
+ *
+ * Until the pod runs, a child that exits is a failed start. Once it runs, a child that dies
+ * (kill -9, a crash) is survived: the controller declares its member lost and the pod carries
+ * on; with `respawn`, the child is started again and its member rejoins with fresh state.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -33,6 +37,8 @@ export function planMembers(pod: PodSpec, workers: number | null): MemberPlan[] 
   return plans;
 }
 
+const RESPAWN_DELAY_MS = 500;
+
 const ENTRIES = {
   switch: () => fileURLToPath(import.meta.resolve('@rocelab/switch-service')),
   host: () => fileURLToPath(import.meta.resolve('@rocelab/host-service')),
@@ -40,6 +46,8 @@ const ENTRIES = {
 } as const;
 
 export interface SpawnOptions {
+  /** Start a member again when its process dies while the pod runs (it rejoins). */
+  respawn?: boolean;
   topologyFile: string;
   controllerUrl: string;
   token: string;
@@ -52,10 +60,13 @@ export interface SpawnOptions {
 
 export class PodProcesses {
   private readonly children: ChildProcess[] = [];
-  /** Rejects when a child exits with an error before the pod is done. */
+  /** Rejects when a child exits before the pod runs (a failed start). */
   readonly failure: Promise<never>;
   private rejectFailure!: (err: Error) => void;
   private ending = false;
+  private running = false;
+  /** Members whose process died while the pod ran, with the signal or code. */
+  readonly deaths: Array<{ member: string; how: string; respawned: boolean }> = [];
 
   constructor() {
     this.failure = new Promise<never>((_, reject) => (this.rejectFailure = reject));
@@ -63,30 +74,44 @@ export class PodProcesses {
     process.once('exit', () => this.killAll('SIGKILL'));
   }
 
+  /** The pod runs: from now on a child that dies is survived (and, with `respawn`, started again). */
+  survive(): void {
+    this.running = true;
+  }
+
   start(plans: readonly MemberPlan[], options: SpawnOptions): void {
-    for (const plan of plans) {
-      const args = plan.entry === 'worker' ? [ENTRIES.worker(), 'member'] : [ENTRIES[plan.entry]()];
-      const child = spawn(process.execPath, args, {
-        stdio: ['ignore', 'ignore', 'inherit'],
-        env: {
-          ...process.env,
-          ROCELAB_TOPOLOGY: options.topologyFile,
-          ROCELAB_NODES: plan.nodes.join(','),
-          ROCELAB_MEMBER: plan.id,
-          ROCELAB_CONTROLLER: options.controllerUrl,
-          ROCELAB_POD_TOKEN: options.token,
-          ROCELAB_METRICS_HOST: options.metricsHost,
-          ROCELAB_MANAGED: '1',
-          ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? options.logLevel,
-          ...(options.debugUncountedLoss ? { ROCELAB_DEBUG_UNCOUNTED_LOSS: options.debugUncountedLoss } : {}),
-          ...options.recordingEnv,
-        },
-      });
-      child.once('exit', (code, signal) => {
-        if (!this.ending && code !== 0) this.rejectFailure(new Error(`member ${plan.id} exited with ${signal ?? `code ${code}`}`));
-      });
-      this.children.push(child);
-    }
+    for (const plan of plans) this.spawnMember(plan, options);
+  }
+
+  private spawnMember(plan: MemberPlan, options: SpawnOptions): void {
+    const args = plan.entry === 'worker' ? [ENTRIES.worker(), 'member'] : [ENTRIES[plan.entry]()];
+    const child = spawn(process.execPath, args, {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        ...process.env,
+        ROCELAB_TOPOLOGY: options.topologyFile,
+        ROCELAB_NODES: plan.nodes.join(','),
+        ROCELAB_MEMBER: plan.id,
+        ROCELAB_CONTROLLER: options.controllerUrl,
+        ROCELAB_POD_TOKEN: options.token,
+        ROCELAB_METRICS_HOST: options.metricsHost,
+        ROCELAB_MANAGED: '1',
+        ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? options.logLevel,
+        ...(options.debugUncountedLoss ? { ROCELAB_DEBUG_UNCOUNTED_LOSS: options.debugUncountedLoss } : {}),
+        ...options.recordingEnv,
+      },
+    });
+    child.once('exit', (code, signal) => {
+      if (this.ending || code === 0) return;
+      const how = signal ?? `code ${code}`;
+      if (!this.running) return this.rejectFailure(new Error(`member ${plan.id} exited with ${how}`));
+      const respawned = options.respawn === true;
+      this.deaths.push({ member: plan.id, how, respawned });
+      process.stderr.write(`rocelab: member ${plan.id} (${plan.nodes.join(', ')}) died (${how}); the pod carries on without it${respawned ? ', and it is started again to rejoin' : ''}\n`);
+      // A moment's pause, as a rebooting box takes one; the controller declares it lost meanwhile.
+      if (respawned) setTimeout(() => !this.ending && this.spawnMember(plan, options), RESPAWN_DELAY_MS).unref();
+    });
+    this.children.push(child);
   }
 
   /** Wait for every child to exit on its own (after the controller's Goodbye), then kill stragglers. */
@@ -110,6 +135,8 @@ export class PodProcesses {
 }
 
 export interface LocalPodOptions {
+  /** Start a member's process again when it dies while the pod runs; it rejoins with fresh state. */
+  respawn?: boolean;
   /** Absolute path of the topology file (the children load it themselves). */
   topologyFile: string;
   seed: number;
@@ -162,6 +189,7 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
       logLevel: 'warn',
       debugUncountedLoss: o.debugUncountedLoss ?? null,
       recordingEnv: recordingToEnv(o.recording ?? NO_RECORDING),
+      respawn: o.respawn === true,
     });
   } catch (err) {
     children.terminate();

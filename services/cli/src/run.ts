@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { exitCodeOf, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { exitCodeOf, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, runDockerPod } from './docker-pod.js';
 import { planMembers, startLocalPod } from './pod-processes.js';
@@ -26,6 +26,8 @@ interface RunMode {
   /** No progress bar (a JSON line is the only output). */
   json: boolean;
   debugUncountedLoss: string | null;
+  /** procs/workers/docker: start a member again when its process dies mid-run; it rejoins with fresh state. */
+  respawn?: boolean;
 }
 
 export interface RunCommandOptions extends RunMode {
@@ -63,6 +65,8 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
     return 2;
   }
   process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : resultText(result));
+  const lost = unplannedLosses(result);
+  if (lost.length > 0) process.stderr.write(`rocelab run: ${lost.map((n) => `${n.node} was lost at ${n.atNs / 1e6} ms (its process died${n.restartedAtNs === null ? '' : `; back at ${n.restartedAtNs / 1e6} ms`})`).join('; ')}: no fault asked for it, so the run exits 1\n`);
   return exitCodeOf(result);
 }
 
@@ -118,10 +122,14 @@ async function runLocalProcesses(pod: PodSpec, file: string, options: ExecuteOpt
     recording: options.recording,
     resultDetail: options.detail,
     replayFaults: options.replayFaults ?? [],
+    respawn: options.respawn === true,
   });
   const stopProgress = options.json ? () => undefined : showProgress(() => controller.status(), options.durationPs);
   try {
-    const result = await Promise.race([controller.result, children.failure]);
+    await Promise.race([controller.running, children.failure]);
+    // From here a member that dies is survived: the run goes on and its result says who was lost.
+    children.survive();
+    const result = await controller.result;
     await children.finish();
     return result;
   } finally {

@@ -28,6 +28,7 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
     workers: options.workers,
     metricsHost: '127.0.0.1',
     logName: 'rocelab-up',
+    respawn: true,
   });
   let interrupted = 0;
   process.on('SIGINT', () => {
@@ -39,6 +40,8 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
     controller.stop();
   });
   await Promise.race([controller.running, children.failure]);
+  // A live pod survives its members: a node's process that dies is started again and rejoins.
+  children.survive();
   const out = process.stdout;
   out.write(`pod ${pod.name}: ${pod.nodes.length} nodes as local processes, dilation ${options.dilation} (wall s per virtual s)\n`);
   out.write(`controller  ${httpUrl}/status  ${httpUrl}/metrics  (rocelab status --controller ${httpUrl})\n`);
@@ -48,7 +51,7 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
   out.write(`faults      ${tokenNote} rocelab fault inject --controller ${httpUrl} --kind nicPauseStorm --target h1\n`);
   out.write('Ctrl-C stops the pod.\n');
   try {
-    const result = await Promise.race([controller.result, children.failure]);
+    const result = await controller.result;
     await children.finish();
     out.write(
       `stopped at ${(result.virtualNs / 1e6).toFixed(3)} ms virtual; conservation ${result.conservation ? 'holds' : 'FAILS'}; ${result.causalityViolations} causality violations; trace hash ${result.traceHash}\n`,

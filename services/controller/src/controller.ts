@@ -22,21 +22,27 @@ import {
   httpLimitsFromEnv,
   WS_OPTIONS,
   assembleResult,
+  emptyNodeFinal,
   faultToWire,
+  fromWireNode,
   linkName,
+  lostMemberFinals,
+  mergeLives,
   podContext,
   podKey,
   torsOfHosts,
+  toSyncReport,
   wireModelFor,
   type FaultLogEntry,
   type HttpLimits,
+  type LostNode,
+  type MemberSnapshot,
   type Mode,
   type NodeFinal,
-  type NodeReport,
   type RunResult,
 } from '@rocelab/runtime';
 import { FaultApi } from './fault-api.js';
-import type { Envelope, Fault, Hello, Report, Status } from '@rocelab/wire';
+import type { Directory, Envelope, Fault, Hello, Status } from '@rocelab/wire';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { controllerRegistry } from './metrics.js';
 
@@ -68,7 +74,14 @@ interface MemberEntry {
   linkUrl: string;
   metricsUrls: string[];
   ready: boolean;
+  /** What it reported at its last few lease ends (a lost member is accounted from these). */
+  snapshots: Map<number, MemberSnapshot>;
+  /** A restarted process that has joined the running pod but not yet run a lease. */
+  rejoining: boolean;
 }
+
+/** Lease-end snapshots kept per member: a member is declared lost within two leases of its last report. */
+const SNAPSHOTS_KEPT = 4;
 
 export type ControllerState = 'starting' | 'running' | 'finished' | 'failed';
 
@@ -88,6 +101,10 @@ export class Controller {
   private virtualPs = 0;
   private state: ControllerState = 'starting';
   private finals = new Map<string, NodeFinal>();
+  /** Finished lives of nodes whose member was lost (accounted), oldest first. */
+  private readonly lives = new Map<string, NodeFinal[]>();
+  /** Nodes lost with their member, when, and when they were back. */
+  private readonly lost: LostNode[] = [];
   private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
   private readonly started = performance.now();
   /** A grant held until its wall time (pacing). */
@@ -203,7 +220,9 @@ export class Controller {
       return; // refused and logged by Connection.accept
     }
     const hello = conn.peer!;
-    const entry: MemberEntry = { id: hello.node, nodes: [...hello.nodes], conn, linkUrl: hello.linkUrl, metricsUrls: hello.metricsUrls, ready: false };
+    const previous = this.members.get(hello.node);
+    const rejoin = previous !== undefined && this.state === 'running';
+    const entry: MemberEntry = { id: hello.node, nodes: [...hello.nodes], conn, linkUrl: hello.linkUrl, metricsUrls: hello.metricsUrls, ready: false, snapshots: new Map(), rejoining: rejoin };
     this.members.set(entry.id, entry);
     entry.nodes.forEach((n, i) => {
       this.claimed.set(n, entry.id);
@@ -213,6 +232,11 @@ export class Controller {
       (env) => this.onMessage(entry, env),
       (code, reason) => this.onClosed(entry, code, reason),
     );
+    if (rejoin) {
+      this.log.warn({ member: entry.id, nodes: entry.nodes }, 'lost member is back: it rejoins with fresh state at a lease boundary');
+      entry.conn.send({ type: 'directory', directory: { ...this.directory(), rejoin: true } });
+      return;
+    }
     this.log.info({ member: entry.id, nodes: entry.nodes }, 'member joined');
     if (this.claimed.size === this.options.pod.nodes.length) this.sendDirectory();
   }
@@ -220,8 +244,14 @@ export class Controller {
   private checkMember(hello: Hello): { code: number; reason: string } | null {
     const refuse = (reason: string) => ({ code: CloseCode.unknownPeer, reason });
     if (hello.role !== 'member') return refuse(`role ${hello.role} cannot join as a member`);
-    if (this.state !== 'starting') return refuse('the pod is already running');
-    if (this.members.has(hello.node)) return refuse(`member ${hello.node} is already connected`);
+    const previous = this.members.get(hello.node);
+    if (this.state === 'running' && previous !== undefined && this.coordinator!.lostMembers.includes(hello.node)) {
+      // A lost member restarted: it may rejoin with exactly the nodes it hosted.
+      if ([...previous.nodes].sort().join() !== [...hello.nodes].sort().join()) return refuse(`member ${hello.node} hosted ${previous.nodes.join(',')}; it cannot rejoin with ${hello.nodes.join(',')}`);
+      return null;
+    }
+    if (this.state !== 'starting') return refuse(previous !== undefined ? `member ${hello.node} is already part of the running pod` : 'the pod is already running');
+    if (previous !== undefined) return refuse(`member ${hello.node} is already connected`);
     if (hello.nodes.length === 0) return refuse(`member ${hello.node} hosts no nodes`);
     const names = new Set(this.options.pod.nodes.map((n) => n.name));
     for (const n of hello.nodes) {
@@ -246,10 +276,14 @@ export class Controller {
     }
     // With no link between members any width is safe; 1 ms keeps the reports (hashes) regular.
     this.windowPs = Number.isFinite(windowPs) ? windowPs : 1e9;
+    const directory = this.directory();
+    for (const m of this.members.values()) m.conn.send({ type: 'directory', directory });
+    this.log.info({ members: this.members.size, windowPs: this.windowPs }, 'directory sent');
+  }
+
+  private directory(): Directory {
     const members = [...this.members.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-    const directory = { members: members.map((m) => ({ id: m.id, nodes: m.nodes, linkUrl: m.linkUrl })), windowPs: this.windowPs, seed: this.options.seed, runId: `${pod.name}-${this.options.seed}` };
-    for (const m of members) m.conn.send({ type: 'directory', directory });
-    this.log.info({ members: members.length, windowPs: this.windowPs }, 'directory sent');
+    return { members: members.map((m) => ({ id: m.id, nodes: m.nodes, linkUrl: m.linkUrl })), windowPs: this.windowPs, seed: this.options.seed, runId: `${this.options.pod.name}-${this.options.seed}`, rejoin: false };
   }
 
   private onMessage(member: MemberEntry, env: Envelope): void {
@@ -260,26 +294,18 @@ export class Controller {
     const report = env.report;
     if (report.lease === 0) {
       member.ready = true;
+      if (member.rejoining) {
+        this.coordinator!.rejoin(member.id);
+        return;
+      }
       if ([...this.members.values()].every((m) => m.ready) && this.claimed.size === this.options.pod.nodes.length) this.begin();
       return;
     }
-    for (const n of report.nodes) {
-      if (n.stats !== null) {
-        this.finals.set(n.node, {
-          node: n.node,
-          digest: n.hash,
-          events: n.events,
-          sent: n.stats.sent,
-          delivered: n.stats.delivered,
-          queued: n.stats.queued,
-          dropped: n.stats.dropped,
-          causalityViolations: n.stats.causalityViolations,
-          rssBytes: n.stats.rssBytes,
-          results: JSON.parse(n.stats.resultsJson || 'null') as unknown,
-          report: JSON.parse(n.stats.reportJson) as NodeReport,
-        });
-      }
-    }
+    member.rejoining = false;
+    const nodes = report.nodes.map(fromWireNode).filter((n): n is NodeFinal => n !== null);
+    member.snapshots.set(report.lease, { lease: report.lease, nodes, links: report.linkTotals });
+    member.snapshots.delete(report.lease - SNAPSHOTS_KEPT);
+    if (this.coordinator?.lease?.final === true) for (const n of nodes) this.finals.set(n.node, n);
     try {
       this.step(this.coordinator!.onReport(toSyncReport(member.id, report)));
     } catch (err) {
@@ -288,8 +314,8 @@ export class Controller {
   }
 
   private onClosed(member: MemberEntry, code: number, reason: string): void {
-    if (this.state === 'finished') return;
-    this.log.warn({ member: member.id, code, reason }, 'member lost: its links go down at the next lease');
+    if (this.state === 'finished' || this.members.get(member.id) !== member) return;
+    this.log.warn({ member: member.id, nodes: member.nodes, code, reason }, 'member lost: its links go down at the next lease and the pod carries on');
     if (this.coordinator === null) {
       this.fail(new Error(`member ${member.id} left before the pod started (${code}: ${reason})`));
       return;
@@ -338,15 +364,48 @@ export class Controller {
   }
 
   private release(grant: SyncGrant<Fault>): void {
+    if (grant.membersLost.length + grant.membersJoined.length > 0) this.log.info({ lease: grant.lease, startPs: grant.startPs, lost: grant.membersLost, joined: grant.membersJoined, linksUp: grant.linksUp, linksDown: grant.linksDown }, 'membership changes');
+    for (const id of grant.membersLost) this.accountLost(this.members.get(id)!, grant.startPs);
+    for (const id of grant.membersJoined) {
+      for (const node of this.members.get(id)!.nodes) {
+        const loss = this.lost.findLast((l) => l.node === node);
+        if (loss !== undefined) loss.restartedAtNs = grant.startPs / 1000;
+      }
+    }
     this.windowsDone += grant.windows;
-    for (const m of this.members.values()) if (m.conn.isOpen) m.conn.send({ type: 'grant', grant });
+    for (const m of this.members.values()) {
+      // A rejoining member runs from the grant that names it, not one decided before it was ready.
+      if (m.rejoining && !grant.membersJoined.includes(m.id)) continue;
+      if (m.conn.isOpen) m.conn.send({ type: 'grant', grant });
+    }
     this.virtualPs = grant.endPs;
+  }
+
+  /**
+   * A member declared lost at `atPs`: its nodes' figures as of its last report, with what its
+   * neighbours saw cross their links since (`lostMemberFinals`), become a finished life of
+   * each node. Every alive member has reported the lease in which the loss was noticed, so
+   * their link counts toward it are final.
+   */
+  private accountLost(member: MemberEntry, atPs: number): void {
+    const lastLease = Math.max(0, ...member.snapshots.keys());
+    const last = member.snapshots.get(lastLease) ?? { lease: 0, nodes: member.nodes.map((n) => emptyNodeFinal(this.options.pod, n)), links: [] };
+    const others = [...this.members.values()].filter((m) => m !== member);
+    const peersThen = others.flatMap((m) => m.snapshots.get(lastLease)?.links ?? []);
+    const peersNow = others.flatMap((m) => m.snapshots.get(Math.max(0, ...m.snapshots.keys()))?.links ?? []);
+    for (const f of lostMemberFinals(last, peersThen, peersNow)) {
+      this.lives.set(f.node, [...(this.lives.get(f.node) ?? []), f]);
+      this.lost.push({ node: f.node, atNs: atPs / 1000, cause: 'lost', restartedAtNs: null });
+    }
+    member.snapshots.clear();
+    this.log.warn({ member: member.id, nodes: member.nodes, atNs: atPs / 1000, lastReportedLease: lastLease }, 'member declared lost; its frames since its last report are accounted from its neighbours');
   }
 
   private finish(endPs: number): void {
     const { pod, seed, mode } = this.options;
     const workers = this.members.size;
-    const missing = pod.nodes.filter((n) => !this.finals.has(n.name)).map((n) => n.name);
+    const lostAtEnd = new Set(this.coordinator!.lostMembers.flatMap((id) => this.members.get(id)!.nodes));
+    const missing = pod.nodes.filter((n) => !this.finals.has(n.name) && !lostAtEnd.has(n.name)).map((n) => n.name);
     this.state = 'finished';
     this.virtualPs = endPs;
     for (const m of this.members.values()) m.conn.send({ type: 'goodbye', goodbye: { reason: 'run finished' } });
@@ -359,9 +418,10 @@ export class Controller {
       const sender = this.finals.get(loss.link.split(':')[0]!);
       if (sender !== undefined) sender.dropped.link_down = (sender.dropped.link_down ?? 0) + loss.frames;
     }
+    const lives = (node: string) => [...(this.lives.get(node) ?? []), ...(lostAtEnd.has(node) ? [] : [this.finals.get(node)!])];
     const result = assembleResult(
-      pod.nodes.map((n) => this.finals.get(n.name)!),
-      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries() },
+      pod.nodes.map((n) => mergeLives(lives(n.name))),
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lost },
     );
     this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
     this.settle.resolve(result);
@@ -396,14 +456,4 @@ export class Controller {
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /status, GET /metrics, GET /sd, GET/POST/DELETE /faults (bearer token), or a WebSocket to /control\n');
   }
-}
-
-function toSyncReport(member: string, r: Report) {
-  return {
-    member,
-    lease: r.lease,
-    nextEventPs: r.hasNextEvent ? r.nextEventPs : null,
-    linksFailed: r.linksFailed,
-    linkCounts: r.links.map((l) => ({ link: l.link, side: l.sender ? ('sender' as const) : ('receiver' as const), frames: l.frames })),
-  };
 }
