@@ -93,3 +93,18 @@ test('a withdrawn fault leaves the log that replays the run', () => {
   refused(() => b.clearOf(storm.id, 0), 404, /no fault/);
   assert.equal(b.next, storm.id + 1, 'its number is not reused');
 });
+
+test('kills and restarts through the API follow the nodes’ lives: no kill of a dead node, no restart of a living one or too soon', () => {
+  const b = book();
+  const kill = b.prepare({ kind: 'kill', node: 'sw1' }, 100 * US);
+  b.record(kill);
+  refused(() => b.prepare({ kind: 'kill', node: 'sw1', at: '+10us' }, 100 * US), 409, /fault\.at: expected a time when sw1 is alive .*sw1 is dead since 100us/);
+  refused(() => b.prepare({ kind: 'restart', node: 'h1' }, 100 * US), 409, /fault\.at: expected a time when h1 is dead .*h1 is alive/);
+  refused(() => b.prepare({ kind: 'restart', node: 'sw1', at: '+100ns' }, 100 * US), 409, /expected a restart at least 1\.2244us after the kill/);
+  refused(() => b.clearOf(kill.id, 100 * US + 100_000), 409, /fault 1 cannot be cleared yet: .*a clear at least 1\.2244us after the kill/);
+  const restart = b.prepare({ kind: 'restart', node: 'sw1', at: '+50us' }, 100 * US);
+  assert.equal(restart.atPs, 150 * US);
+  b.record(restart);
+  refused(() => b.clearOf(kill.id, 200 * US), 409, /expected a kill still in force .*sw1 is alive/);
+  assert.deepEqual(b.entries().map((e) => e.kind), ['kill', 'restart'], 'nothing refused is recorded');
+});

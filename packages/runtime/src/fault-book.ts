@@ -10,6 +10,7 @@ import { Problems, ROOT, faultContext, faultItemSchema, parseDuration, resolveFa
 import type { Fault } from '@rocelab/wire';
 import { CLEAR_KIND, clearToWire, faultFromWire, faultToWire, type FaultLogEntry } from './fault-wire.js';
 import { faultEvents, FaultTargetError, undoable } from './faults.js';
+import { nodeLifeProblems } from './lost-nodes.js';
 import type { PodContext } from './models.js';
 
 /** A refused API call: an HTTP status and what is wrong. */
@@ -73,7 +74,11 @@ export class FaultBook {
       throw new FaultApiError(400, `the fault does not fit pod ${this.pc.pod.name}: ${lines.join('; ')}`, lines);
     }
     this.checkTargets(spec);
-    return faultToWire(spec);
+    const fault = faultToWire(spec);
+    // A kill of a dead node, a restart of a living one, a restart too soon after its kill.
+    const lives = nodeLifeProblems(this.pc.pod, this.entries(), fault);
+    if (lives.length > 0) throw new FaultApiError(409, `the fault does not fit the nodes' lives in pod ${this.pc.pod.name}: ${lives.join('; ')}`, lives);
+    return fault;
   }
 
   /** Records a fault the coordinator accepted (stamped) and returns its record. */
@@ -102,7 +107,11 @@ export class FaultBook {
     if (this.clearedAt.has(id)) throw new FaultApiError(409, `fault ${id} was already cleared at ${this.clearedAt.get(id)! / 1e6} µs`);
     if (spec.forPs !== null && spec.atPs + spec.forPs <= stampPs) throw new FaultApiError(409, `fault ${id} already ended at ${(spec.atPs + spec.forPs) / 1e6} µs`);
     if (!undoable(this.pc, spec)) throw new FaultApiError(409, `fault ${id} (${spec.kind}) has nothing to undo once applied`);
-    return clearToWire(this.nextId, Math.max(stampPs, spec.atPs), spec);
+    const clear = clearToWire(this.nextId, Math.max(stampPs, spec.atPs), spec);
+    // Clearing a kill restarts the node: not before its links' in-flight frames are lost to it.
+    const lives = nodeLifeProblems(this.pc.pod, this.entries(), clear);
+    if (lives.length > 0) throw new FaultApiError(409, `fault ${id} cannot be cleared yet: ${lives.join('; ')}`, lives);
+    return clear;
   }
 
   /** Every record, in the order made (what `--faults` replays). */

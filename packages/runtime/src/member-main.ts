@@ -25,7 +25,7 @@
 import { createLogger, type Logger } from '@rocelab/telemetry';
 import { loadTopologyFile, TopologyError, type Role } from '@rocelab/topology';
 import { DEV_POD_TOKEN } from './auth.js';
-import { MemberProcess } from './member.js';
+import { ControllerLostError, MemberProcess } from './member.js';
 import { recordingFromEnv, type RecordingOptions } from './recording.js';
 
 export type ExpectedRole = 'switch' | 'host' | 'any';
@@ -110,6 +110,8 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     process.exit(0);
   } catch (err) {
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'member ended with an error');
+    // One plain line a person reads in a terminal or `docker logs`, beside the JSON log.
+    if (err instanceof ControllerLostError) process.stderr.write(`rocelab member ${id}: ${err.message}; stopping\n`);
     await member.stop().catch(() => undefined);
     process.exit(1);
   }

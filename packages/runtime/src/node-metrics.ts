@@ -3,7 +3,7 @@
  * from the engine at scrape time. The endpoints start before the engine exists (their URLs go
  * to the controller in Hello); until then they answer 503.
  */
-import type { Engine } from '@rocelab/sim';
+import type { Engine, NodeModel } from '@rocelab/sim';
 import { Nic } from '@rocelab/rnic';
 import { Switch } from '@rocelab/switch';
 import { createNodeRegistry, serveMetrics, type MetricsEndpoint, type NicMetricsSource, type NodeMetricsSource, type SwitchMetricsSource } from '@rocelab/telemetry';
@@ -15,7 +15,8 @@ import { createHardenedServer, httpLimitsFromEnv, type HttpLimits } from './http
 import { VERSION } from './version.js';
 
 export class NodeMetrics {
-  private readonly registries = new Map<number, Registry>();
+  /** Each node's registry, and the model it reads (a node restarted by a `kill`/`restart` gets a new one). */
+  private readonly registries = new Map<number, { registry: Registry; model: NodeModel | null }>();
   private endpoints: MetricsEndpoint[] = [];
 
   constructor(
@@ -25,15 +26,19 @@ export class NodeMetrics {
     private readonly windows: () => number,
   ) {}
 
-  /** The registry of a hosted node, built on first use once the engine exists. */
+  /**
+   * The registry of a hosted node, built on first use once the engine exists, and again when
+   * the node booted afresh: its model's counters start over, as a rebooted box's do (the
+   * engine's frame counters go on). While the node is dead it shows its last life.
+   */
   registry(index: number): Registry | null {
     const engine = this.engine();
     if (engine === null) return null;
-    let registry = this.registries.get(index);
-    if (registry === undefined) {
-      registry = createNodeRegistry({ node: this.pod.nodes[index]!.name, role: this.pod.nodes[index]!.role, version: VERSION }, sourceOf(engine, index, this.windows));
-      this.registries.set(index, registry);
-    }
+    const model = engine.model(index);
+    const cached = this.registries.get(index);
+    if (cached !== undefined && (cached.model === model || model === null)) return cached.registry;
+    const registry = createNodeRegistry({ node: this.pod.nodes[index]!.name, role: this.pod.nodes[index]!.role, version: VERSION }, sourceOf(engine, index, this.windows));
+    this.registries.set(index, { registry, model });
     return registry;
   }
 

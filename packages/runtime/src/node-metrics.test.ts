@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseTopology } from '@rocelab/topology';
+import { buildEngine, podContext } from './models.js';
+import { NodeMetrics } from './node-metrics.js';
+
+const POD = parseTopology(`
+name: pair
+timing: drill
+nodes:
+  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
+  - {name: h1, role: host, ip: 10.0.1.1}
+  - {name: h2, role: host, ip: 10.0.1.2}
+links:
+  - {a: h1:p0, b: sw1:p1}
+  - {a: h2:p0, b: sw1:p2}
+workloads:
+  - {kind: flow, from: h1, to: h2, sizeBytes: 1MB, start: 0us}
+`);
+const US = 1_000_000;
+
+test('a restarted node’s metrics read its new model; while dead they show its last life', async () => {
+  const pc = podContext(POD, 1);
+  const engine = buildEngine(pc, [0, 1, 2]);
+  const h2 = POD.nodes.find((n) => n.name === 'h2')!.index;
+  const metrics = new NodeMetrics(POD, [0, 1, 2], () => engine, () => 0);
+  engine.runUntil(100 * US);
+  const first = metrics.registry(h2)!;
+  const goodput = async () => Number(/^rocelab_goodput_bytes_total\{[^}]*\} (\d+)$/m.exec(await metrics.registry(h2)!.metrics())![1]);
+  const before = await goodput();
+  assert.ok(before > 0, 'h2 received payload');
+  engine.scheduleKill(100 * US, 0, h2, 0);
+  engine.scheduleRestart(200 * US, 1, h2, 0);
+  engine.runUntil(150 * US);
+  assert.equal(metrics.registry(h2), first, 'dead: the same registry, frozen');
+  assert.equal(await goodput(), before);
+  engine.runUntil(250 * US);
+  assert.notEqual(metrics.registry(h2), first, 'rebooted: a registry over the new model');
+  assert.equal(await goodput(), 0, 'its model counters start over');
+});
