@@ -78,6 +78,8 @@ interface MemberEntry {
   snapshots: Map<number, MemberSnapshot>;
   /** A restarted process that has joined the running pod but not yet run a lease. */
   rejoining: boolean;
+  /** Its loss has been accounted (`accountLost`): its nodes' life so far is settled. */
+  accounted: boolean;
 }
 
 /** Lease-end snapshots kept per member: a member is declared lost within two leases of its last report. */
@@ -103,6 +105,8 @@ export class Controller {
   private finals = new Map<string, NodeFinal>();
   /** Finished lives of nodes whose member was lost (accounted), oldest first. */
   private readonly lives = new Map<string, NodeFinal[]>();
+  /** Lost members that came back before their loss was declared (accounted at the declaration). */
+  private readonly departed = new Map<string, MemberEntry>();
   /** Nodes lost with their member, when, and when they were back. */
   private readonly lost: LostNode[] = [];
   private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
@@ -222,7 +226,9 @@ export class Controller {
     const hello = conn.peer!;
     const previous = this.members.get(hello.node);
     const rejoin = previous !== undefined && this.state === 'running';
-    const entry: MemberEntry = { id: hello.node, nodes: [...hello.nodes], conn, linkUrl: hello.linkUrl, metricsUrls: hello.metricsUrls, ready: false, snapshots: new Map(), rejoining: rejoin };
+    // Back before its loss was declared: its last life is still to be accounted from the old entry.
+    if (rejoin && !previous.accounted) this.departed.set(previous.id, previous);
+    const entry: MemberEntry = { id: hello.node, nodes: [...hello.nodes], conn, linkUrl: hello.linkUrl, metricsUrls: hello.metricsUrls, ready: false, snapshots: new Map(), rejoining: rejoin, accounted: false };
     this.members.set(entry.id, entry);
     entry.nodes.forEach((n, i) => {
       this.claimed.set(n, entry.id);
@@ -365,7 +371,11 @@ export class Controller {
 
   private release(grant: SyncGrant<Fault>): void {
     if (grant.membersLost.length + grant.membersJoined.length > 0) this.log.info({ lease: grant.lease, startPs: grant.startPs, lost: grant.membersLost, joined: grant.membersJoined, linksUp: grant.linksUp, linksDown: grant.linksDown }, 'membership changes');
-    for (const id of grant.membersLost) this.accountLost(this.members.get(id)!, grant.startPs);
+    for (const id of grant.membersLost) {
+      const member = this.departed.get(id) ?? this.members.get(id)!;
+      this.departed.delete(id);
+      this.accountLost(member, grant.startPs);
+    }
     for (const id of grant.membersJoined) {
       for (const node of this.members.get(id)!.nodes) {
         const loss = this.lost.findLast((l) => l.node === node);
@@ -398,14 +408,19 @@ export class Controller {
       this.lost.push({ node: f.node, atNs: atPs / 1000, cause: 'lost', restartedAtNs: null });
     }
     member.snapshots.clear();
+    member.accounted = true;
     this.log.warn({ member: member.id, nodes: member.nodes, atNs: atPs / 1000, lastReportedLease: lastLease }, 'member declared lost; its frames since its last report are accounted from its neighbours');
   }
 
   private finish(endPs: number): void {
     const { pod, seed, mode } = this.options;
     const workers = this.members.size;
-    const lostAtEnd = new Set(this.coordinator!.lostMembers.flatMap((id) => this.members.get(id)!.nodes));
-    const missing = pod.nodes.filter((n) => !this.finals.has(n.name) && !lostAtEnd.has(n.name)).map((n) => n.name);
+    // A member lost in the last lease, before its final report, has no grant left to declare it: account it at the end.
+    for (const m of [...this.departed.values(), ...this.coordinator!.lostMembers.map((id) => this.members.get(id)!)]) {
+      if (!m.accounted && m.nodes.some((n) => !this.finals.has(n))) this.accountLost(m, endPs);
+    }
+    const lives = (node: string) => [...(this.lives.get(node) ?? []), ...(this.finals.has(node) ? [this.finals.get(node)!] : [])];
+    const missing = pod.nodes.filter((n) => lives(n.name).length === 0).map((n) => n.name);
     this.state = 'finished';
     this.virtualPs = endPs;
     for (const m of this.members.values()) m.conn.send({ type: 'goodbye', goodbye: { reason: 'run finished' } });
@@ -418,7 +433,6 @@ export class Controller {
       const sender = this.finals.get(loss.link.split(':')[0]!);
       if (sender !== undefined) sender.dropped.link_down = (sender.dropped.link_down ?? 0) + loss.frames;
     }
-    const lives = (node: string) => [...(this.lives.get(node) ?? []), ...(lostAtEnd.has(node) ? [] : [this.finals.get(node)!])];
     const result = assembleResult(
       pod.nodes.map((n) => mergeLives(lives(n.name))),
       { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lost },
