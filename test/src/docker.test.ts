@@ -9,7 +9,7 @@
  * are skipped — unless ROCELAB_REQUIRE_DOCKER=1 (set by .ci/run), which makes that a failure.
  */
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -19,7 +19,7 @@ import { after, before, test, type TestContext } from 'node:test';
 import Docker from 'dockerode';
 import { CloseCode, Connection, HandshakeError, podKey } from '@rocelab/runtime';
 import { loadDashboards, panelQueries } from './dashboards.js';
-import { captureLog, cli, ROOT } from './harness.js';
+import { captureLog, CLI, cli, ROOT } from './harness.js';
 
 // No helper image can be pulled here: no Ryuk reaper (every test removes what it started),
 // and mapped ports are reached on localhost.
@@ -283,6 +283,50 @@ test('rocelab run --mode docker gives the trace hash, the summary, and the trace
   assert.ok(containers.result.conservation);
   assert.deepEqual(Object.keys(containers.files).sort(), ['pcap/h1-p0.pcap', 'pcap/tor1-up1.pcap', 'trace/events.csv', 'trace/fct.csv', 'trace/pfc.csv', 'trace/probes.csv', 'trace/queue.csv', 'trace/rates.csv']);
   for (const [name, bytes] of Object.entries(procs.files)) assert.ok(bytes.equals(containers.files[name]!), `${name} differs between procs and docker`);
+});
+
+/** The containers of this machine's runs of pod `small` (label io.rocelab.pod), by name. */
+async function smallPodContainers(): Promise<Array<{ id: string; name: string }>> {
+  const list = await docker.listContainers({ all: true, filters: { label: ['io.rocelab.pod=small'] } });
+  return list.map((c) => ({ id: c.Id, name: c.Names[0]!.replace(/^\//, '') }));
+}
+
+/** `rocelab run --mode docker` on the small pod, in the background: the run's output once it ends. */
+function dockerRunInBackground(extra: string[]): { done: Promise<{ status: number | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, [CLI, 'run', join(work, 'small.yaml'), '--duration', '2ms', '--dilation', '4000', '--mode', 'docker', '--image', IMAGE, '--json', ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return { done: new Promise((resolve) => child.once('exit', (status) => resolve({ status, stdout, stderr }))) };
+}
+
+test('a member container killed mid-run is survived and, with --respawn, rejoins; a killed controller container ends the run with a clear error; no container is left', { timeout: 600_000 }, async (t) => {
+  if (!needsDocker(t)) return;
+  const run = dockerRunInBackground(['--respawn']);
+  const tor1 = await until('tor1 running', 120_000, async () => (await smallPodContainers()).find((c) => c.name.endsWith('-tor1')) ?? null);
+  await new Promise((r) => setTimeout(r, 4_000));
+  await docker.getContainer(tor1.id).kill();
+  const { status, stdout, stderr } = await run.done;
+  assert.equal(status, 1, `a loss no fault asked for exits 1:\n${stderr}`);
+  const result = JSON.parse(stdout) as { conservation: boolean; lostNodes: Array<{ node: string; cause: string; restartedAtNs: number | null }>; droppedByReason: Record<string, number> };
+  assert.ok(result.conservation, 'conservation holds with the lost frames counted');
+  const lost = result.lostNodes.filter((n) => n.cause === 'lost');
+  assert.deepEqual(lost.map((n) => n.node), ['tor1']);
+  assert.ok(lost[0]!.restartedAtNs !== null, 'its container started again and it rejoined');
+  assert.match(stderr, /rocelab: member tor1 container exited \(137\); the pod carries on without it, and it is started again to rejoin/);
+  assert.match(stderr, /rocelab run: tor1 was lost at [\d.]+ ms \(its process died; back at [\d.]+ ms\)/);
+  assert.deepEqual(await smallPodContainers(), [], 'every container of the run is gone');
+
+  const second = dockerRunInBackground([]);
+  const controller = await until('the controller running', 120_000, async () => (await smallPodContainers()).find((c) => c.name.endsWith('-controller')) ?? null);
+  await until('the members running', 120_000, async () => ((await smallPodContainers()).length === 10 ? true : null));
+  await new Promise((r) => setTimeout(r, 2_000));
+  await docker.getContainer(controller.id).kill();
+  const ended = await second.done;
+  assert.notEqual(ended.status, 0);
+  assert.match(ended.stderr, /the controller container exited with 137 without a result/);
+  assert.deepEqual(await smallPodContainers(), [], 'every container of the run is gone');
 });
 
 test('the nic-pause-storm drill passes with one container per node, with the trace hashes and numbers of inproc', { timeout: 900_000 }, (t) => {

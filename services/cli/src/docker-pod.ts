@@ -31,9 +31,14 @@ export interface DockerRunOptions {
   resultDetail?: boolean;
   /** A fault log's live faults to apply again. */
   replayFaults?: readonly FaultLogEntry[];
+  /** Start a member's container again when it dies mid-run (`docker kill`, OOM); it rejoins with fresh state. */
+  respawn?: boolean;
 }
 
 export class DockerRunError extends Error {}
+
+/** A moment's pause before a dead member's container starts again, as a rebooting box takes one. */
+const RESPAWN_DELAY_MS = 500;
 
 /** Label on everything a docker run creates, valued with its run id: cleanup finds them by it. */
 export const RUN_LABEL = 'io.rocelab.run';
@@ -105,6 +110,7 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
       const ip = info.NetworkSettings.Networks[runId]?.IPAddress;
       if (ip) stopProgress = showProgress(() => fetchStatus(`http://${ip}:${CONTAINER_CONTROLLER_PORT}/status`, 1000), options.durationPs);
     }
+    let running = true;
     for (const plan of plans) {
       const member = await docker.createContainer({
         ...common,
@@ -117,11 +123,25 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
         NetworkingConfig: aliases([plan.id]),
       });
       await member.start();
+      // The controller carries on without a member whose container dies; with respawn it starts again and rejoins.
+      const watch = (): void =>
+        void member.wait().then(async (exit: { StatusCode: number }) => {
+          if (!running || exit.StatusCode === 0) return;
+          process.stderr.write(`rocelab: member ${plan.id} container exited (${exit.StatusCode}); the pod carries on without it${options.respawn === true ? ', and it is started again to rejoin' : ''}\n`);
+          if (options.respawn !== true) return;
+          await new Promise((r) => setTimeout(r, RESPAWN_DELAY_MS));
+          if (!running) return;
+          await member.start().then(watch, () => undefined);
+        }, () => undefined);
+      watch();
     }
     const deadline = new Promise<never>((_, reject) => {
       setTimeout(() => reject(new DockerRunError(`the pod did not finish within ${RUN_TIMEOUT_MS / 1000} s of wall time`)), RUN_TIMEOUT_MS).unref();
     });
-    const exit = (await Promise.race([controller.wait(), interrupted, deadline]).finally(stopProgress)) as { StatusCode: number };
+    const exit = (await Promise.race([controller.wait(), interrupted, deadline]).finally(() => {
+      running = false;
+      stopProgress();
+    })) as { StatusCode: number };
     const line = stdout
       .text()
       .split('\n')

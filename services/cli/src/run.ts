@@ -94,6 +94,7 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
       recording,
       resultDetail: options.detail,
       replayFaults: options.replayFaults ?? [],
+      respawn: options.respawn === true,
     });
   } else if (options.mode === 'inproc' && options.workers === null) {
     const bar = options.json ? null : inlineProgress(options.durationPs);
