@@ -1,7 +1,8 @@
 /**
  * The drills tier: every built-in drill passes in one process and with one process per node,
  * with the same report numbers (every expectation's measured value and margin, every variant's
- * trace hash) — the runs are the same runs, whatever the mapping.
+ * trace hash, every fault as it applied — what a random form drew included) — the runs are the
+ * same runs, whatever the mapping. The chaos drill's draws are pinned: its header describes them.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync } from 'node:fs';
@@ -13,11 +14,16 @@ import { cli, ROOT } from './harness.js';
 
 const DRILLS = readdirSync(join(ROOT, 'drills')).filter((f) => f.endsWith('.yaml')).sort();
 
-/** What must not depend on the mode: per variant the hash and each expectation's numbers. */
+/** What must not depend on the mode: per variant the hash, the faults and each expectation's numbers. */
 function numbers(r: DrillReport) {
   return {
     pass: r.pass,
-    variants: r.variants.map((v) => ({ name: v.name, traceHash: v.run.traceHash, expectations: v.expectations.map((e) => [e.id, e.pass, e.measured, e.margin, e.value]) })),
+    variants: r.variants.map((v) => ({
+      name: v.name,
+      traceHash: v.run.traceHash,
+      faults: v.faults.map((f) => [f.id, f.kind, f.target, f.atNs, f.untilNs, f.drawnFrom ?? null]),
+      expectations: v.expectations.map((e) => [e.id, e.pass, e.measured, e.margin, e.value]),
+    })),
     across: r.acrossVariants.map((e) => [e.id, e.pass, e.measured, e.margin, e.value]),
   };
 }
@@ -32,5 +38,19 @@ for (const file of DRILLS) {
     });
     assert.equal(reports[0]!.pass, true);
     assert.deepEqual(numbers(reports[1]!), numbers(reports[0]!));
+    if (file === 'chaos-kill-restart.yaml') chaosDraws(reports[0]!);
   });
+}
+
+/** chaos-kill-restart with seed 11: spine1 and h4, at the times its header gives; both lose frames. */
+function chaosDraws(r: DrillReport): void {
+  const [v] = r.variants;
+  assert.deepEqual(
+    v!.faults.map((f) => [f.target, (f.atNs / 1e6).toFixed(3), (f.untilNs! / 1e6).toFixed(3), f.drawnFrom]),
+    [
+      ['spine1', '2.275', '3.591', { node: { random: 'switch' }, at: { uniform: ['2ms', '3ms'] }, for: { uniform: ['1ms', '2ms'] } }],
+      ['h4', '2.352', '4.419', { node: { random: ['h4', 'h8'] }, at: { uniform: ['2ms', '4ms'] }, for: { uniform: ['2ms', '3ms'] } }],
+    ],
+  );
+  assert.ok(v!.run.droppedByReason.node_lost! > 0 && v!.run.droppedByReason.misdelivered! > 0, JSON.stringify(v!.run.droppedByReason));
 }

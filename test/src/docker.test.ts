@@ -329,21 +329,35 @@ test('a member container killed mid-run is survived and, with --respawn, rejoins
   assert.deepEqual(await smallPodContainers(), [], 'every container of the run is gone');
 });
 
-test('the nic-pause-storm drill passes with one container per node, with the trace hashes and numbers of inproc', { timeout: 900_000 }, (t) => {
-  if (!needsDocker(t)) return;
-  const drill = join(ROOT, 'drills', 'nic-pause-storm.yaml');
+/** A built-in drill inproc and with one container per node: it passes, with the same hashes, faults (as drawn) and numbers. */
+function drillInContainers(name: string, variants: string[]): DrillRun {
+  const drill = join(ROOT, 'drills', `${name}.yaml`);
   const [inproc, containers] = (['inproc', 'docker'] as const).map((mode) => {
-    const out = join(work, `drill-${mode}`); // made by the CLI (0755): the containers reach out/<variant>/trace
+    const out = join(work, `drill-${name}-${mode}`); // made by the CLI (0755): the containers reach out/<variant>/trace
     const r = cli(['drill', 'run', drill, '--mode', mode, '--image', IMAGE, '--out', out, '--json'], {}, 900_000);
     assert.equal(r.status, 0, `${mode}: exit ${r.status}\n${r.stdout.slice(0, 1500)}\n${r.stderr.slice(-1500)}`);
-    return JSON.parse(r.stdout) as { pass: boolean; variants: Array<{ name: string; run: { mode: string; traceHash: string }; expectations: Array<{ measured: string }> }> };
+    return JSON.parse(r.stdout) as DrillRun;
   });
   assert.equal(containers!.pass, true);
-  assert.deepEqual(containers!.variants.map((v) => v.run.mode), ['docker', 'docker', 'docker']);
+  assert.deepEqual(containers!.variants.map((v) => [v.name, v.run.mode]), variants.map((v) => [v, 'docker']));
   assert.deepEqual(
-    containers!.variants.map((v) => [v.name, v.run.traceHash, v.expectations.map((e) => e.measured)]),
-    inproc!.variants.map((v) => [v.name, v.run.traceHash, v.expectations.map((e) => e.measured)]),
+    containers!.variants.map((v) => [v.name, v.run.traceHash, v.faults, v.expectations.map((e) => e.measured)]),
+    inproc!.variants.map((v) => [v.name, v.run.traceHash, v.faults, v.expectations.map((e) => e.measured)]),
   );
+  return containers!;
+}
+
+type DrillRun = { pass: boolean; variants: Array<{ name: string; run: { mode: string; traceHash: string }; faults: Array<{ target: string }>; expectations: Array<{ measured: string }> }> };
+
+test('the nic-pause-storm drill passes with one container per node, with the trace hashes and numbers of inproc', { timeout: 900_000 }, (t) => {
+  if (!needsDocker(t)) return;
+  drillInContainers('nic-pause-storm', ['no-watchdog', 'switch-watchdog', 'nic-watchdog']);
+});
+
+test('the chaos-kill-restart drill passes with one container per node: the same draws (spine1, h4), trace hash and numbers as inproc', { timeout: 900_000 }, (t) => {
+  if (!needsDocker(t)) return;
+  const run = drillInContainers('chaos-kill-restart', ['default']);
+  assert.deepEqual(run.variants[0]!.faults.map((f) => f.target), ['spine1', 'h4']);
 });
 
 test('the committed docker-compose.yml brings up 27 scrape targets: 16 hosts, 10 switches and the controller', { timeout: 600_000 }, async (t) => {

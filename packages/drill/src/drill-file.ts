@@ -219,7 +219,8 @@ function buildVariant(
   for (const f of pod.faults) {
     if (f.atPs >= durationPs) {
       const origin = origins.faults[f.index]!;
-      problems.push({ file: origin.file, code: 'value', path: `${origin.path}.at`, expected: `a time before the end of the drill (${raw.duration})`, actual: JSON.stringify(f.raw.at) });
+      const drawn = f.drawnFrom?.at === undefined ? '' : ` (drawn from ${JSON.stringify(f.drawnFrom.at)}, seed ${pod.seed})`;
+      problems.push({ file: origin.file, code: 'value', path: `${origin.path}.at`, expected: `a time before the end of the drill (${raw.duration})`, actual: `${JSON.stringify(f.raw.at)}${drawn}` });
     }
   }
   return { name: v.name, description: v.description ?? '', topology, pod, topologyFaults: (base.data.faults ?? []).length };

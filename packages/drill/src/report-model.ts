@@ -35,6 +35,11 @@ export interface FaultOutcome {
   params: Record<string, unknown>;
   /** From the drill file, the topology file, or injected into a live pod. */
   source: 'drill' | 'topology' | 'live';
+  /**
+   * The random forms its node and times were drawn from, as written (`{node: {random: [...]},
+   * at: {uniform: [...]}}`); absent when it had none. `target`, `atNs` and `untilNs` are what was drawn.
+   */
+  drawnFrom?: Record<string, unknown>;
 }
 
 /** The headline numbers of one variant's run. */

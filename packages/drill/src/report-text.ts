@@ -43,10 +43,23 @@ export const ranRow = (v: VariantOutcome): string[] => [
 ];
 
 export const FAULT_HEADER = ['#', 'fault', 'target', 'at', 'until', 'from', 'parameters'];
-export const faultRow = (f: FaultOutcome): string[] => [
-  String(f.id), f.kind, f.target, formatNs(f.atNs), f.untilNs === null ? '–' : formatNs(f.untilNs), f.source,
-  Object.keys(f.params).length === 0 ? '–' : JSON.stringify(f.params),
-];
+export const faultRow = (f: FaultOutcome): string[] => {
+  const drawn = (key: string, what = '') => (f.drawnFrom?.[key] === undefined ? '' : ` (${what}drawn from ${drawnForm(f.drawnFrom[key])})`);
+  const until = f.untilNs === null ? '–' : `${formatNs(f.untilNs)}${drawn('for', `for ${formatNs(f.untilNs - f.atNs)}, `)}`;
+  return [
+    String(f.id), f.kind, `${f.target}${drawn('node')}`, `${formatNs(f.atNs)}${drawn('at')}`, until, f.source,
+    Object.keys(f.params).length === 0 ? '–' : JSON.stringify(f.params),
+  ];
+};
+
+/** A random form in words: `leaf1, tor2`, `any switch`, `uniform 2ms–4ms`. */
+function drawnForm(form: unknown): string {
+  const f = form as { random?: unknown; uniform?: [string, string] };
+  if (Array.isArray(f.random)) return `${(f.random as string[]).join(', ')}`;
+  if (typeof f.random === 'string') return `any ${f.random}`;
+  if (Array.isArray(f.uniform)) return `uniform ${f.uniform[0]}–${f.uniform[1]}`;
+  return JSON.stringify(form);
+}
 
 export const EXPECTATION_HEADER = ['id', 'kind', 'what must hold', 'measured', 'expected', 'margin', 'result'];
 export const expectationRow = (e: ExpectationOutcome): string[] => [e.id, e.kind, e.description, e.measured, e.expected, e.margin, e.pass ? 'PASS' : 'FAIL'];

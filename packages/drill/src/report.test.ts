@@ -76,3 +76,13 @@ test('report.html leaves out an SVG that carries a script', () => {
   assert.equal((html.match(/plot left out: not a plain SVG/g) ?? []).length, 2);
   assert.ok(isPlainSvg('<svg width="1"><path d="M0,0"/></svg>'));
 });
+
+test('a fault drawn at random shows what was drawn and what from, in report.md and report.html', () => {
+  const fault = { id: 1, kind: 'kill', target: 'spine1', atNs: 2_275_000, untilNs: 3_591_000, params: { node: 'spine1' }, source: 'drill' as const, drawnFrom: { node: { random: 'switch' }, at: { uniform: ['2ms', '3ms'] }, for: { uniform: ['1ms', '2ms'] } } };
+  const host = { ...fault, id: 2, target: 'h4', drawnFrom: { node: { random: ['h4', 'h8'] } } };
+  const report = sampleReport({ variants: [sampleVariant('watchdog', true, { faults: [fault, host] })] });
+  const text = decodeMd(reportMarkdown(report));
+  assert.ok(text.includes('| 1 | kill | spine1 (drawn from any switch) | 2.275 ms (drawn from uniform 2ms–3ms) | 3.591 ms (for 1.316 ms, drawn from uniform 1ms–2ms) | drill | {"node":"spine1"} |'), text);
+  assert.ok(text.includes('| 2 | kill | h4 (drawn from h4, h8) | 2.275 ms | 3.591 ms | drill |'), text);
+  assert.ok(decodeHtml(reportHtml(report, [])).includes('<td>spine1 (drawn from any switch)</td>'));
+});

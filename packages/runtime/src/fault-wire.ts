@@ -1,6 +1,8 @@
 /**
  * Faults on the wire (`Fault` in grants) and in the fault log: the fault as written, as JSON,
- * with the time it applies (for a live fault, the time the controller stamped). A member
+ * with the time it applies (for a live fault, the time the controller stamped) — its random
+ * forms (`node: {random: …}`, `at`/`for: {uniform: …}`) replaced by what the loader drew, so a
+ * record names one node and one time and means the same to every reader and replay. A member
  * resolves it with the same fault table and pod as everyone else, so every process derives the
  * same events. A live fault cleared early travels as kind `clear`, naming the fault it undoes.
  * The run's fault log is these records; replaying them (`rocelab run --faults LOG`) schedules the
@@ -42,6 +44,7 @@ export function faultLogEntries(data: unknown): FaultLogEntry[] {
   });
 }
 
+/** `raw` is the item as drawn (FaultSpec): never a random form. */
 export function faultToWire(fault: FaultSpec): Fault {
   return { id: fault.index, atPs: fault.atPs, kind: fault.kind, target: fault.target, spec: JSON.stringify(fault.raw) };
 }

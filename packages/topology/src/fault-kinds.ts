@@ -7,6 +7,7 @@
  */
 import type { PacketAction } from '@rocelab/sim';
 import { childPath, describeValue, type Problems } from './errors.js';
+import { drawFault, nodeChoice, timeChoice, type DrawnFrom } from './fault-draws.js';
 import type { Endpoint, NodeSpec } from './pod.js';
 import type { JsonSchema } from './extensions.js';
 import { duration, endpoint, nodeName, object, probability, rate } from './schema-atoms.js';
@@ -37,10 +38,16 @@ export type FaultParams =
 
 export type FaultKind = FaultParams['kind'];
 
-/** A fault as written (file, drill, API): `at`, `kind`, its target key and its own keys. */
-export type RawFault = { at: string; for?: string; kind: string } & Record<string, unknown>;
+/**
+ * A fault as written (file, drill, API): `at`, `kind`, its target key and its own keys. `at`,
+ * `for` and `node` may be random forms (fault-draws.ts) until the fault resolves.
+ */
+export type RawFault = { at: string | { uniform: [string, string] }; for?: string | { uniform: [string, string] }; kind: string } & Record<string, unknown>;
 
-/** A resolved fault: when, for how long, what it does; `raw` is kept for the wire and the fault log. */
+/**
+ * A resolved fault: when, for how long, what it does. `raw` is the item with every random form
+ * replaced by what was drawn — what travels to members, the fault log shows and a replay reads.
+ */
 export interface FaultSpec {
   /** Its number in the run: the file's faults first, then drill and live ones. */
   index: number;
@@ -52,6 +59,8 @@ export interface FaultSpec {
   target: string;
   params: FaultParams;
   raw: RawFault;
+  /** The random forms it was drawn from, as written, by key (`node`, `at`, `for`); absent: none. */
+  drawnFrom?: DrawnFrom;
 }
 
 interface KindDef {
@@ -151,7 +160,13 @@ export const FAULT_KINDS: Readonly<Record<FaultKind, KindDef>> = {
 
 export const FAULT_KIND_NAMES = Object.keys(FAULT_KINDS) as FaultKind[];
 
-/** The schema of one fault item: `at`, `for` and `kind`, then the kind's own keys (dispatch on `kind`). */
+const AT = timeChoice('a time');
+const FOR = timeChoice('a duration');
+
+/**
+ * The schema of one fault item: `at`, `for` and `kind`, then the kind's own keys (dispatch on
+ * `kind`). `at`, `for` and `node` also take the random forms of fault-draws.ts.
+ */
 export function faultItemSchema(): JsonSchema {
   return {
     type: 'object',
@@ -160,10 +175,11 @@ export function faultItemSchema(): JsonSchema {
     properties: { kind: { enum: FAULT_KIND_NAMES, description: 'a fault kind' } },
     allOf: FAULT_KIND_NAMES.map((kind) => {
       const def = FAULT_KINDS[kind];
-      const base: Record<string, JsonSchema> = { at: duration, kind: { const: kind }, ...(def.lasting ? { for: duration } : {}) };
+      const base: Record<string, JsonSchema> = { at: AT, kind: { const: kind }, ...(def.lasting ? { for: FOR } : {}) };
+      const keys = 'node' in def.keys ? { ...def.keys, node: nodeChoice } : def.keys;
       return {
         if: { type: 'object', required: ['kind'], properties: { kind: { const: kind } } },
-        then: object(`a ${kind} fault {at, kind, ${Object.keys(def.keys).join(', ')}${def.lasting ? ', for' : ''}}`, { ...base, ...def.keys }, ['at', 'kind', ...def.required]),
+        then: object(`a ${kind} fault {at, kind, ${Object.keys(def.keys).join(', ')}${def.lasting ? ', for' : ''}}`, { ...base, ...keys }, ['at', 'kind', ...def.required]),
       };
     }),
   };
@@ -178,22 +194,27 @@ export interface FaultContext {
   neighbours: ReadonlyMap<string, ReadonlySet<string>>;
   /** Per node, the shortest time from a kill to its restart (`restartGapPs` in node-lives.ts). */
   restartGapPs: ReadonlyMap<string, number>;
+  /** The pod's seed, which random forms draw from; null: they are refused (the fault API). */
+  seed: number | null;
 }
 
 /**
  * A schema-valid fault in base units with its references checked; problems go to `problems`
  * (all of them), and the result is null when there were any.
  */
-export function resolveFault(raw: RawFault, index: number, path: string, ctx: FaultContext, problems: Problems): FaultSpec | null {
+export function resolveFault(written: RawFault, index: number, path: string, ctx: FaultContext, problems: Problems): FaultSpec | null {
+  const def = FAULT_KINDS[written.kind as FaultKind];
+  const drawn = drawFault(written, index, path, def.target, ctx, problems);
+  if (drawn === null) return null;
+  const raw = drawn.raw;
   const before = problems.list.length;
   const at = (key: string) => childPath(path, key);
-  const atPs = problems.parse(at('at'), 0, () => parseDuration(raw.at));
-  const def = FAULT_KINDS[raw.kind as FaultKind];
-  const forPs = raw.for === undefined ? null : problems.parse(at('for'), 0, () => parseDuration(raw.for!));
+  const atPs = problems.parse(at('at'), 0, () => parseDuration(raw.at as string));
+  const forPs = raw.for === undefined ? null : problems.parse(at('for'), 0, () => parseDuration(raw.for as string));
   if (forPs !== null && forPs <= 0) problems.add('value', at('for'), 'a duration above 0', describeValue(raw.for));
   const params = resolveParams(raw, at, ctx, problems);
   if (problems.list.length > before || params === null) return null;
-  return { index, atPs, forPs: def.lasting ? forPs : null, kind: params.kind, target: targetOf(params), params, raw };
+  return { index, atPs, forPs: def.lasting ? forPs : null, kind: params.kind, target: targetOf(params), params, raw, ...(drawn.drawnFrom === null ? {} : { drawnFrom: drawn.drawnFrom }) };
 }
 
 function targetOf(p: FaultParams): string {

@@ -7,10 +7,11 @@ import { cdfFilesFor } from './cdf.js';
 import { describeValue, type Problems } from './errors.js';
 import type { SchemaExtensions } from './extensions.js';
 import type { NodeTable } from './nodes.js';
+import { describeDraws } from './fault-draws.js';
 import { resolveFault, type FaultContext } from './fault-kinds.js';
 import { nodeLives, restartGaps } from './node-lives.js';
 import type { FaultSpec, LinkSpec, NodeSpec, WorkloadSpec } from './pod.js';
-import type { RawTopology } from './schema.js';
+import { DEFAULT_SEED, type RawTopology } from './schema.js';
 import { UNITS } from './units.js';
 
 /** `file` is the topology file: files a workload names (size CDFs) are relative to its directory. */
@@ -36,24 +37,33 @@ export function resolveWorkloads(raw: RawTopology, file: string, table: NodeTabl
 }
 
 /**
- * Faults in the order they apply: by time, then by position in the file. Once each resolves,
- * the rules across faults (a node's kills and restarts, node-lives.ts) run over all of them.
+ * Faults in the order they apply: by time, then by position in the file. Random forms are drawn
+ * from the file's seed (fault-draws.ts). Once each resolves, the rules across faults (a node's
+ * kills and restarts, node-lives.ts) run over all of them, on the values drawn.
  */
 export function resolveFaults(raw: RawTopology, links: readonly LinkSpec[], table: NodeTable, problems: Problems): FaultSpec[] {
-  const ctx = faultContext(table.byName, links);
+  const ctx = faultContext(table.byName, links, raw.seed ?? DEFAULT_SEED);
   const before = problems.list.length;
   const faults = (raw.faults ?? []).flatMap((fault, index) => resolveFault(fault, index, `faults[${index}]`, ctx, problems) ?? []);
   if (problems.list.length === before) {
-    for (const p of nodeLives(faults, [], ctx.restartGapPs).problems) problems.add('value', `faults[${p.fault}].${p.key}`, p.expected, p.actual);
+    for (const p of nodeLives(faults, [], ctx.restartGapPs).problems) {
+      // The draws of that node's faults explain a clash the file does not show.
+      const node = faults.find((f) => f.index === p.fault)?.target;
+      const drawn = faults.filter((f) => f.target === node).map(describeDraws).filter((d) => d !== '');
+      problems.add('value', `faults[${p.fault}].${p.key}`, p.expected, drawn.length === 0 ? p.actual : `${p.actual} (${drawn.join('; ')}; seed ${ctx.seed})`);
+    }
   }
   return faults.sort((x, y) => x.atPs - y.atPs || x.index - y.index);
 }
 
-/** What resolving a fault against this pod needs: its nodes by name and its link endpoints. */
-export function faultContext(nodes: ReadonlyMap<string, NodeSpec>, links: readonly LinkSpec[]): FaultContext {
+/**
+ * What resolving a fault against this pod needs: its nodes by name, its link endpoints, and the
+ * seed random forms draw from (null: none may be drawn — the fault API's live faults).
+ */
+export function faultContext(nodes: ReadonlyMap<string, NodeSpec>, links: readonly LinkSpec[], seed: number | null = null): FaultContext {
   const neighbours = new Map<string, Set<string>>();
   for (const l of links) {
     for (const [x, y] of [[l.a.node, l.b.node], [l.b.node, l.a.node]] as const) neighbours.set(x, (neighbours.get(x) ?? new Set()).add(y));
   }
-  return { nodes, endpoints: new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`])), neighbours, restartGapPs: restartGaps(links) };
+  return { nodes, endpoints: new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`])), neighbours, restartGapPs: restartGaps(links), seed };
 }

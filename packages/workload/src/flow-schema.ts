@@ -9,7 +9,8 @@
  */
 import { Fields, PHRASE, type HostRef, type UnitParsers } from './fields.js';
 import { MAX_SEQ, checkWorkloadIndex } from './flow-id.js';
-import type { FlowStart, FlowWorkload } from './flow-spec.js';
+import type { FlowWorkload } from './flow-spec.js';
+import { resolveTimeChoice, timeChoiceSchema, type RawTimeChoice } from './time-choice.js';
 import type { Opcode } from './traffic.js';
 
 /** DSCP 26 → priority 3, the lossless RoCE class (DESIGN §9). */
@@ -27,26 +28,7 @@ export const flowSchema = {
     from: { type: 'string', description: 'the name of the sending host' },
     to: { type: 'string', description: 'the name of the receiving host' },
     sizeBytes: { type: ['integer', 'string'], description: PHRASE.bytes },
-    start: {
-      description: `a start time: ${PHRASE.duration}, or {uniform: [0us, 500us]}`,
-      anyOf: [
-        { type: 'string' },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['uniform'],
-          properties: {
-            uniform: {
-              type: 'array',
-              description: 'a pair of durations [earliest, latest]',
-              items: { type: 'string', description: PHRASE.duration },
-              minItems: 2,
-              maxItems: 2,
-            },
-          },
-        },
-      ],
-    },
+    start: timeChoiceSchema('a start time'),
     rate: { type: ['integer', 'string'], description: 'a rate like 40G, 100M or 2.5G' },
     dscp: { type: 'integer', minimum: 0, maximum: 63, description: 'a DSCP value, an integer 0..63' },
     messageBytes: { type: ['integer', 'string'], description: `the size of each message: ${PHRASE.bytes}, at least 1` },
@@ -60,7 +42,7 @@ interface RawFlow {
   from: string;
   to: string;
   sizeBytes: string | number;
-  start: string | { uniform: [string, string] };
+  start: RawTimeChoice;
   rate?: string | number;
   dscp?: number;
   messageBytes?: string | number;
@@ -74,16 +56,6 @@ export function flowHostRefs(raw: Record<string, unknown>): HostRef[] {
     { field: 'from', name: flow.from },
     { field: 'to', name: flow.to },
   ];
-}
-
-function resolveStart(start: RawFlow['start'], units: UnitParsers, fields: Fields): FlowStart {
-  if (typeof start === 'string') return { kind: 'at', atPs: fields.parse('start', start, () => units.duration(start)) };
-  const [lo, hi] = start.uniform;
-  const before = fields.problems.length;
-  const minPs = fields.parse('start.uniform[0]', lo, () => units.duration(lo));
-  const maxPs = fields.parse('start.uniform[1]', hi, () => units.duration(hi));
-  if (fields.problems.length === before && minPs > maxPs) fields.add('start.uniform', 'an interval [earliest, latest] with earliest ≤ latest', start.uniform);
-  return { kind: 'uniform', minPs, maxPs };
 }
 
 /** The number of messages a flow posts: its size in `messageBytes` pieces, at least one (a 0-byte flow is one empty message). */
@@ -106,7 +78,7 @@ export function resolveFlow(raw: Record<string, unknown>, index: number, units: 
     from: flow.from,
     to: flow.to,
     sizeBytes: fields.parse('sizeBytes', flow.sizeBytes, () => units.bytes(flow.sizeBytes)),
-    start: resolveStart(flow.start, units, fields),
+    start: resolveTimeChoice(flow.start, 'start', units, fields),
     rateBps: rate === undefined ? null : fields.parse('rate', rate, () => units.rate(rate)),
     dscp: flow.dscp ?? DEFAULT_FLOW_DSCP,
   };

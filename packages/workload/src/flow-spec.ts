@@ -9,9 +9,10 @@
  * - {kind: flow, from: h1, to: h2, sizeBytes: 64MiB, messageBytes: 1MiB, start: 0us}   # 64 WRITEs of 1 MiB
  * ```
  */
+import type { TimeChoice } from './time-choice.js';
 import type { Opcode } from './traffic.js';
 
-export type FlowStart = { kind: 'at'; atPs: number } | { kind: 'uniform'; minPs: number; maxPs: number };
+export type FlowStart = TimeChoice;
 
 export interface FlowWorkload {
   /** Position in the topology's `workloads` list (flow ids derive from it: flow-id.ts). */

@@ -6,14 +6,14 @@
 import { connectionKey, flowId } from './flow-id.js';
 import { flowMessageCount } from './flow-schema.js';
 import type { FlowWorkload } from './flow-spec.js';
+import { drawTime } from './time-choice.js';
 import { noTraffic, workloadPurpose, type KindTraffic, type MessagePost, type TrafficContext } from './traffic.js';
 
 export function flowTraffic(flow: FlowWorkload, host: string, ctx: TrafficContext): KindTraffic {
   if (host !== flow.from) return noTraffic();
   const connection = connectionKey(flow.index, flow.from, flow.to);
   function* posts(): Generator<MessagePost, void> {
-    const start = flow.start;
-    const atPs = start.kind === 'at' ? start.atPs : ctx.rng(workloadPurpose(flow.index)).uniformInt(start.minPs, start.maxPs);
+    const atPs = drawTime(flow.start, () => ctx.rng(workloadPurpose(flow.index)));
     const count = flowMessageCount(flow);
     const full = flow.messageBytes ?? flow.sizeBytes;
     for (let k = 0; k < count; k++) {

@@ -14,6 +14,7 @@
 export * from './fields.js';
 export * from './flow-spec.js';
 export * from './flow-schema.js';
+export * from './time-choice.js';
 export * from './flow-id.js';
 export * from './host-set.js';
 export * from './size-cdf.js';

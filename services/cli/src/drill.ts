@@ -180,6 +180,7 @@ function faultsOf(variant: DrillVariant): FaultOutcome[] {
       untilNs: f.forPs === null ? null : (f.atPs + f.forPs) / 1000,
       params,
       source: f.index < variant.topologyFaults ? 'topology' : 'drill',
+      ...(f.drawnFrom === undefined ? {} : { drawnFrom: f.drawnFrom }),
     };
   });
 }
@@ -193,8 +194,12 @@ function reportText(report: DrillReport, out: string): string {
     `${o.pass ? 'pass' : 'FAIL'}  ${o.id.padEnd(width)}  ${o.variant ?? 'across variants'}: ${o.description}`,
     `${' '.repeat(width + 8)}measured ${o.measured}; expected ${o.expected}; ${o.margin}`,
   ]);
+  const ms = (ns: number) => `${(ns / 1e6).toFixed(3)} ms`;
+  // What the random forms drew (from the drill's seed): the same in every mode, and usually in every variant.
+  const drawn = new Set(report.variants.flatMap((v) => v.faults.filter((f) => f.drawnFrom !== undefined).map((f) => `drawn: fault ${f.id} ${f.kind} ${f.target} at ${ms(f.atNs)}${f.untilNs === null ? '' : ` until ${ms(f.untilNs)}`}`)));
   return [
     `drill ${report.drill}: ${report.title}`,
+    ...drawn,
     ...lines,
     `${report.pass ? 'PASS' : 'FAIL'}: ${all.length - failed.length} of ${all.length} expectations hold${failed.length ? `; failing: ${failed.map((o) => `${o.id}${o.variant ? ` (${o.variant})` : ''}`).join(', ')}` : ''}`,
     `report: ${join(out, 'report.md')} (and report.html, report.json, the plots)`,
