@@ -7,7 +7,7 @@ import { chaos } from './chaos.js';
 const runs = Number(process.env.ROCELAB_CHAOS_RUNS ?? 20);
 const seed = Number(process.env.ROCELAB_CHAOS_SEED ?? 1);
 const results = await chaos(runs, seed, (r) =>
-  process.stderr.write(`run ${r.run}: ${r.victim ?? 'no kill'} after ${r.killAfterMs} ms${r.respawn ? ' (respawn)' : ''} → exit ${r.exitCode}, ${r.wallMs} ms, conservation ${r.conservation}, node_lost ${r.nodeLostFrames}${r.problem ? `; PROBLEM: ${r.problem}` : ''}\n`),
+  process.stderr.write(`run ${r.run}: ${r.victim ?? 'no kill'} after ${r.killAfterMs} ms${r.workers ? ' (2 workers)' : ''}${r.respawn ? ' (respawn)' : ''} → exit ${r.exitCode}, ${r.wallMs} ms, conservation ${r.conservation}, node_lost ${r.nodeLostFrames}${r.problem ? `; PROBLEM: ${r.problem}` : ''}\n`),
 );
 const failed = results.filter((r) => r.problem !== null);
 process.stdout.write(

@@ -10,7 +10,7 @@ const RUNS = Number(process.env.ROCELAB_CHAOS_RUNS ?? 4);
 
 test(`${RUNS} members killed at random wall times: every run ends with a result, conservation holds, the lost node is named, nothing is left behind`, { timeout: RUNS * 240_000 }, async () => {
   const runs = await chaos(RUNS, 1);
-  const problems = runs.filter((r) => r.problem !== null).map((r) => `run ${r.run} (${r.victim ?? 'no kill'} after ${r.killAfterMs} ms${r.respawn ? ', respawn' : ''}): ${r.problem}`);
+  const problems = runs.filter((r) => r.problem !== null).map((r) => `run ${r.run} (${r.victim ?? 'no kill'} after ${r.killAfterMs} ms${r.workers ? ', 2 workers' : ''}${r.respawn ? ', respawn' : ''}): ${r.problem}`);
   assert.deepEqual(problems, []);
   const killed = runs.filter((r) => r.victim !== null);
   assert.ok(killed.length >= RUNS - 1, `most kills land while the pod runs (${killed.length} of ${RUNS})`);

@@ -16,6 +16,8 @@ import { CLI, ROOT, fixture } from './harness.js';
 export interface ChaosRun {
   run: number;
   respawn: boolean;
+  /** Two worker processes hosting three nodes each, rather than one process per node. */
+  workers: boolean;
   /** Member killed, and after how long (wall ms from its pod running); null when the run ended first. */
   victim: string | null;
   killAfterMs: number;
@@ -35,12 +37,14 @@ const POD = fixture('tree.yaml');
 /** 3 ms of virtual time at 3,000 wall s per virtual s: about 9 s of wall time to kill into. */
 const DURATION = '3ms';
 const DILATION = '3000';
+/** Two workers run the same pod about 4× faster: slow them to about the same wall time. */
+const WORKERS_DILATION = '12000';
 const RUN_LIMIT_MS = 180_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Member processes of `parent`, by member id (from their environment). */
-function members(parent: number): Map<number, string> {
-  const out = new Map<number, string>();
+/** Member processes of `parent`: member id and nodes (from their environment), by pid. */
+function members(parent: number): Map<number, { id: string; nodes: string[] }> {
+  const out = new Map<number, { id: string; nodes: string[] }>();
   let pids: number[] = [];
   try {
     pids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
@@ -50,8 +54,9 @@ function members(parent: number): Map<number, string> {
   for (const pid of pids) {
     try {
       const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      const id = env.find((e) => e.startsWith('ROCELAB_MEMBER='))?.slice('ROCELAB_MEMBER='.length);
-      if (id !== undefined) out.set(pid, id);
+      const value = (key: string) => env.find((e) => e.startsWith(`${key}=`))?.slice(key.length + 1);
+      const id = value('ROCELAB_MEMBER');
+      if (id !== undefined) out.set(pid, { id, nodes: (value('ROCELAB_NODES') ?? id).split(',') });
     } catch {
       // exited meanwhile
     }
@@ -70,9 +75,10 @@ const alive = (pid: number): boolean => {
 
 export async function chaosRun(run: number, rng: Rng): Promise<ChaosRun> {
   const respawn = run % 2 === 1;
+  const workers = run % 4 === 3;
   const killAfterMs = Math.floor(rng.nextFloat() * 8_000);
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'run', POD, '--mode', 'procs', '--duration', DURATION, '--dilation', DILATION, '--json', ...(respawn ? ['--respawn'] : [])], {
+  const child = spawn(process.execPath, [CLI, 'run', POD, '--mode', 'procs', ...(workers ? ['--workers', '2'] : []), '--duration', DURATION, '--dilation', workers ? WORKERS_DILATION : DILATION, '--json', ...(respawn ? ['--respawn'] : [])], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Info: the controller's "pod running" line says when the kill can land in a running pod.
@@ -89,6 +95,7 @@ export async function chaosRun(run: number, rng: Rng): Promise<ChaosRun> {
     for (const pid of members(child.pid!).keys()) seen.add(pid);
   }, 200);
   let victim: string | null = null;
+  let victimNodes: string[] = [];
   let problem: string | null = null;
   try {
     // A member that dies before the pod runs fails the start (a separate matter): kill into a running pod.
@@ -96,8 +103,9 @@ export async function chaosRun(run: number, rng: Rng): Promise<ChaosRun> {
     await Promise.race([sleep(killAfterMs), exited]);
     if (exitCode === undefined) {
       const now = [...members(child.pid!)];
-      const [pid, id] = now[Math.floor(rng.nextFloat() * now.length)]!;
-      victim = id;
+      const [pid, member] = now[Math.floor(rng.nextFloat() * now.length)]!;
+      victim = member.id;
+      victimNodes = member.nodes;
       process.kill(pid, 'SIGKILL');
     }
     const limit = sleep(RUN_LIMIT_MS).then(() => 'timeout');
@@ -123,7 +131,7 @@ export async function chaosRun(run: number, rng: Rng): Promise<ChaosRun> {
   if (result !== null) {
     const lost = result.lostNodes.filter((n) => n.cause === 'lost').map((n) => n.node);
     if (!result.conservation) problem ??= 'conservation failed';
-    else if (victim !== null && lost.length > 0 && !lost.includes(victim)) problem ??= `lost ${lost.join(',')}, but ${victim} was killed`;
+    else if (victim !== null && lost.length > 0 && lost.some((n) => !victimNodes.includes(n))) problem ??= `lost ${lost.join(',')}, but ${victim} (${victimNodes.join(',')}) was killed`;
     else if (lost.length > 0 && exitCode !== 1) problem ??= `a node was lost, yet the run exited ${exitCode}`;
     else if (lost.length === 0 && exitCode !== 0) problem ??= `nothing lost, yet the run exited ${exitCode}`;
   }
@@ -131,6 +139,7 @@ export async function chaosRun(run: number, rng: Rng): Promise<ChaosRun> {
   return {
     run,
     respawn,
+    workers,
     victim,
     killAfterMs,
     exitCode: exitCode ?? null,

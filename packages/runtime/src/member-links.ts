@@ -2,9 +2,9 @@
  * A member's links to nodes hosted by other members: which end it hosts, its connection, and
  * what crossed it. Each link carries one batch per window; what a node emits on a link that
  * is no longer live never leaves and is counted `link_down` here. The counts (frames shipped,
- * frames accepted) are what the controller settles a broken link with, and what it accounts a
- * lost member with (`member-loss.ts`): they restart from zero when a lost neighbour rejoins,
- * since its counts do too.
+ * frames accepted) are what the controller accounts a lost member with (`member-loss.ts`), so
+ * they only grow; a broken link is settled with the counts since it last connected, which a
+ * rejoined neighbour's fresh counts match.
  */
 import type { Engine, Outbox } from '@rocelab/sim';
 import type { LinkSpec, PodSpec } from '@rocelab/topology';
@@ -22,8 +22,12 @@ export interface RemoteLink {
   conn: Connection | null;
   /** Carries batches: connected and not failed, or brought back up by a grant. */
   live: boolean;
+  /** Frames shipped and accepted over the run: they only grow (a lost neighbour is accounted from them). */
   sent: number;
   accepted: number;
+  /** The counts when the link last connected: a broken link is settled with the counts since. */
+  sentBase: number;
+  acceptedBase: number;
   /** Direction names `from>to` as seen from this end. */
   outName: string;
   inName: string;
@@ -54,6 +58,8 @@ export class RemoteLinks {
         live: true,
         sent: 0,
         accepted: 0,
+        sentBase: 0,
+        acceptedBase: 0,
         outName: directionName(from, to),
         inName: directionName(to, from),
       });
@@ -107,11 +113,11 @@ export class RemoteLinks {
     return true;
   }
 
-  /** A rejoining neighbour connected again: fresh counts; live once a grant brings it up. */
+  /** A rejoining neighbour connected again: a new epoch of counts; live once a grant brings it up. */
   reconnect(link: RemoteLink, conn: Connection): void {
     link.conn = conn;
-    link.sent = 0;
-    link.accepted = 0;
+    link.sentBase = link.sent;
+    link.acceptedBase = link.accepted;
     // Its earlier failure was settled with the old counts; a later one is a new matter.
     const i = this.failedEver.indexOf(link);
     if (i >= 0) this.failedEver.splice(i, 1);
@@ -132,20 +138,20 @@ export class RemoteLinks {
     return failed;
   }
 
-  /** Counts of failed links to settle: this lease's, or in the final report every one (each is settled once). */
+  /** Counts of failed links to settle, since each connected: this lease's, or in the final report every one (each is settled once). */
   failedCounts(failed: readonly RemoteLink[], final: boolean): LinkCount[] {
-    return (final ? this.failedEver : failed).flatMap(countsOf);
+    return (final ? this.failedEver : failed).flatMap((l) => countsOf(l, l.sentBase, l.acceptedBase));
   }
 
-  /** Every link's counts so far. */
+  /** Every link's counts over the run. */
   totals(): LinkCount[] {
-    return [...this.links.values()].flatMap(countsOf);
+    return [...this.links.values()].flatMap((l) => countsOf(l, 0, 0));
   }
 }
 
-function countsOf(l: RemoteLink): LinkCount[] {
+function countsOf(l: RemoteLink, sentBase: number, acceptedBase: number): LinkCount[] {
   return [
-    { link: l.outName, sender: true, frames: l.sent },
-    { link: l.inName, sender: false, frames: l.accepted },
+    { link: l.outName, sender: true, frames: l.sent - sentBase },
+    { link: l.inName, sender: false, frames: l.accepted - acceptedBase },
   ];
 }

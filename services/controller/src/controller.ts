@@ -256,6 +256,7 @@ export class Controller {
       if ([...previous.nodes].sort().join() !== [...hello.nodes].sort().join()) return refuse(`member ${hello.node} hosted ${previous.nodes.join(',')}; it cannot rejoin with ${hello.nodes.join(',')}`);
       return null;
     }
+    if (this.state === 'finished' || this.state === 'failed') return refuse('the run is over');
     if (this.state !== 'starting') return refuse(previous !== undefined ? `member ${hello.node} is already part of the running pod` : 'the pod is already running');
     if (previous !== undefined) return refuse(`member ${hello.node} is already connected`);
     if (hello.nodes.length === 0) return refuse(`member ${hello.node} hosts no nodes`);
@@ -312,10 +313,19 @@ export class Controller {
     member.snapshots.set(report.lease, { lease: report.lease, nodes, links: report.linkTotals });
     member.snapshots.delete(report.lease - SNAPSHOTS_KEPT);
     if (this.coordinator?.lease?.final === true) for (const n of nodes) this.finals.set(n.node, n);
+    let step: Step<Fault>;
     try {
-      this.step(this.coordinator!.onReport(toSyncReport(member.id, report)));
+      step = this.coordinator!.onReport(toSyncReport(member.id, report));
     } catch (err) {
+      // A report the protocol does not allow: that member misbehaves.
       member.conn.close(CloseCode.protocol, err instanceof Error ? err.message : String(err));
+      return;
+    }
+    try {
+      this.step(step);
+    } catch (err) {
+      // A bug here, not the member's doing: the run cannot be trusted any more.
+      this.fail(new Error(`controller: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     }
   }
 

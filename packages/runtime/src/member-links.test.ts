@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseTopology } from '@rocelab/topology';
+import type { Connection } from './connection.js';
+import { RemoteLinks } from './member-links.js';
+
+const POD = parseTopology(`
+name: pair
+nodes:
+  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
+  - {name: h1, role: host, ip: 10.0.1.1}
+  - {name: h2, role: host, ip: 10.0.1.2}
+links:
+  - {a: h1:p0, b: sw1:p1}
+  - {a: h2:p0, b: sw1:p2}
+`);
+const index = (name: string) => POD.nodes.find((n) => n.name === name)!.index;
+
+test('a member’s remote links: those with one end here, who dials, and the direction names', () => {
+  const links = new RemoteLinks(POD, new Set([index('sw1'), index('h2')]));
+  assert.deepEqual(links.names, ['h1:p0--sw1:p1']);
+  const l = links.get('h1:p0--sw1:p1')!;
+  assert.deepEqual([l.dialer, l.outName, l.inName], [false, 'sw1:p1>h1:p0', 'h1:p0>sw1:p1']);
+  assert.equal(links.allConnected, false);
+});
+
+test('counts over the run only grow; a broken link is settled with the counts since it last connected', () => {
+  const links = new RemoteLinks(POD, new Set([index('h1')]));
+  const l = links.get('h1:p0--sw1:p1')!;
+  l.sent = 100;
+  l.accepted = 40;
+  // The neighbour died and rejoined: its fresh process counts from zero on the new connection.
+  links.reconnect(l, {} as Connection);
+  l.sent += 7;
+  l.accepted += 3;
+  assert.deepEqual(links.totals(), [
+    { link: 'h1:p0>sw1:p1', sender: true, frames: 107 },
+    { link: 'sw1:p1>h1:p0', sender: false, frames: 43 },
+  ]);
+  assert.deepEqual(links.failedCounts([l], false), [
+    { link: 'h1:p0>sw1:p1', sender: true, frames: 7 },
+    { link: 'sw1:p1>h1:p0', sender: false, frames: 3 },
+  ]);
+});
