@@ -1,27 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mergeNodeReports } from './merge-reports.js';
-import type { NodeReport, PortReport } from './node-report.js';
+import { emptyPortReport, type NodeReport, type PortReport } from './node-report.js';
 
-const zeros = () => new Array<number>(8).fill(0);
-const port = (over: Partial<PortReport> = {}): PortReport => ({
-  port: 'p0',
-  pfcSent: zeros(),
-  pfcReceived: zeros(),
-  pausedPs: zeros(),
-  pausingPs: zeros(),
-  firstPauseTxPs: -1,
-  lastPauseTxPs: -1,
-  firstPauseRxPs: -1,
-  lastPauseRxPs: -1,
-  ecnMarked: 0,
-  dropped: {},
-  peakQueueBytes: 0,
-  losslessDrops: 0,
-  txBytes: 0,
-  rxBytes: 0,
-  ...over,
-});
+const port = (over: Partial<PortReport> = {}): PortReport => ({ ...emptyPortReport('p0'), ...over });
 const sw = (p: PortReport): NodeReport => ({ node: 'tor1', role: 'tor', ports: [p], host: null });
 
 test('two lives of a port: counts and times add, the earliest first pause and the latest last one, the highest peak', () => {

@@ -5,6 +5,7 @@
  * final report from every process, so the summary is assembled the same way in every mode.
  */
 import type { DropReason } from '@rocelab/sim';
+import { PFC_PRIORITIES } from '@rocelab/wire';
 
 export interface PortReport {
   port: string;
@@ -53,4 +54,33 @@ export interface NodeReport {
   role: string;
   ports: PortReport[];
   host: HostReport | null;
+}
+
+/** One figure per priority. */
+const zeros = (): number[] => new Array<number>(PFC_PRIORITIES).fill(0);
+
+/** A port's figures before anything happened on it (a node that never reported: its member died first). */
+export function emptyPortReport(port: string): PortReport {
+  return {
+    port,
+    pfcSent: zeros(),
+    pfcReceived: zeros(),
+    pausedPs: zeros(),
+    pausingPs: zeros(),
+    firstPauseTxPs: -1,
+    lastPauseTxPs: -1,
+    firstPauseRxPs: -1,
+    lastPauseRxPs: -1,
+    ecnMarked: 0,
+    dropped: {},
+    peakQueueBytes: 0,
+    losslessDrops: 0,
+    txBytes: 0,
+    rxBytes: 0,
+  };
+}
+
+/** A host's transport counters before anything happened. */
+export function emptyHostReport(): HostReport {
+  return { cnpsSent: 0, cnpsReceived: 0, retransmittedPackets: 0, naksSent: { seq: 0, rnr: 0 }, naksReceived: { seq: 0, rnr: 0 }, rtoExpirations: 0, rnrWaits: 0, stormEvents: { warning: 0, error: 0 }, goodputBytes: 0, receivedPayloadBytes: 0 };
 }

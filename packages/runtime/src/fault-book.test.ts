@@ -4,21 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseTopology } from '@rocelab/topology';
 import { FaultApiError, FaultBook } from './fault-book.js';
 import { CLEAR_KIND } from './fault-wire.js';
 import { podContext } from './models.js';
+import { onePod } from './testing.js';
 
-const POD = parseTopology(`
-name: pair
-nodes:
-  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
-  - {name: h1, role: host, ip: 10.0.1.1}
-  - {name: h2, role: host, ip: 10.0.1.2}
-links:
-  - {a: h1:p0, b: sw1:p1}
-  - {a: h2:p0, b: sw1:p2}
-workloads:
+const POD = onePod(`workloads:
   - {kind: flow, from: h1, to: h2, sizeBytes: 1MB, start: 0us}
 faults:
   - {kind: linkDown, link: h2:p0, at: 9ms}

@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseTopology } from '@rocelab/topology';
 import type { Connection } from './connection.js';
 import { RemoteLinks } from './member-links.js';
+import { indexOf, onePod } from './testing.js';
 
-const POD = parseTopology(`
-name: pair
-nodes:
-  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
-  - {name: h1, role: host, ip: 10.0.1.1}
-  - {name: h2, role: host, ip: 10.0.1.2}
-links:
-  - {a: h1:p0, b: sw1:p1}
-  - {a: h2:p0, b: sw1:p2}
-`);
-const index = (name: string) => POD.nodes.find((n) => n.name === name)!.index;
+const POD = onePod();
+const index = (name: string) => indexOf(POD, name);
 
 test('a member’s remote links: those with one end here, who dials, and the direction names', () => {
   const links = new RemoteLinks(POD, new Set([index('sw1'), index('h2')]));

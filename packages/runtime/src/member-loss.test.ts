@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { NodeReport } from '@rocelab/results';
-import { parseTopology } from '@rocelab/topology';
 import { emptyNodeFinal, lostMemberFinals, mergeLives, type LinkTotal, type MemberSnapshot } from './member-loss.js';
 import type { NodeFinal } from './result.js';
+import { onePod } from './testing.js';
 
 const final = (node: string, c: { sent: number; delivered: number; queued: number; dropped?: Record<string, number> }): NodeFinal => ({
   node,
@@ -60,16 +60,7 @@ test('a node over two lives: counters add, the lives digest together, the last r
 });
 
 test('before its first report a lost node has nothing: zero counters and a report of its ports', () => {
-  const pod = parseTopology(`
-name: p
-nodes:
-  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
-  - {name: h1, role: host, ip: 10.0.1.1}
-  - {name: h2, role: host, ip: 10.0.1.2}
-links:
-  - {a: h1:p0, b: sw1:p1}
-  - {a: h2:p0, b: sw1:p2}
-`);
+  const pod = onePod();
   const sw = emptyNodeFinal(pod, 'sw1');
   assert.deepEqual(sw.report.ports.map((p) => p.port), ['p1', 'p2']);
   assert.equal(sw.report.host, null);

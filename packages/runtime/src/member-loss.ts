@@ -16,9 +16,8 @@
  * dead process after the cut are indistinguishable from losses and are counted as `node_lost`.
  */
 import { createHash } from 'node:crypto';
-import { mergeNodeReports, type HostReport, type PortReport } from '@rocelab/results';
+import { emptyHostReport, emptyPortReport, mergeNodeReports } from '@rocelab/results';
 import type { PodSpec } from '@rocelab/topology';
-import { PFC_PRIORITIES } from '@rocelab/wire';
 import type { NodeFinal } from './result.js';
 
 /** One end's cumulative count on a remote link direction `from-node:port>to-node:port`. */
@@ -74,29 +73,8 @@ export function lostMemberFinals(last: MemberSnapshot, peersThen: readonly LinkT
 /** A node's figures before its member reported any lease: nothing happened yet. */
 export function emptyNodeFinal(pod: PodSpec, name: string): NodeFinal {
   const node = pod.nodes.find((n) => n.name === name)!;
-  const zeros = () => new Array<number>(PFC_PRIORITIES).fill(0);
-  const ports: PortReport[] = node.ports.map((p) => ({
-    port: p.name,
-    pfcSent: zeros(),
-    pfcReceived: zeros(),
-    pausedPs: zeros(),
-    pausingPs: zeros(),
-    firstPauseTxPs: -1,
-    lastPauseTxPs: -1,
-    firstPauseRxPs: -1,
-    lastPauseRxPs: -1,
-    ecnMarked: 0,
-    dropped: {},
-    peakQueueBytes: 0,
-    losslessDrops: 0,
-    txBytes: 0,
-    rxBytes: 0,
-  }));
-  const host: HostReport | null =
-    node.role !== 'host'
-      ? null
-      : { cnpsSent: 0, cnpsReceived: 0, retransmittedPackets: 0, naksSent: { seq: 0, rnr: 0 }, naksReceived: { seq: 0, rnr: 0 }, rtoExpirations: 0, rnrWaits: 0, stormEvents: { warning: 0, error: 0 }, goodputBytes: 0, receivedPayloadBytes: 0 };
-  return { node: name, digest: createHash('sha256').digest(), events: 0, sent: 0, delivered: 0, queued: 0, dropped: {}, causalityViolations: 0, rssBytes: 0, results: null, report: { node: name, role: node.role, ports, host } };
+  const host = node.role === 'host' ? emptyHostReport() : null;
+  return { node: name, digest: createHash('sha256').digest(), events: 0, sent: 0, delivered: 0, queued: 0, dropped: {}, causalityViolations: 0, rssBytes: 0, results: null, report: { node: name, role: node.role, ports: node.ports.map((p) => emptyPortReport(p.name)), host } };
 }
 
 /**

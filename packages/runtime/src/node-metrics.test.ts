@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseTopology } from '@rocelab/topology';
 import { buildEngine, podContext } from './models.js';
 import { NodeMetrics } from './node-metrics.js';
+import { onePod } from './testing.js';
 
-const POD = parseTopology(`
-name: pair
-timing: drill
-nodes:
-  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
-  - {name: h1, role: host, ip: 10.0.1.1}
-  - {name: h2, role: host, ip: 10.0.1.2}
-links:
-  - {a: h1:p0, b: sw1:p1}
-  - {a: h2:p0, b: sw1:p2}
+const POD = onePod(`timing: drill
 workloads:
   - {kind: flow, from: h1, to: h2, sizeBytes: 1MB, start: 0us}
 `);
