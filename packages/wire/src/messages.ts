@@ -4,6 +4,7 @@
  * a decoded message has proto3 defaults filled in (0, '', false, empty arrays). 64-bit fields
  * are numbers, exact below 2^53 (virtual picoseconds ≈ 2.5 h); the decoder rejects larger ones.
  */
+import type { Grant as SyncGrant } from '@rocelab/sync';
 import type { Frame } from './frame.js';
 
 /** First message in each direction of every connection; see the proto for the handshake. */
@@ -71,27 +72,11 @@ export interface Member {
   linkUrl: string;
 }
 
-/** A lease of `windows` windows of `windowPs` from `startPs`, the last ending at `endPs`. */
-export interface Grant {
-  lease: number;
-  startPs: number;
-  windowPs: number;
-  windows: number;
-  endPs: number;
-  /** The run ends with this lease: report final stats. */
-  final: boolean;
-  /** Faults with startPs ≤ atPs < endPs. */
-  faults: Fault[];
-  /** Links declared down at startPs (link names). */
-  linksDown: string[];
-  /** Frames lost in transit on links that broke. */
-  losses: LinkLoss[];
-  /** Links back up at startPs: a lost member rejoined (link names). */
-  linksUp: string[];
-  /** Members declared lost at startPs, and members that rejoin at startPs. */
-  membersLost: string[];
-  membersJoined: string[];
-}
+/**
+ * A lease of `windows` windows of `windowPs` from `startPs`, the last ending at `endPs`: the
+ * sync protocol's grant (@rocelab/sync), carrying faults as they travel.
+ */
+export type Grant = SyncGrant<Fault>;
 
 export interface LinkLoss {
   /** "node:port>node:port", the direction that lost frames. */
