@@ -13,6 +13,13 @@ import { resolvePod } from './resolve.js';
 import type { RawTopology } from './schema.js';
 import { validateSchema } from './validate.js';
 
+/**
+ * How many times aliases may expand (yaml's `maxAliasCount`, relative to each anchor's size):
+ * a "billion laughs" file of nested anchors would otherwise build gigabytes from a few lines.
+ * Pods reuse an anchor a handful of times (`<<: *defaults`), far below this.
+ */
+export const MAX_YAML_ALIAS_COUNT = 100;
+
 /** YAML 1.2 (so `no` stays a string); duplicate keys are errors, not last-one-wins. */
 export function parseYaml(text: string, file: string): unknown {
   const lineCounter = new LineCounter();
@@ -24,7 +31,13 @@ export function parseYaml(text: string, file: string): unknown {
     });
     throw new TopologyError(file, problems);
   }
-  return doc.toJS({ maxAliasCount: 100 });
+  try {
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
+  } catch (err) {
+    // yaml throws a ReferenceError ("Excessive alias count …") once the expansion passes the limit.
+    if (!(err instanceof ReferenceError)) throw err;
+    throw new TopologyError(file, [{ code: 'yaml', path: '<root>', expected: `aliases that expand at most ${MAX_YAML_ALIAS_COUNT} times`, actual: err.message }]);
+  }
 }
 
 /** Parses and validates topology text; `file` names it in errors. Throws TopologyError. */
