@@ -4,12 +4,15 @@
  * view of a running pod.
  */
 import { performance } from 'node:perf_hooks';
+import type { PacingView } from '@rocelab/controller';
 import type { Status } from '@rocelab/wire';
 
 /** The controller's GET /status: the wire Status plus what the HTTP view adds. */
 export interface StatusView extends Status {
   pod?: string;
   durationPs?: number | null;
+  /** The lease held back until the wall clock catches up with the dilation; null when none is. */
+  pacing?: PacingView | null;
   nodes?: Record<string, string>;
 }
 
@@ -33,11 +36,20 @@ export function formatStatus(s: StatusView): string {
     ['virtual time', `${ms(s.virtualPs)}${s.durationPs ? ` of ${ms(s.durationPs)}` : ''}`],
     ['dilation', s.dilation === 0 ? 'none (as fast as possible)' : `${s.dilation} wall s per virtual s`],
     ['lag', `${s.lagSeconds.toFixed(3)} s behind the paced schedule`],
-    ['windows', `${s.windows} (${s.windowsPerSecond.toFixed(1)} per wall second)`],
+    ['windows', `${s.windows} (${s.windowsPerSecond.toFixed(1)} per wall second${s.pacing ? ', none while held for pacing' : ''})`],
+    ...(s.pacing ? [['pacing', pacingText(s.pacing, s.dilation)] as [string, string]] : []),
     ['nodes up', `${s.nodesUp} of ${s.nodesTotal}`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+}
+
+/**
+ * `held: lease 12 (1.000 ms → 1.100 ms virtual) goes out in 83.2 s, at 2026-11-25T04:12:31.123Z
+ * (dilation 10000: the pod is on time and waits for the wall clock)`.
+ */
+export function pacingText(p: PacingView, dilation: number): string {
+  return `held: lease ${p.lease} (${ms(p.leaseStartPs)} → ${ms(p.leaseEndPs)} virtual) goes out in ${p.releaseInSeconds.toFixed(1)} s, at ${p.releaseAt} (dilation ${dilation}: the pod is on time and waits for the wall clock)`;
 }
 
 /** One bar line on stderr, redrawn in place and cleared at the end; null unless stderr is a terminal and not in CI. */
@@ -66,7 +78,9 @@ export function showProgress(read: () => Promise<Status | null> | Status | null,
   const timer = setInterval(() => {
     void Promise.resolve(read()).then(
       (status) => {
-        if (status !== null) line.draw(status.virtualPs, `${Math.round(status.windowsPerSecond)} windows/s`);
+        if (status === null) return;
+        const pacing = (status as StatusView).pacing;
+        line.draw(status.virtualPs, pacing ? `held for pacing: the next lease goes out in ${pacing.releaseInSeconds.toFixed(0)} s` : `${Math.round(status.windowsPerSecond)} windows/s`);
       },
       () => undefined,
     );

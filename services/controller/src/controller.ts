@@ -42,6 +42,7 @@ import {
   type RunResult,
 } from '@rocelab/runtime';
 import { FaultApi } from './fault-api.js';
+import { pacingView } from './pacing-view.js';
 import type { Directory, Envelope, Fault, Hello, Status } from '@rocelab/wire';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { controllerRegistry } from './metrics.js';
@@ -463,7 +464,7 @@ export class Controller {
       return;
     }
     if (req.method === 'GET' && req.url === '/status') {
-      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), nodes: Object.fromEntries(this.metricsUrls) };
+      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), pacing: this.pending === null ? null : pacingView(this.pending.grant, this.t0, this.options.dilation, performance.now(), Date.now()), nodes: Object.fromEntries(this.metricsUrls) };
       res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(view)}\n`);
       return;
     }

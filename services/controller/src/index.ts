@@ -5,3 +5,4 @@
 export * from './controller.js';
 export * from './metrics.js';
 export { runControllerMain } from './controller-main.js';
+export * from './pacing-view.js';
