@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +109,41 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
   throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
 }
 
+/** A token file the containers' user (uid 10001) can read, as `rocelab run --mode docker` makes one. */
+function containerTokenFile(name: string, token: string): string {
+  const path = join(work, name);
+  writeFileSync(path, `${token}\n`, { mode: 0o600 });
+  if (process.getuid?.() === 0) chownSync(path, 10001, 10001);
+  else chmodSync(path, 0o644);
+  return path;
+}
+
+/**
+ * Listening TCP sockets inside a container (read from its /proc/net/tcp{,6} with its own node),
+ * but for loopback ones: on a user-defined network Docker's DNS resolver listens on 127.0.0.11.
+ */
+function listeningIn(id: string): Array<{ address: string; port: number }> {
+  const read = "const f=require('fs');for(const n of ['tcp','tcp6'])try{process.stdout.write(f.readFileSync('/proc/net/'+n,'utf8'))}catch{}";
+  const r = sh('docker', ['exec', id, 'node', '-e', read], { timeout: 30_000 });
+  assert.equal(r.status, 0, `docker exec ${id}: ${r.stderr}`);
+  const out: Array<{ address: string; port: number }> = [];
+  for (const line of r.stdout.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f[3] !== '0A' || f[1] === undefined) continue; // 0A: LISTEN
+    const [hex, port] = f[1].split(':') as [string, string];
+    // IPv4 in network order read as a little-endian word; IPv6 as four of them (all zero: ::).
+    const address = hex.length === 8 ? [3, 2, 1, 0].map((i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16)).join('.') : /^0+$/.test(hex) ? '::' : `ipv6:${hex}`;
+    if (!address.startsWith('127.')) out.push({ address, port: parseInt(port, 16) });
+  }
+  return out;
+}
+
+/** Every variable of a container's environment that would give its token away. */
+async function tokenInEnvironment(id: string, token: string): Promise<string[]> {
+  const env = (await docker.getContainer(id).inspect()).Config.Env ?? [];
+  return env.filter((v) => v.startsWith('ROCELAB_POD_TOKEN=') || v.includes(token));
+}
+
 interface PromResponse {
   status: string;
   error?: string;
@@ -134,6 +169,7 @@ class ComposePod {
   constructor(
     private readonly file: string,
     ports: { controller: number; prometheus: number; grafana: number },
+    extraEnv: Record<string, string> = {},
   ) {
     this.env = {
       ROCELAB_IMAGE: IMAGE,
@@ -142,6 +178,7 @@ class ComposePod {
       CONTROLLER_PORT: String(ports.controller),
       PROMETHEUS_PORT: String(ports.prometheus),
       GRAFANA_PORT: String(ports.grafana),
+      ...extraEnv,
     };
   }
 
@@ -174,7 +211,7 @@ class ComposePod {
   }
 }
 
-async function composePod(t: TestContext, topology: string, composeFile: string | null): Promise<{ pod: ComposePod; prometheus: string; controller: string }> {
+async function composePod(t: TestContext, topology: string, composeFile: string | null, extraEnv: Record<string, string> = {}): Promise<{ pod: ComposePod; prometheus: string; controller: string }> {
   let file = composeFile;
   if (file === null) {
     const compose = cli(['compose', topology]);
@@ -183,20 +220,24 @@ async function composePod(t: TestContext, topology: string, composeFile: string 
     writeFileSync(file, compose.stdout);
   }
   const ports = { controller: await freePort(), prometheus: await freePort(), grafana: await freePort() };
-  const pod = new ComposePod(file, ports);
+  const pod = new ComposePod(file, ports, extraEnv);
   t.after(() => pod.down());
   pod.up();
   return { pod, prometheus: `http://127.0.0.1:${ports.prometheus}`, controller: `http://127.0.0.1:${ports.controller}` };
 }
 
-test('the rocelab image runs as a numeric non-root user, and its controller refuses a member with the wrong pod token', { timeout: 300_000 }, async (t) => {
+test('the rocelab image runs as a numeric non-root user; its controller reads the token from a file, listens on its pod-network address only, and refuses a member with the wrong pod token', { timeout: 300_000 }, async (t) => {
   if (!needsDocker(t)) return;
   const { GenericContainer, Wait } = await import('testcontainers');
   assert.equal((await docker.getImage(IMAGE).inspect()).Config.User, '10001:10001');
+  const tokenFile = containerTokenFile('controller-token', 'the-pod-secret');
   const controller = await new GenericContainer(IMAGE)
-    .withEnvironment({ ROCELAB_ROLE: 'controller', ROCELAB_TOPOLOGY: '/pod/small.yaml', ROCELAB_POD_TOKEN: 'the-pod-secret' })
+    .withEnvironment({ ROCELAB_ROLE: 'controller', ROCELAB_TOPOLOGY: '/pod/small.yaml', ROCELAB_POD_TOKEN_FILE: '/run/secrets/rocelab_pod_token' })
     .withLabels({ 'io.rocelab.pod': 'small' })
-    .withBindMounts([{ source: work, target: '/pod', mode: 'ro' }])
+    .withBindMounts([
+      { source: work, target: '/pod', mode: 'ro' },
+      { source: tokenFile, target: '/run/secrets/rocelab_pod_token', mode: 'ro' },
+    ])
     .withExposedPorts(7000)
     .withWaitStrategy(Wait.forHttp('/status', 7000))
     .withStartupTimeout(60_000)
@@ -215,6 +256,12 @@ test('the rocelab image runs as a numeric non-root user, and its controller refu
     // Nothing was lost: the controller still waits for its members.
     const again = (await (await fetch(`http://${base}/status`)).json()) as { state: string };
     assert.equal(again.state, 'starting');
+    // The token came from the file (the fault API takes it) and is nowhere in the environment.
+    assert.equal((await fetch(`http://${base}/faults`, { headers: { authorization: 'Bearer the-pod-secret' } })).status, 200);
+    assert.deepEqual(await tokenInEnvironment(controller.getId(), 'the-pod-secret'), []);
+    // It listens on its address on the container's network, not on every interface.
+    const ip = Object.values((await docker.getContainer(controller.getId()).inspect()).NetworkSettings.Networks)[0]!.IPAddress;
+    assert.deepEqual(listeningIn(controller.getId()), [{ address: ip, port: 7000 }]);
   } finally {
     await controller.stop({ timeout: 2_000 });
   }
@@ -222,7 +269,8 @@ test('the rocelab image runs as a numeric non-root user, and its controller refu
 
 test('a small pod under docker-compose: promtool-clean /metrics, and every dashboard query returns series from a real Prometheus', { timeout: 600_000 }, async (t) => {
   if (!needsDocker(t)) return;
-  const { pod, prometheus } = await composePod(t, join(work, 'small-storm.yaml'), null);
+  const token = randomBytes(12).toString('hex');
+  const { pod, prometheus, controller } = await composePod(t, join(work, 'small-storm.yaml'), null, { ROCELAB_POD_TOKEN_FILE: containerTokenFile('compose-token', token) });
   const targets = 9 + 1;
   try {
     await until(`${targets} targets up in Prometheus`, 180_000, async () => ((await scalar(prometheus, 'count(up == 1)')) === targets ? true : null));
@@ -230,6 +278,9 @@ test('a small pod under docker-compose: promtool-clean /metrics, and every dashb
     throw new Error(`${String(err)}\n${pod.logs()}`);
   }
 
+  // Every node joined with the token of ROCELAB_POD_TOKEN_FILE (a Compose secret), which no environment shows.
+  assert.equal((await fetch(`${controller}/faults`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+  for (const c of await pod.containers()) assert.deepEqual(await tokenInEnvironment(c.Id, token), [], c.Names[0]);
   const nodes = (await pod.containers()).filter((c) => c.Labels['io.rocelab.node'] !== undefined);
   assert.equal(nodes.length, 9);
   for (const c of nodes) {
@@ -349,6 +400,45 @@ function drillInContainers(name: string, variants: string[]): DrillRun {
 
 type DrillRun = { pass: boolean; variants: Array<{ name: string; run: { mode: string; traceHash: string }; faults: Array<{ target: string }>; expectations: Array<{ measured: string }> }> };
 
+test('rocelab run --mode docker: the token is a read-only file of uid 10001 in every container and in no environment; every rocelab socket listens on the pod network', { timeout: 300_000 }, async (t) => {
+  if (!needsDocker(t)) return;
+  const runsBefore = new Set((await docker.listContainers({ all: true, filters: { label: ['io.rocelab.run'] } })).map((c) => c.Labels['io.rocelab.run']));
+  // Paced so that the containers live for a while (3 ms at 5,000: 15 s) while we look at them.
+  const child = spawn(process.execPath, [CLI, 'run', join(work, 'small.yaml'), '--mode', 'docker', '--image', IMAGE, '--duration', '3ms', '--dilation', '5000', '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGINT');
+  });
+  const ours = await until('the pod of 1 controller and 9 nodes running', 120_000, async () => {
+    const running = (await docker.listContainers({ filters: { label: ['io.rocelab.run'] } })).filter((c) => !runsBefore.has(c.Labels['io.rocelab.run']));
+    return running.length === 10 ? running : null;
+  });
+  const read = "const f=require('fs'),p='/run/secrets/rocelab_pod_token',s=f.statSync(p);process.stdout.write(JSON.stringify({uid:s.uid,mode:s.mode&0o777,token:f.readFileSync(p,'utf8').trim()}))";
+  const controller = ours.find((c) => c.Names[0]!.endsWith('-controller'))!;
+  // Every member joined (so every link server listens) once the pod runs.
+  const controllerIp = Object.values(controller.NetworkSettings.Networks)[0]!.IPAddress;
+  await until('the pod running', 60_000, async () => (((await (await fetch(`http://${controllerIp}:7000/status`)).json()) as { state: string }).state === 'running' ? true : null));
+  const fromFile = JSON.parse(sh('docker', ['exec', controller.Id, 'node', '-e', read], { timeout: 30_000 }).stdout) as { uid: number; mode: number; token: string };
+  assert.equal(fromFile.uid, process.getuid?.() === 0 ? 10001 : process.getuid?.());
+  assert.equal(fromFile.mode, process.getuid?.() === 0 ? 0o400 : 0o444);
+  assert.match(fromFile.token, /^[0-9a-f]{48}$/);
+  for (const c of ours) {
+    const info = await docker.getContainer(c.Id).inspect();
+    assert.ok(info.Config.Env.includes('ROCELAB_POD_TOKEN_FILE=/run/secrets/rocelab_pod_token'), c.Names[0]);
+    assert.deepEqual(await tokenInEnvironment(c.Id, fromFile.token), [], `${c.Names[0]}: the token in its environment`);
+    assert.deepEqual(info.Mounts.filter((m) => m.Destination === '/run/secrets/rocelab_pod_token').map((m) => m.RW), [false], `${c.Names[0]}: mounted read-only`);
+    const ip = Object.values(info.NetworkSettings.Networks)[0]!.IPAddress;
+    const sockets = listeningIn(c.Id);
+    assert.ok(sockets.length > 0 && sockets.every((l) => l.address === ip), `${c.Names[0]} listens on ${JSON.stringify(sockets)}, expected only ${ip}`);
+  }
+  assert.equal(await exited, 0, stderr);
+  assert.equal((JSON.parse(stdout) as { conservation: boolean }).conservation, true);
+});
+
 test('the nic-pause-storm drill passes with one container per node, with the trace hashes and numbers of inproc', { timeout: 900_000 }, (t) => {
   if (!needsDocker(t)) return;
   drillInContainers('nic-pause-storm', ['no-watchdog', 'switch-watchdog', 'nic-watchdog']);
@@ -372,4 +462,11 @@ test('the committed docker-compose.yml brings up 27 scrape targets: 16 hosts, 10
   assert.equal(status.status, 0, status.stderr);
   const view = JSON.parse(status.stdout) as { pod: string; state: string; nodesUp: number; nodesTotal: number };
   assert.deepEqual([view.pod, view.state, view.nodesUp, view.nodesTotal], ['default', 'running', 26, 26]);
+  // The controller listens on its pod-network address only; its port is published on the host's loopback only.
+  const ctl = (await pod.containers()).find((c) => c.Labels['io.rocelab.role'] === 'controller')!;
+  const info = await docker.getContainer(ctl.Id).inspect();
+  const ip = Object.values(info.NetworkSettings.Networks)[0]!.IPAddress;
+  assert.deepEqual(listeningIn(ctl.Id), [{ address: ip, port: 7000 }]);
+  assert.deepEqual(info.HostConfig.PortBindings?.['7000/tcp']?.map((b: { HostIp: string }) => b.HostIp), ['127.0.0.1']);
+  assert.deepEqual(await tokenInEnvironment(ctl.Id, 'rocelab-dev-token'), []);
 });

@@ -27,6 +27,7 @@ export * from './ideal-paths.js';
 export type { NodeReport } from '@rocelab/results';
 export * from './version.js';
 export * from './member-main.js';
+export * from './pod-token.js';
 export * from './http-limits.js';
 export * from './refusal-log.js';
 export * from './refusal-reporter.js';

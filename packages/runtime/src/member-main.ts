@@ -6,7 +6,8 @@
  *   ROCELAB_NODES           comma-separated node names to host (or ROCELAB_NODE for one)
  *   ROCELAB_MEMBER          member id (default: the node name when hosting one node)
  *   ROCELAB_CONTROLLER      controller WebSocket URL, e.g. ws://controller:7000/control
- *   ROCELAB_POD_TOKEN       pod secret; without it the development token is used, with a warning
+ *   ROCELAB_POD_TOKEN_FILE  a file holding the pod secret (see pod-token.ts); without it the
+ *                           development token is used, with a warning
  *   ROCELAB_LISTEN_HOST     link server address (default 127.0.0.1; 0.0.0.0 in containers)
  *   ROCELAB_ADVERTISE_HOST  how other members reach this one (default: the listen host)
  *   ROCELAB_METRICS_HOST    /metrics address (default 127.0.0.1); "off" disables metrics
@@ -18,15 +19,22 @@
  *                           write this member's trace rows there (`rocelab run --trace`)
  *   ROCELAB_PCAP_DIR, ROCELAB_PCAP_PORTS, ROCELAB_PCAP_SNAPLEN
  *                           capture those ports (empty: every host port) there (`--pcap`)
+ *   ROCELAB_HTTP_LIMITS_MS  time limits of the link and /metrics servers (http-limits.ts)
+ *   ROCELAB_CONNECT_TIMEOUT_MS  how long to keep trying the controller (default 60000)
  *
  * The controller may not be listening yet (containers start in any order): the member keeps
  * trying for a minute before giving up.
+ *
+ * Exit codes (docs/errors.md): 0 when the pod ends, 2 for a bad environment (a variable, the
+ * topology, the token file), 1 for anything else: no controller, a controller that refuses
+ * the member, a failure while running, or a bug.
  */
-import { createLogger, type Logger } from '@rocelab/telemetry';
+import { createLogger } from '@rocelab/telemetry';
 import { loadTopologyFile, TopologyError, type Role } from '@rocelab/topology';
-import { DEV_POD_TOKEN } from './auth.js';
+import { httpLimitsFromEnv, HttpLimitsError } from './http-limits.js';
 import { ControllerLostError, MemberProcess } from './member.js';
-import { recordingFromEnv, type RecordingOptions } from './recording.js';
+import { podToken, PodTokenError } from './pod-token.js';
+import { recordingFromEnv, RunFilesError, type RecordingOptions } from './recording.js';
 
 export type ExpectedRole = 'switch' | 'host' | 'any';
 
@@ -34,22 +42,17 @@ const CONNECT_TIMEOUT_MS = 60_000;
 
 const SWITCH_ROLES: readonly Role[] = ['tor', 'leaf', 'spine', 'switch'];
 
-export function podToken(log: Logger): string {
-  const token = process.env.ROCELAB_POD_TOKEN;
-  if (token !== undefined && token !== '') return token;
-  log.warn('ROCELAB_POD_TOKEN is not set: using the development token; anyone who knows it can join this pod');
-  return DEV_POD_TOKEN;
-}
-
 export async function runMemberMain(expect: ExpectedRole): Promise<never> {
   const env = process.env;
   const nodes = (env.ROCELAB_NODES ?? env.ROCELAB_NODE ?? '').split(',').filter(Boolean);
   const id = env.ROCELAB_MEMBER ?? (nodes.length === 1 ? nodes[0]! : '');
   const log = createLogger(`rocelab-${expect === 'any' ? 'member' : expect}`, { member: id });
+  /** Bad input (exit 2) when the error is one of ours about the environment, else a failure (1). */
   const fail = (message: string, code = 2): never => {
     log.error(message);
     process.exit(code);
   };
+  const inputOr1 = (err: unknown, input: boolean): never => fail(err instanceof Error ? err.message : String(err), input ? 2 : 1);
   if (env.ROCELAB_TOPOLOGY === undefined) fail('ROCELAB_TOPOLOGY is not set: expected the path of the topology file');
   if (nodes.length === 0) fail('ROCELAB_NODES (or ROCELAB_NODE) is not set: expected the node names this process hosts');
   if (id === '') fail('ROCELAB_MEMBER is not set: expected a member id when hosting several nodes');
@@ -58,7 +61,7 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
   try {
     pod = loadTopologyFile(env.ROCELAB_TOPOLOGY!);
   } catch (err) {
-    return fail(err instanceof TopologyError ? err.message : String(err));
+    return inputOr1(err, err instanceof TopologyError);
   }
   for (const name of nodes) {
     const node = pod.nodes.find((n) => n.name === name);
@@ -75,8 +78,17 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
   try {
     recording = recordingFromEnv(env);
   } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
+    return inputOr1(err, err instanceof RunFilesError);
   }
+  let token: string;
+  try {
+    httpLimitsFromEnv(env);
+    token = podToken(log, env);
+  } catch (err) {
+    return inputOr1(err, err instanceof HttpLimitsError || err instanceof PodTokenError);
+  }
+  const connectTimeoutMs = Number(env.ROCELAB_CONNECT_TIMEOUT_MS ?? CONNECT_TIMEOUT_MS);
+  if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs < 0) fail(`ROCELAB_CONNECT_TIMEOUT_MS=${JSON.stringify(env.ROCELAB_CONNECT_TIMEOUT_MS)}: expected a number of milliseconds (0 = one try)`);
   const listenHost = env.ROCELAB_LISTEN_HOST ?? '127.0.0.1';
   const advertiseHost = env.ROCELAB_ADVERTISE_HOST ?? (listenHost === '0.0.0.0' ? '127.0.0.1' : listenHost);
   const member = new MemberProcess({
@@ -84,11 +96,11 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     id,
     nodes,
     controllerUrl: env.ROCELAB_CONTROLLER!,
-    token: podToken(log),
+    token,
     listenHost,
     advertiseHost,
     metrics: metricsHost === 'off' ? null : { host: metricsHost, advertiseHost, port: metricsPort },
-    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    connectTimeoutMs,
     log,
     debugUncountedLoss: env.ROCELAB_DEBUG_UNCOUNTED_LOSS ?? null,
     recording,

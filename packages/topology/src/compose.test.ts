@@ -38,7 +38,7 @@ test('every rocelab service runs the one image, built once, and learns its part 
   assert.deepEqual(s.h3!.environment, {
     ROCELAB_TOPOLOGY: '/pod/small.yaml',
     ROCELAB_CONTROLLER: 'ws://controller:7000/control',
-    ROCELAB_POD_TOKEN: '${ROCELAB_POD_TOKEN:-}',
+    ROCELAB_POD_TOKEN_FILE: '/run/secrets/rocelab_pod_token',
     ROCELAB_LOG_LEVEL: '${ROCELAB_LOG_LEVEL:-info}',
     ROCELAB_ROLE: 'host',
     ROCELAB_NODE: 'h3',

@@ -33,6 +33,14 @@ export const COMPOSE_IMAGES = {
  */
 export const LIVE_DILATION = 10_000;
 
+/**
+ * The pod token reaches every container as this Compose secret (at /run/secrets/NAME), from
+ * the file ROCELAB_POD_TOKEN_FILE names on the host, by default the committed development
+ * token (so `docker compose up` works as checked out, with a warning in every node's log).
+ */
+export const TOKEN_SECRET = 'rocelab_pod_token';
+export const DEV_TOKEN_FILE = './deploy/dev-pod-token';
+
 export class ComposeError extends Error {}
 
 export interface ComposeOptions {
@@ -72,20 +80,23 @@ export function composeFile(pod: PodSpec, options: ComposeOptions): string {
     '#',
     '# Environment: ROCELAB_IMAGE, NODE_IMAGE (the base of the rocelab image), PROMETHEUS_IMAGE,',
     '# GRAFANA_IMAGE; ROCELAB_DILATION (wall s per virtual s), ROCELAB_DURATION (unset: until',
-    '# stopped), ROCELAB_SEED; CONTROLLER_PORT, PROMETHEUS_PORT, GRAFANA_PORT (on 127.0.0.1);',
-    '# ROCELAB_POD_TOKEN (unset: the development token, and every node logs a warning).',
+    '# stopped), ROCELAB_SEED; CONTROLLER_PORT, PROMETHEUS_PORT, GRAFANA_PORT (published on',
+    '# 127.0.0.1 only); ROCELAB_POD_TOKEN_FILE: a file holding the pod token, readable by uid',
+    `# 10001, the containers' user (default ${DEV_TOKEN_FILE}: the development token, and every`,
+    '# node logs a warning). It reaches the containers as a secret, never in their environment.',
     'version: "3.8"',
     '',
     'x-rocelab-env: &rocelab-env',
     `  ROCELAB_TOPOLOGY: ${topology}`,
     `  ROCELAB_CONTROLLER: ws://controller:${CONTAINER_CONTROLLER_PORT}/control`,
-    '  ROCELAB_POD_TOKEN: ${ROCELAB_POD_TOKEN:-}',
+    `  ROCELAB_POD_TOKEN_FILE: /run/secrets/${TOKEN_SECRET}`,
     '  ROCELAB_LOG_LEVEL: ${ROCELAB_LOG_LEVEL:-info}',
     '',
     'x-rocelab-node: &rocelab-node',
     `  image: \${ROCELAB_IMAGE:-${COMPOSE_IMAGES.rocelab}}`,
     '  depends_on: [controller]',
     `  volumes: [${q(`${source}:/pod:ro`)}]`,
+    `  secrets: [${TOKEN_SECRET}]`,
     '  restart: "no"',
     '',
     'services:',
@@ -103,6 +114,7 @@ export function composeFile(pod: PodSpec, options: ComposeOptions): string {
     '      ROCELAB_DURATION: ${ROCELAB_DURATION:-}',
     '      ROCELAB_SEED: ${ROCELAB_SEED:-}',
     `    volumes: [${q(`${source}:/pod:ro`)}]`,
+    `    secrets: [${TOKEN_SECRET}]`,
     `    ports: [${q(`127.0.0.1:\${CONTROLLER_PORT:-${CONTAINER_CONTROLLER_PORT}}:${CONTAINER_CONTROLLER_PORT}`)}]`,
     labels('controller'),
     '',
@@ -140,6 +152,11 @@ export function composeFile(pod: PodSpec, options: ComposeOptions): string {
     '    ports: ["127.0.0.1:${GRAFANA_PORT:-3000}:3000"]',
     '    depends_on: [prometheus]',
     labels('grafana'),
+    '',
+    // File secrets need no swarm: Compose v1.29 and v2 bind-mount the file at /run/secrets/NAME.
+    'secrets:',
+    `  ${TOKEN_SECRET}:`,
+    `    file: \${ROCELAB_POD_TOKEN_FILE:-${DEV_TOKEN_FILE}}`,
   );
   return `${L.join('\n')}\n`;
 }

@@ -14,9 +14,10 @@ import { basename, dirname, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { CONTAINER_CONTROLLER_PORT, type PodSpec } from '@rocelab/topology';
-import { NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { CONTAINER_POD_TOKEN_FILE, NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import type { MemberPlan } from './pod-processes.js';
 import { fetchStatus, showProgress } from './progress.js';
+import { writeTokenFile } from './token-file.js';
 
 export interface DockerRunOptions {
   image: string;
@@ -35,7 +36,11 @@ export interface DockerRunOptions {
   respawn?: boolean;
 }
 
+/** The run cannot start as asked (no engine, no image, files the containers cannot read): bad input, exit 2. */
 export class DockerRunError extends Error {}
+
+/** The run started and failed (no result, too long, interrupted): exit 1. */
+export class DockerRunFailure extends Error {}
 
 /** A moment's pause before a dead member's container starts again, as a rebooting box takes one. */
 const RESPAWN_DELAY_MS = 500;
@@ -67,8 +72,10 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
   const runId = `${pod.name}-${randomBytes(4).toString('hex')}`;
   const labels = { [RUN_LABEL]: runId, 'io.rocelab.pod': pod.name };
   const token = randomBytes(24).toString('hex');
+  // A file, read-only in every container, rather than an environment variable `docker inspect` shows.
+  const tokenFile = writeTokenFile(token, { forContainer: true });
   const recording = options.recording ?? NO_RECORDING;
-  const binds = [`${dirname(path)}:/pod:ro`];
+  const binds = [`${dirname(path)}:/pod:ro`, `${tokenFile.path}:${CONTAINER_POD_TOKEN_FILE}:ro`];
   if (recording.trace !== null) binds.push(`${resolve(recording.trace.dir)}:${CONTAINER_TRACE_DIR}`);
   if (recording.pcap !== null) binds.push(`${resolve(recording.pcap.dir)}:${CONTAINER_PCAP_DIR}`);
   const recordingEnv = recordingToEnv(recording, { trace: CONTAINER_TRACE_DIR, pcap: CONTAINER_PCAP_DIR });
@@ -78,12 +85,12 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
     HostConfig: { Binds: binds, NetworkMode: runId, AutoRemove: false },
   };
   const env = (extra: Record<string, string>): string[] =>
-    Object.entries({ ROCELAB_TOPOLOGY: `/pod/${basename(path)}`, ROCELAB_POD_TOKEN: token, ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? 'warn', ...extra }).map(([k, v]) => `${k}=${v}`);
+    Object.entries({ ROCELAB_TOPOLOGY: `/pod/${basename(path)}`, ROCELAB_POD_TOKEN_FILE: CONTAINER_POD_TOKEN_FILE, ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? 'warn', ...extra }).map(([k, v]) => `${k}=${v}`);
   const aliases = (names: string[]) => ({ EndpointsConfig: { [runId]: { Aliases: names } } });
 
   const network = await docker.createNetwork({ Name: runId, Driver: 'bridge', Labels: labels });
   const interrupted = new Promise<never>((_, reject) => {
-    process.once('SIGINT', () => reject(new DockerRunError('interrupted: removing the containers')));
+    process.once('SIGINT', () => reject(new DockerRunFailure('interrupted: removing the containers')));
   });
   interrupted.catch(() => undefined);
   try {
@@ -136,7 +143,7 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
       watch();
     }
     const deadline = new Promise<never>((_, reject) => {
-      setTimeout(() => reject(new DockerRunError(`the pod did not finish within ${RUN_TIMEOUT_MS / 1000} s of wall time`)), RUN_TIMEOUT_MS).unref();
+      setTimeout(() => reject(new DockerRunFailure(`the pod did not finish within ${RUN_TIMEOUT_MS / 1000} s of wall time`)), RUN_TIMEOUT_MS).unref();
     });
     const exit = (await Promise.race([controller.wait(), interrupted, deadline]).finally(() => {
       running = false;
@@ -147,11 +154,12 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
       .split('\n')
       .reverse()
       .find((l) => l.startsWith('{'));
-    if (line === undefined) throw new DockerRunError(`the controller container exited with ${exit.StatusCode} without a result (its log is above)`);
+    if (line === undefined) throw new DockerRunFailure(`the controller container exited with ${exit.StatusCode} without a result (its log is above)`);
     return JSON.parse(line) as RunResult;
   } finally {
     await removeRun(docker, runId);
     await network.remove().catch(() => undefined);
+    tokenFile.remove();
   }
 }
 

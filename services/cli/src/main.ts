@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The `rocelab` command (DESIGN §8). Every error names what is wrong and where, and exits
- * non-zero: 2 for bad input (file, flags), 1 for a run whose audit fails.
+ * non-zero: 2 for bad input (file, flags), 1 for a run whose audit fails or that failed (a
+ * member process that died, a bug).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_PCAP_SNAPLEN, DEFAULT_TRACE_SETTINGS, runMemberMain, VERSION, type TraceSettings } from '@rocelab/runtime';
+import { DEFAULT_PCAP_SNAPLEN, DEFAULT_TRACE_SETTINGS, HttpLimitsError, runMemberMain, VERSION, type TraceSettings } from '@rocelab/runtime';
 import { PCAP_MAX_SNAPLEN } from '@rocelab/wire';
 import { LIVE_DILATION, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { compareCommand, toleranceOption, windowOption, type CompareFlags } from './compare.js';
@@ -282,7 +283,7 @@ program
 try {
   await program.parseAsync();
 } catch (err) {
-  if (err instanceof TopologyError) {
+  if (err instanceof TopologyError || err instanceof HttpLimitsError) {
     process.stderr.write(`${err.message}\n`);
     process.exitCode = 2;
   } else if (err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('commander.')) {
@@ -290,7 +291,9 @@ try {
     const exitCode = (err as { exitCode?: number }).exitCode ?? 2;
     process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : exitCode === 1 ? 2 : exitCode;
   } else {
+    // Not bad input: a run that broke (a member process that failed, a container pod without a
+    // result) or a bug. 2 means only bad input (docs/errors.md).
     process.stderr.write(`rocelab: ${err instanceof Error ? (process.env.ROCELAB_LOG_LEVEL === 'debug' ? err.stack : err.message) : String(err)}\n`);
-    process.exitCode = 2;
+    process.exitCode = 1;
   }
 }

@@ -14,6 +14,7 @@ import { Controller } from '@rocelab/controller';
 import { createLogger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
 import { NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions } from '@rocelab/runtime';
+import { writeTokenFile } from './token-file.js';
 
 export interface MemberPlan {
   id: string;
@@ -50,7 +51,8 @@ export interface SpawnOptions {
   respawn?: boolean;
   topologyFile: string;
   controllerUrl: string;
-  token: string;
+  /** The file holding the pod token (`writeTokenFile`): children never get the token in their environment. */
+  tokenFile: string;
   metricsHost: string;
   logLevel: string;
   debugUncountedLoss?: string | null;
@@ -93,7 +95,8 @@ export class PodProcesses {
         ROCELAB_NODES: plan.nodes.join(','),
         ROCELAB_MEMBER: plan.id,
         ROCELAB_CONTROLLER: options.controllerUrl,
-        ROCELAB_POD_TOKEN: options.token,
+        ROCELAB_POD_TOKEN: undefined, // the user's way to give the CLI the token: never passed on
+        ROCELAB_POD_TOKEN_FILE: options.tokenFile,
         ROCELAB_METRICS_HOST: options.metricsHost,
         ROCELAB_MANAGED: '1',
         ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? options.logLevel,
@@ -158,7 +161,8 @@ export interface LocalPodOptions {
 
 /**
  * A pod as local processes under a controller in this process, with the token of
- * ROCELAB_POD_TOKEN or a fresh random one (returned: the fault API asks for it): the
+ * ROCELAB_POD_TOKEN or a fresh random one (returned: the fault API asks for it), which the
+ * children read from a private file (removed once the run is over or this process exits): the
  * controller listens, then every member is spawned. The caller waits on `controller.result`
  * (or `children.failure`) and cleans up both.
  */
@@ -179,12 +183,15 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
     replayFaults: o.replayFaults ?? [],
   });
   const { url, httpUrl } = await controller.listen();
+  const tokenFile = writeTokenFile(token);
+  // Kept while the pod runs (a member started again reads it again).
+  controller.result.then(tokenFile.remove, tokenFile.remove);
   const children = new PodProcesses();
   try {
     children.start(plans, {
       topologyFile: o.topologyFile,
       controllerUrl: url,
-      token,
+      tokenFile: tokenFile.path,
       metricsHost: o.metricsHost,
       logLevel: 'warn',
       debugUncountedLoss: o.debugUncountedLoss ?? null,
@@ -193,6 +200,7 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
     });
   } catch (err) {
     children.terminate();
+    tokenFile.remove();
     await controller.close();
     throw err;
   }

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { exitCodeOf, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
-import { DockerRunError, runDockerPod } from './docker-pod.js';
+import { DockerRunError, DockerRunFailure, runDockerPod } from './docker-pod.js';
 import { planMembers, startLocalPod } from './pod-processes.js';
 import { inlineProgress, showProgress } from './progress.js';
 import { resultText } from './result-text.js';
@@ -60,9 +60,9 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   try {
     result = await executeRun(pod, file, { ...options, seed, recording, detail: false, replayFaults });
   } catch (err) {
-    if (!(err instanceof DockerRunError)) throw err;
+    if (!(err instanceof DockerRunError || err instanceof DockerRunFailure)) throw err;
     process.stderr.write(`rocelab run --mode docker: ${err.message}\n`);
-    return 2;
+    return err instanceof DockerRunError ? 2 : 1;
   }
   process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : resultText(result));
   const lost = unplannedLosses(result);

@@ -4,15 +4,22 @@
  * hosted, then prints the run's result as one JSON line on stdout when the run ends. Configured by the environment:
  *
  *   ROCELAB_TOPOLOGY         topology file (required)
- *   ROCELAB_POD_TOKEN        pod secret (development token with a warning when unset)
- *   ROCELAB_CONTROLLER_HOST  listen address (default 0.0.0.0), ROCELAB_CONTROLLER_PORT (default 7000)
+ *   ROCELAB_POD_TOKEN_FILE   a file holding the pod secret (development token with a warning
+ *                            when unset; see @rocelab/runtime pod-token.ts)
+ *   ROCELAB_CONTROLLER_HOST  listen address (default 0.0.0.0; `rocelab container` sets the
+ *                            container's pod-network address), ROCELAB_CONTROLLER_PORT (default 7000)
+ *   ROCELAB_HTTP_LIMITS_MS   the HTTP server's time limits (see @rocelab/runtime http-limits.ts)
  *   ROCELAB_DILATION         wall seconds per virtual second (default 1000; 0 = as fast as possible)
  *   ROCELAB_DURATION         virtual duration (e.g. 10ms); unset = until SIGTERM/SIGINT
  *   ROCELAB_RESULT_DETAIL    1: the result lists every node's report (drills)
  *   ROCELAB_REPLAY_FAULTS    a fault log's live faults and clears (JSON) to apply again
  *   ROCELAB_SEED             seed (default: the topology's)
+ *
+ * Exit codes (docs/errors.md): 0 for a run whose audit holds, 1 for one whose audit fails or
+ * for a failure (a lost member, a port in use, a bug), 2 for a bad environment (a variable,
+ * the topology, the token file).
  */
-import { FaultLogError, faultLogEntries, podToken, type FaultLogEntry } from '@rocelab/runtime';
+import { FaultLogError, faultLogEntries, httpLimitsFromEnv, HttpLimitsError, podToken, PodTokenError, type FaultLogEntry } from '@rocelab/runtime';
 import { createLogger } from '@rocelab/telemetry';
 import { loadTopologyFile, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { Controller } from './controller.js';
@@ -58,7 +65,7 @@ export async function runControllerMain(): Promise<never> {
       resultDetail: env.ROCELAB_RESULT_DETAIL === '1',
       replayFaults: replayFaults(env.ROCELAB_REPLAY_FAULTS),
     });
-    const { url, httpUrl } = await controller.listen();
+    const { url, httpUrl } = await controller.listen(httpLimitsFromEnv(env));
     log.info({ url, status: `${httpUrl}/status`, metrics: `${httpUrl}/metrics` }, 'controller listening');
     const stop = () => controller.stop();
     process.once('SIGTERM', stop);
@@ -69,7 +76,7 @@ export async function runControllerMain(): Promise<never> {
     process.exit(result.conservation && result.causalityViolations === 0 ? 0 : 1);
   } catch (err) {
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'controller failed');
-    process.exit(err instanceof EnvError || err instanceof TopologyError ? 2 : 1);
+    process.exit(err instanceof EnvError || err instanceof TopologyError || err instanceof PodTokenError || err instanceof HttpLimitsError ? 2 : 1);
   }
 }
 
