@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { Controller } from '@rocelab/controller';
 import { loadTopologyFile } from '@rocelab/topology';
 import { pino } from 'pino';
@@ -19,6 +19,7 @@ const TREE = fixture('tree.yaml');
 const HOST = join(ROOT, 'services', 'host', 'dist', 'main.js');
 const CONTROLLER = join(ROOT, 'services', 'controller', 'dist', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'rocelab-exit-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const tokenFile = (name: string, text: string): string => {
   const path = join(dir, name);
   writeFileSync(path, text, { mode: 0o600 });

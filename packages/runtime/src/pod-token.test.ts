@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { pino } from 'pino';
 import { DEV_POD_TOKEN } from './auth.js';
 import { MAX_POD_TOKEN_FILE_BYTES, podToken, PodTokenError } from './pod-token.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rocelab-token-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, text: string): string => {
   const path = join(dir, name);
   writeFileSync(path, text, { mode: 0o600 });
