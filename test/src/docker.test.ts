@@ -307,6 +307,16 @@ test('a small pod under docker-compose: promtool-clean /metrics, and every dashb
   assert.deepEqual(failures, [], `${failures.length} of ${count} dashboard queries failed`);
   const causality = await scalar(prometheus, 'sum(rocelab_causality_violations_total)');
   assert.equal(causality, 0);
+
+  // A node's process crashes (kill -9 from the host, as the OOM killer would): Compose's restart
+  // policy starts its container again and the member rejoins the running pod.
+  const tor1 = nodes.find((c) => c.Labels['io.rocelab.node'] === 'tor1')!;
+  const pid = (await docker.getContainer(tor1.Id).inspect()).State.Pid;
+  process.kill(pid, 'SIGKILL');
+  await until('tor1 restarted by its restart policy', 60_000, async () => ((await docker.getContainer(tor1.Id).inspect()).RestartCount >= 1 ? true : null));
+  await until('tor1 back in the pod', 120_000, async () => (/lost member is back/.test(pod.compose('logs', '--no-color', 'controller').stdout) ? true : null));
+  const status = (await (await fetch(`${controller}/status`)).json()) as { state: string; nodesUp: number };
+  assert.deepEqual([status.state, status.nodesUp], ['running', 9]);
 });
 
 test('rocelab run --mode docker gives the trace hash, the summary, and the trace and capture bytes of --mode procs', { timeout: 600_000 }, (t) => {

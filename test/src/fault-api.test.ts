@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, cli, ROOT } from './harness.js';
+import { CLI, cli, cliAsync, ROOT } from './harness.js';
 
 const TOKEN = 'fault-api-test-token';
 
@@ -61,7 +61,7 @@ test('the fault API on rocelab up: token required, live faults stamped, in the m
   assert.equal((await call(base, 'POST', '/faults', TOKEN, { kind: 'nicPauseStorm', node: 'h4', at: '0ns' })).status, 409);
 
   // The storm, through the CLI: stamped with the next lease's start.
-  const inject = cli(['fault', 'inject', '--controller', base, '--kind', 'nicPauseStorm', '--target', 'h4', '--json'], { ROCELAB_POD_TOKEN: TOKEN });
+  const inject = await cliAsync(['fault', 'inject', '--controller', base, '--kind', 'nicPauseStorm', '--target', 'h4', '--json'], { ROCELAB_POD_TOKEN: TOKEN });
   assert.equal(inject.status, 0, inject.stderr);
   const storm = JSON.parse(inject.stdout) as { id: number; atNs: number; state: string };
   assert.ok(storm.atNs > 0, 'stamped after the pod started');
@@ -74,11 +74,11 @@ test('the fault API on rocelab up: token required, live faults stamped, in the m
     if (faults.find((f) => f.id === loss.json.id)?.state === 'active') break;
     await sleep(100);
   }
-  const listed = cli(['fault', 'list', '--controller', base], { ROCELAB_POD_TOKEN: TOKEN });
+  const listed = await cliAsync(['fault', 'list', '--controller', base], { ROCELAB_POD_TOKEN: TOKEN });
   assert.equal(listed.status, 0, listed.stderr);
   assert.match(listed.stdout, new RegExp(`^ +${storm.id}  nicPauseStorm +h4 +[\\d.]+ µs +– +active +live$`, 'm'));
   assert.match(listed.stdout, new RegExp(`^ +${String(loss.json.id)}  loss +h1:p0 +[\\d.]+ µs +[\\d.]+ µs +active +live$`, 'm'));
-  const cleared = cli(['fault', 'clear', String(loss.json.id), '--controller', base], { ROCELAB_POD_TOKEN: TOKEN });
+  const cleared = await cliAsync(['fault', 'clear', String(loss.json.id), '--controller', base], { ROCELAB_POD_TOKEN: TOKEN });
   assert.equal(cleared.status, 0, cleared.stderr);
   assert.match(cleared.stdout, new RegExp(`^fault ${String(loss.json.id)}: undone at [\\d.]+ µs$`, 'm'));
   assert.equal((await call(base, 'DELETE', `/faults/${String(loss.json.id)}`, TOKEN)).status, 409, 'cleared twice');

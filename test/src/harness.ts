@@ -2,7 +2,7 @@
  * Test support: a whole pod in this process — the real controller and real member processes
  * talking over real WebSockets on loopback — and helpers to run the built CLI.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,8 +89,25 @@ export interface CliRun {
 /** Run the built `rocelab` CLI and parse its JSON line when there is one. */
 export function cli(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): CliRun {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 2 ** 20 });
-  const lines = r.stdout.split('\n').filter(Boolean);
+  return cliRun(args, r.status ?? -1, r.stdout, r.stderr);
+}
+
+/**
+ * `cli` without blocking this process: a test that also talks HTTP to a pod keeps serving its
+ * sockets meanwhile (a blocked client misses the server closing an idle keep-alive connection).
+ */
+export function cliAsync(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<CliRun> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return new Promise((resolve) => child.once('close', (status) => resolve(cliRun(args, status ?? -1, stdout, stderr))));
+}
+
+function cliRun(args: string[], status: number, stdout: string, stderr: string): CliRun {
+  const lines = stdout.split('\n').filter(Boolean);
   let json: RunResult | null = null;
   if (args.includes('--json') && lines.length === 1) json = JSON.parse(lines[0]!) as RunResult;
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
+  return { status, stdout, stderr, json };
 }

@@ -97,7 +97,9 @@ export function composeFile(pod: PodSpec, options: ComposeOptions): string {
     '  depends_on: [controller]',
     `  volumes: [${q(`${source}:/pod:ro`)}]`,
     `  secrets: [${TOKEN_SECRET}]`,
-    '  restart: "no"',
+    // A node whose process crashes (or is killed by the OOM killer) starts again and rejoins the pod; one
+    // that ends with the run (exit 0) or is stopped by hand does not.
+    '  restart: on-failure:5',
     '',
     'services:',
     '  controller:',
