@@ -22,11 +22,9 @@ import {
   httpLimitsFromEnv,
   WS_OPTIONS,
   assembleResult,
-  emptyNodeFinal,
   faultToWire,
   fromWireNode,
   linkName,
-  lostMemberFinals,
   mergeLives,
   podContext,
   podKey,
@@ -35,13 +33,12 @@ import {
   wireModelFor,
   type FaultLogEntry,
   type HttpLimits,
-  type LostNode,
-  type MemberSnapshot,
   type Mode,
   type NodeFinal,
   type RunResult,
 } from '@rocelab/runtime';
 import { FaultApi } from './fault-api.js';
+import { Lives } from './lives.js';
 import { pacingView } from './pacing-view.js';
 import type { Directory, Envelope, Fault, Hello, Status } from '@rocelab/wire';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -75,16 +72,9 @@ interface MemberEntry {
   linkUrl: string;
   metricsUrls: string[];
   ready: boolean;
-  /** What it reported at its last few lease ends (a lost member is accounted from these). */
-  snapshots: Map<number, MemberSnapshot>;
   /** A restarted process that has joined the running pod but not yet run a lease. */
   rejoining: boolean;
-  /** Its loss has been accounted (`accountLost`): its nodes' life so far is settled. */
-  accounted: boolean;
 }
-
-/** Lease-end snapshots kept per member: a member is declared lost within two leases of its last report. */
-const SNAPSHOTS_KEPT = 4;
 
 export type ControllerState = 'starting' | 'running' | 'finished' | 'failed';
 
@@ -104,12 +94,8 @@ export class Controller {
   private virtualPs = 0;
   private state: ControllerState = 'starting';
   private finals = new Map<string, NodeFinal>();
-  /** Finished lives of nodes whose member was lost (accounted), oldest first. */
-  private readonly lives = new Map<string, NodeFinal[]>();
-  /** Lost members that came back before their loss was declared (accounted at the declaration). */
-  private readonly departed = new Map<string, MemberEntry>();
-  /** Nodes lost with their member, when, and when they were back. */
-  private readonly lost: LostNode[] = [];
+  /** Lease-end snapshots, and the lives of nodes whose member process died. */
+  private readonly lives: Lives;
   private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
   private readonly started = performance.now();
   /** A grant held until its wall time (pacing). */
@@ -135,6 +121,7 @@ export class Controller {
       ...(options.replayFaults ?? []),
     ]);
     this.api = new FaultApi(this.key, this.faults, () => this.coordinator, () => this.virtualPs, this.log);
+    this.lives = new Lives(options.pod, (member) => this.members.get(member)?.nodes ?? []);
     this.registry = controllerRegistry(() => this.status(), () => this.faults.view(this.virtualPs));
   }
 
@@ -225,11 +212,9 @@ export class Controller {
       return; // refused and logged by Connection.accept
     }
     const hello = conn.peer!;
-    const previous = this.members.get(hello.node);
-    const rejoin = previous !== undefined && this.state === 'running';
-    // Back before its loss was declared: its last life is still to be accounted from the old entry.
-    if (rejoin && !previous.accounted) this.departed.set(previous.id, previous);
-    const entry: MemberEntry = { id: hello.node, nodes: [...hello.nodes], conn, linkUrl: hello.linkUrl, metricsUrls: hello.metricsUrls, ready: false, snapshots: new Map(), rejoining: rejoin, accounted: false };
+    const rejoin = this.members.has(hello.node) && this.state === 'running';
+    if (rejoin) this.lives.back(hello.node);
+    const entry: MemberEntry = { id: hello.node, nodes: [...hello.nodes], conn, linkUrl: hello.linkUrl, metricsUrls: hello.metricsUrls, ready: false, rejoining: rejoin };
     this.members.set(entry.id, entry);
     entry.nodes.forEach((n, i) => {
       this.claimed.set(n, entry.id);
@@ -311,8 +296,7 @@ export class Controller {
     }
     member.rejoining = false;
     const nodes = report.nodes.map(fromWireNode).filter((n): n is NodeFinal => n !== null);
-    member.snapshots.set(report.lease, { lease: report.lease, nodes, links: report.linkTotals });
-    member.snapshots.delete(report.lease - SNAPSHOTS_KEPT);
+    this.lives.report(member.id, { lease: report.lease, nodes, links: report.linkTotals });
     if (this.coordinator?.lease?.final === true) for (const n of nodes) this.finals.set(n.node, n);
     let step: Step<Fault>;
     try {
@@ -333,6 +317,7 @@ export class Controller {
   private onClosed(member: MemberEntry, code: number, reason: string): void {
     if (this.state === 'finished' || this.members.get(member.id) !== member) return;
     this.log.warn({ member: member.id, nodes: member.nodes, code, reason }, 'member lost: its links go down at the next lease and the pod carries on');
+    this.lives.gone(member.id);
     if (this.coordinator === null) {
       this.fail(new Error(`member ${member.id} left before the pod started (${code}: ${reason})`));
       return;
@@ -383,16 +368,10 @@ export class Controller {
   private release(grant: SyncGrant<Fault>): void {
     if (grant.membersLost.length + grant.membersJoined.length > 0) this.log.info({ lease: grant.lease, startPs: grant.startPs, lost: grant.membersLost, joined: grant.membersJoined, linksUp: grant.linksUp, linksDown: grant.linksDown }, 'membership changes');
     for (const id of grant.membersLost) {
-      const member = this.departed.get(id) ?? this.members.get(id)!;
-      this.departed.delete(id);
-      this.accountLost(member, grant.startPs);
+      const lastLease = this.lives.declared(id, grant.startPs);
+      this.log.warn({ member: id, atNs: grant.startPs / 1000, lastReportedLease: lastLease }, 'member declared lost; its frames since its last report are accounted from its neighbours');
     }
-    for (const id of grant.membersJoined) {
-      for (const node of this.members.get(id)!.nodes) {
-        const loss = this.lost.findLast((l) => l.node === node);
-        if (loss !== undefined) loss.restartedAtNs = grant.startPs / 1000;
-      }
-    }
+    for (const id of grant.membersJoined) this.lives.rejoined(id, grant.startPs);
     this.windowsDone += grant.windows;
     for (const m of this.members.values()) {
       // A rejoining member runs from the grant that names it, not one decided before it was ready.
@@ -402,35 +381,11 @@ export class Controller {
     this.virtualPs = grant.endPs;
   }
 
-  /**
-   * A member declared lost at `atPs`: its nodes' figures as of its last report, with what its
-   * neighbours saw cross their links since (`lostMemberFinals`), become a finished life of
-   * each node. Every alive member has reported the lease in which the loss was noticed, so
-   * their link counts toward it are final.
-   */
-  private accountLost(member: MemberEntry, atPs: number): void {
-    const lastLease = Math.max(0, ...member.snapshots.keys());
-    const last = member.snapshots.get(lastLease) ?? { lease: 0, nodes: member.nodes.map((n) => emptyNodeFinal(this.options.pod, n)), links: [] };
-    const others = [...this.members.values()].filter((m) => m !== member);
-    const peersThen = others.flatMap((m) => m.snapshots.get(lastLease)?.links ?? []);
-    const peersNow = others.flatMap((m) => m.snapshots.get(Math.max(0, ...m.snapshots.keys()))?.links ?? []);
-    for (const f of lostMemberFinals(last, peersThen, peersNow)) {
-      this.lives.set(f.node, [...(this.lives.get(f.node) ?? []), f]);
-      this.lost.push({ node: f.node, atNs: atPs / 1000, cause: 'lost', restartedAtNs: null });
-    }
-    member.snapshots.clear();
-    member.accounted = true;
-    this.log.warn({ member: member.id, nodes: member.nodes, atNs: atPs / 1000, lastReportedLease: lastLease }, 'member declared lost; its frames since its last report are accounted from its neighbours');
-  }
-
   private finish(endPs: number): void {
     const { pod, seed, mode } = this.options;
     const workers = this.members.size;
-    // A member lost in the last lease, before its final report, has no grant left to declare it: account it at the end.
-    for (const m of [...this.departed.values(), ...this.coordinator!.lostMembers.map((id) => this.members.get(id)!)]) {
-      if (!m.accounted && m.nodes.some((n) => !this.finals.has(n))) this.accountLost(m, endPs);
-    }
-    const lives = (node: string) => [...(this.lives.get(node) ?? []), ...(this.finals.has(node) ? [this.finals.get(node)!] : [])];
+    this.lives.settle(endPs, this.finals);
+    const lives = (node: string) => this.lives.of(node, this.finals.get(node));
     const missing = pod.nodes.filter((n) => lives(n.name).length === 0).map((n) => n.name);
     this.state = 'finished';
     this.virtualPs = endPs;
@@ -446,7 +401,7 @@ export class Controller {
     }
     const result = assembleResult(
       pod.nodes.map((n) => mergeLives(lives(n.name))),
-      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lost },
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lives.losses },
     );
     this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
     this.settle.resolve(result);
