@@ -26,7 +26,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('the fault API on rocelab up: token required, live faults stamped, in the metrics and the log, cleared, and replayed to the same hash', { timeout: 180_000 }, async () => {
   const log = join(mkdtempSync(join(tmpdir(), 'rocelab-faults-')), 'faults.json');
-  const child = spawn(process.execPath, [CLI, 'up', 'test/fixtures/tree.yaml', '--dilation', '3000', '--duration', '3ms', '--fault-log', log], {
+  // 10 ms at dilation 3,000 is 30 s of wall time: the pod must outlive every call below, and on a
+  // busy machine (CI runs two test files at once) a CLI call alone can take seconds to start.
+  const child = spawn(process.execPath, [CLI, 'up', 'test/fixtures/tree.yaml', '--dilation', '3000', '--duration', '10ms', '--fault-log', log], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ROCELAB_POD_TOKEN: TOKEN },
@@ -98,15 +100,15 @@ test('the fault API on rocelab up: token required, live faults stamped, in the m
   assert.equal(await exited, 0, `${out}\n${err}`);
   const written = JSON.parse(readFileSync(log, 'utf8')) as { traceHash: string; virtualNs: number; seed: number; faults: Array<{ id: number; kind: string; source: string }> };
   assert.deepEqual(written.faults.map((f) => [f.kind, f.source]), [['nicPauseStorm', 'live'], ['loss', 'live'], ['clear', 'live']]);
-  assert.equal(written.virtualNs, 3_000_000);
+  assert.equal(written.virtualNs, 10_000_000);
 
   // Replay: seed + topology + fault log give the same trace hash, in one process and in procs.
   for (const mode of ['inproc', 'procs']) {
-    const replay = cli(['run', 'test/fixtures/tree.yaml', '--duration', '3ms', '--seed', String(written.seed), '--faults', log, '--mode', mode, '--json']);
+    const replay = cli(['run', 'test/fixtures/tree.yaml', '--duration', '10ms', '--seed', String(written.seed), '--faults', log, '--mode', mode, '--json']);
     assert.equal(replay.status, 0, replay.stderr);
     assert.equal(replay.json!.traceHash, written.traceHash, `${mode} replay`);
   }
-  const without = cli(['run', 'test/fixtures/tree.yaml', '--duration', '3ms', '--seed', String(written.seed), '--json']);
+  const without = cli(['run', 'test/fixtures/tree.yaml', '--duration', '10ms', '--seed', String(written.seed), '--json']);
   assert.notEqual(without.json!.traceHash, written.traceHash, 'the faults changed the run');
 });
 
