@@ -31,6 +31,7 @@ export interface RunOptions {
 export const PROGRESS_STEP_PS = 50_000_000;
 
 export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
+  const building = performance.now();
   const pc = podContext(pod, options.seed);
   const all = pod.nodes.map((n) => n.index);
   const engine = buildEngine(pc, all, options.debugUncountedLoss ?? null, options.models);
@@ -53,6 +54,6 @@ export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   const rss = process.memoryUsage().rss / pod.nodes.length;
   return assembleResult(
     all.map((i) => nodeFinal(engine, i, pod.nodes[i]!.role, rss)),
-    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, windows: 0, torOf: torsOfHosts(pod), detail: options.detail === true, faultLog: [...pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })), ...(options.faults ?? []).map((f) => ({ ...f, source: 'live' as const }))] },
+    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, startupMs: start - building, windows: 0, torOf: torsOfHosts(pod), detail: options.detail === true, faultLog: [...pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })), ...(options.faults ?? []).map((f) => ({ ...f, source: 'live' as const }))] },
   );
 }

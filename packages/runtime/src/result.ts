@@ -56,7 +56,13 @@ export interface RunResult {
   mode: Mode;
   workers: number;
   virtualNs: number;
+  /** Wall time of the run: inproc, the engine's events only; distributed, from the controller's start to the result. */
   wallMs: number;
+  /**
+   * Wall time before the first event could run: inproc, building the engine; distributed, from
+   * the controller's start until every member had joined and the first lease went out.
+   */
+  startupMs: number;
   windows: number;
   events: number;
   packets: { sent: number; delivered: number; dropped: number; queued: number };
@@ -87,6 +93,7 @@ export interface RunMeta {
   workers: number;
   durationPs: number;
   wallMs: number;
+  startupMs: number;
   windows: number;
   /** Each host's ToR, for probe latency per ToR pair. */
   torOf: Readonly<Record<string, string>>;
@@ -136,6 +143,7 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     workers: meta.workers,
     virtualNs: meta.durationPs / 1000,
     wallMs: Math.round(meta.wallMs),
+    startupMs: Math.round(meta.startupMs),
     windows: meta.windows,
     events: sum((f) => f.events),
     packets,

@@ -401,7 +401,7 @@ export class Controller {
     }
     const result = assembleResult(
       pod.nodes.map((n) => mergeLives(lives(n.name))),
-      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lives.losses },
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, startupMs: this.t0 > 0 ? this.t0 - this.started : 0, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lives.losses },
     );
     this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
     this.settle.resolve(result);
