@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from './cli.js';
 import { measureEngine } from './engine.js';
 import { measureLink } from './link.js';
+import { generateClos, hostsOf, measureFixture, switchesOf, type ClosShape } from './perf.js';
 import { note, sig } from './util.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,6 +22,22 @@ const CLI = resolve(ROOT, 'services/cli/dist/main.js');
 const DEFAULT_POD = resolve(ROOT, 'deploy/pods/default.yaml');
 /** The arguments of the acceptance runs (issue 2), so the figures describe what users run. */
 const RUN_ARGS = ['--seed', '7', '--duration', '2ms'];
+
+/** The perf pods of issue 12 (test/fixtures/perf), 10 ms of virtual time each. */
+const PERF_FIXTURES = ['clos-permutation', 'clos-incast'] as const;
+const PERF_DURATION = '10ms';
+/** The scale pods: 128 hosts and 24 switches; 1,024 hosts and 88 switches (a permutation of 1 MB flows). */
+const CLOS_128: ClosShape = { spines: 4, leavesPerPod: 2, torsPerPod: 8, pods: 2, hostsPerTor: 8 };
+const CLOS_1024: ClosShape = { spines: 8, leavesPerPod: 4, torsPerPod: 16, pods: 4, hostsPerTor: 16 };
+/** Issue 12's targets, printed beside the figures (wall s per virtual s, seconds, MiB). */
+const TARGETS = {
+  perfPermutationWallPerVirtualSecond: { inproc: 300, workers2: 500, procs: 1500 },
+  liveDilation: 2000,
+  startupSecondsProcs: 3,
+  rssMiBPerNode: 50,
+  startupSecondsClos128: 5,
+  startupSecondsClos1024: 10,
+};
 
 /** The floors of issue 2; later issues raise them. */
 const FLOORS = { engineEventsPerSec: 1_000_000, linkFramesPerSec: 500_000 };
@@ -39,6 +56,10 @@ async function main(): Promise<void> {
   note(`cli: inproc ${inproc.wallMs} ms, procs ${procs.wallMs} ms (${procs.windows} windows), workers2 ${workers2.wallMs} ms (${workers2.windows} windows)`);
   const pod = { inproc: await steadyState([]), procs: await steadyState(['--mode', 'procs']), workers2: await steadyState(['--workers', '2']) };
 
+  const perf: Record<string, unknown> = {};
+  for (const name of PERF_FIXTURES) perf[name] = await measureFixture(CLI, resolve(ROOT, `test/fixtures/perf/${name}.yaml`), PERF_DURATION);
+  const scale = { clos128: await scalePod(CLOS_128, '200us', ['inproc', 'workers2']), clos1024: await scalePod(CLOS_1024, '20us', ['inproc']) };
+
   const result = {
     engineEventsPerSec: engine.eventsPerSec,
     linkFramesPerSec: link.framesPerSec,
@@ -51,6 +72,9 @@ async function main(): Promise<void> {
     steadyWallPerVirtualSecond: { default: { inproc: sig(pod.inproc.wallPerVirtualSecond), procs: sig(pod.procs.wallPerVirtualSecond), workers2: sig(pod.workers2.wallPerVirtualSecond) } },
     startupSeconds: { default: { procs: sig(pod.procs.startupSeconds), workers2: sig(pod.workers2.startupSeconds) } },
     rssMiBPerNode: procs.rssMiBPerNode,
+    perf,
+    scale,
+    targets: TARGETS,
     node: process.version,
     cpus: cpus().length,
     floors: FLOORS,
@@ -60,6 +84,16 @@ async function main(): Promise<void> {
     },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** A generated Clos pod: its figures in the given modes, with its size. */
+async function scalePod(shape: ClosShape, duration: string, modes: Array<'inproc' | 'workers2'>): Promise<Record<string, unknown>> {
+  const pod = generateClos(CLI, shape, '1MB');
+  try {
+    return { hosts: hostsOf(shape), switches: switchesOf(shape), duration, ...(await measureFixture(CLI, pod.file, duration, modes)) };
+  } finally {
+    pod.remove();
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 export interface CliRun {
   mode: string;
   wallMs: number;
+  startupMs: number;
   virtualNs: number;
   windows: number;
   events: number;
@@ -44,7 +45,7 @@ export async function runCli(main: string, file: string, args: readonly string[]
   const lines = stdout.trim().split('\n');
   if (lines.length !== 1) throw new Error(`${command} printed ${lines.length} lines on stdout, expected one JSON line`);
   const run = JSON.parse(lines[0]!) as CliRun;
-  for (const field of ['wallMs', 'virtualNs', 'windows', 'events', 'rssMiBPerNode'] as const) {
+  for (const field of ['wallMs', 'startupMs', 'virtualNs', 'windows', 'events', 'rssMiBPerNode'] as const) {
     if (typeof run[field] !== 'number') throw new Error(`${command}: field ${field} is not a number`);
   }
   return {
