@@ -5,22 +5,65 @@
  * ajv runs with `allErrors` (report everything in one pass) and without coercion or defaults
  * (a file that says `mtu: "1024"` is wrong, and defaults are applied once, in resolution).
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvClass, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { ROOT, childPath, describeValue, type Problem } from './errors.js';
 import type { JsonSchema, SchemaExtensions } from './extensions.js';
 import { createTopologySchema } from './schema.js';
 
-const compiled = new WeakMap<SchemaExtensions, ValidateFunction>();
+const require = createRequire(import.meta.url);
 
-function validatorFor(ext: SchemaExtensions): ValidateFunction {
-  let validate = compiled.get(ext);
-  if (!validate) {
-    // verbose: errors carry their parentSchema, whose `description` becomes the expectation.
-    const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strictTypes: false, strictTuples: false });
-    validate = ajv.compile(createTopologySchema(ext));
-    compiled.set(ext, validate);
+/** verbose: errors carry their parentSchema, whose `description` becomes the expectation. */
+export const AJV_OPTIONS: Options = { allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strictTypes: false, strictTuples: false };
+
+/**
+ * The build's standalone validator of the built-in schema (`scripts/precompile-validators.mjs`).
+ * Compiling the schema costs ~0.4 s per process, and every member of a pod loads the pod:
+ * loading the compiled code costs ~15 ms. It is used only for the exact schema it was made
+ * from (the SHA-256 of its JSON), so a stale file is ignored, never trusted.
+ */
+export const PRECOMPILED_VALIDATOR = 'topology-validator.cjs';
+
+/** The fingerprint a precompiled validator is checked against. */
+export function schemaSha256(schema: JsonSchema): string {
+  return createHash('sha256').update(JSON.stringify(schema)).digest('hex');
+}
+
+/** A new ajv with our options, loaded on first use: a process that never compiles a schema never loads ajv. */
+export function newAjv(extra: Options = {}): AjvClass {
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  return new Ajv({ ...AJV_OPTIONS, ...extra });
+}
+
+function precompiled(schema: JsonSchema): ValidateFunction | null {
+  let loaded: ValidateFunction & { schemaSha256?: string };
+  try {
+    loaded = require(`./${PRECOMPILED_VALIDATOR}`) as typeof loaded;
+  } catch {
+    return null; // a build that skipped the step (tsc alone): compile instead
   }
-  return validate;
+  return loaded.schemaSha256 === schemaSha256(schema) ? loaded : null;
+}
+
+export interface TopologyValidator {
+  validate: ValidateFunction;
+  /** Whether the build's standalone code serves this schema, or ajv compiled it here. */
+  source: 'precompiled' | 'compiled';
+}
+
+const validators = new WeakMap<SchemaExtensions, TopologyValidator>();
+
+/** The validator of the topology schema with `ext`, made once per extensions object. */
+export function topologyValidator(ext: SchemaExtensions): TopologyValidator {
+  let v = validators.get(ext);
+  if (!v) {
+    const schema = createTopologySchema(ext);
+    const loaded = precompiled(schema);
+    v = loaded === null ? { validate: newAjv().compile(schema), source: 'compiled' } : { validate: loaded, source: 'precompiled' };
+    validators.set(ext, v);
+  }
+  return v;
 }
 
 /** `/links/3/b` → `links[3].b`, using the data to tell list indices from keys. */
@@ -94,7 +137,7 @@ function settleCombinators(errors: ErrorObject[]): ErrorObject[] {
 
 /** Problems with the file's shape, or none. */
 export function validateSchema(data: unknown, ext: SchemaExtensions): Problem[] {
-  return problemsOf(validatorFor(ext), data);
+  return problemsOf(topologyValidator(ext).validate, data);
 }
 
 const otherSchemas = new WeakMap<JsonSchema, ValidateFunction>();
@@ -103,7 +146,7 @@ const otherSchemas = new WeakMap<JsonSchema, ValidateFunction>();
 export function validateWith(schema: JsonSchema, data: unknown): Problem[] {
   let validate = otherSchemas.get(schema);
   if (!validate) {
-    validate = new Ajv({ allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strictTypes: false, strictTuples: false }).compile(schema);
+    validate = newAjv().compile(schema);
     otherSchemas.set(schema, validate);
   }
   return problemsOf(validate, data);
