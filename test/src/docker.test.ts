@@ -346,16 +346,18 @@ test('rocelab run --mode docker gives the trace hash, the summary, and the trace
   for (const [name, bytes] of Object.entries(procs.files)) assert.ok(bytes.equals(containers.files[name]!), `${name} differs between procs and docker`);
 });
 
-/** The containers of this machine's runs of pod `small` (label io.rocelab.pod), by name. */
-async function smallPodContainers(): Promise<Array<{ id: string; name: string }>> {
-  const list = await docker.listContainers({ all: true, filters: { label: ['io.rocelab.pod=small'] } });
-  return list.map((c) => ({ id: c.Id, name: c.Names[0]!.replace(/^\//, '') }));
+/** The containers of this machine's runs of pod `small` (label io.rocelab.pod), by name; with `runs`, only those of runs not in it that are running. */
+async function smallPodContainers(exceptRuns?: Set<string>): Promise<Array<{ id: string; name: string }>> {
+  const list = await docker.listContainers({ all: exceptRuns === undefined, filters: { label: ['io.rocelab.pod=small'] } });
+  return list
+    .filter((c) => exceptRuns === undefined || !exceptRuns.has(c.Labels['io.rocelab.run'] ?? ''))
+    .map((c) => ({ id: c.Id, name: c.Names[0]!.replace(/^\//, '') }));
 }
 
-/** Until the controller container of the small pod's run says the pod runs (its /status on the run's network). */
-async function untilPodRuns(): Promise<void> {
+/** Until the controller container of the run says the pod runs (its /status on the run's network). */
+async function untilPodRuns(exceptRuns: Set<string>): Promise<void> {
   await until('the pod running', 120_000, async () => {
-    const controller = (await smallPodContainers()).find((c) => c.name.endsWith('-controller'));
+    const controller = (await smallPodContainers(exceptRuns)).find((c) => c.name.endsWith('-controller'));
     if (controller === undefined) return null;
     const ip = Object.values((await docker.getContainer(controller.id).inspect()).NetworkSettings.Networks)[0]?.IPAddress;
     if (!ip) return null;
@@ -364,22 +366,27 @@ async function untilPodRuns(): Promise<void> {
   });
 }
 
-/** `rocelab run --mode docker` on the small pod, in the background: the run's output once it ends. */
-function dockerRunInBackground(extra: string[]): { done: Promise<{ status: number | null; stdout: string; stderr: string }> } {
+/**
+ * `rocelab run --mode docker` on the small pod, in the background: the run's output once it ends, and
+ * the runs that were there before it, so that only its own running containers are looked at (a
+ * container of an earlier run that is still being removed must not stand in for one of this run's).
+ */
+async function dockerRunInBackground(extra: string[]): Promise<{ before: Set<string>; done: Promise<{ status: number | null; stdout: string; stderr: string }> }> {
+  const before = new Set((await docker.listContainers({ all: true, filters: { label: ['io.rocelab.run'] } })).map((c) => c.Labels['io.rocelab.run']!));
   const child = spawn(process.execPath, [CLI, 'run', join(work, 'small.yaml'), '--duration', '4ms', '--dilation', '4000', '--mode', 'docker', '--image', IMAGE, '--json', ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return { done: new Promise((resolve) => child.once('exit', (status) => resolve({ status, stdout, stderr }))) };
+  return { before, done: new Promise((resolve) => child.once('exit', (status) => resolve({ status, stdout, stderr }))) };
 }
 
 test('a member container killed mid-run is survived and, with --respawn, rejoins; a killed controller container ends the run with a clear error; no container is left', { timeout: 600_000 }, async (t) => {
   if (!needsDocker(t)) return;
-  const run = dockerRunInBackground(['--respawn']);
-  const tor1 = await until('tor1 running', 120_000, async () => (await smallPodContainers()).find((c) => c.name.endsWith('-tor1')) ?? null);
+  const run = await dockerRunInBackground(['--respawn']);
+  const tor1 = await until('tor1 running', 120_000, async () => (await smallPodContainers(run.before)).find((c) => c.name.endsWith('-tor1')) ?? null);
   // Into the running pod, well before its end: containers start at their own pace on a busy machine.
-  await untilPodRuns();
+  await untilPodRuns(run.before);
   await new Promise((r) => setTimeout(r, 2_000));
   await docker.getContainer(tor1.id).kill();
   const { status, stdout, stderr } = await run.done;
@@ -393,9 +400,9 @@ test('a member container killed mid-run is survived and, with --respawn, rejoins
   assert.match(stderr, /rocelab run: tor1 was lost at [\d.]+ ms \(its process died; back at [\d.]+ ms\)/);
   assert.deepEqual(await smallPodContainers(), [], 'every container of the run is gone');
 
-  const second = dockerRunInBackground([]);
-  const controller = await until('the controller running', 120_000, async () => (await smallPodContainers()).find((c) => c.name.endsWith('-controller')) ?? null);
-  await untilPodRuns();
+  const second = await dockerRunInBackground([]);
+  const controller = await until('the controller running', 120_000, async () => (await smallPodContainers(second.before)).find((c) => c.name.endsWith('-controller')) ?? null);
+  await untilPodRuns(second.before);
   await new Promise((r) => setTimeout(r, 1_000));
   await docker.getContainer(controller.id).kill();
   const ended = await second.done;

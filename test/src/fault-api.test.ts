@@ -67,8 +67,9 @@ test('the fault API on rocelab up: token required, live faults stamped, in the m
   assert.equal(inject.status, 0, inject.stderr);
   const storm = JSON.parse(inject.stdout) as { id: number; atNs: number; state: string };
   assert.ok(storm.atNs > 0, 'stamped after the pod started');
-  // A loss fault later on, then cleared before it ends.
-  const loss = await call(base, 'POST', '/faults', TOKEN, { kind: 'loss', link: 'h1:p0', rate: 0.5, at: '+200us', for: '2ms' });
+  // A loss fault later on, without an end (a bounded one may be over before a slow machine
+  // clears it), then cleared.
+  const loss = await call(base, 'POST', '/faults', TOKEN, { kind: 'loss', link: 'h1:p0', rate: 0.5, at: '+200us' });
   assert.equal(loss.status, 201, JSON.stringify(loss.json));
   for (let i = 0; i < 200; i++) {
     const list = await call(base, 'GET', '/faults', TOKEN);
@@ -79,7 +80,7 @@ test('the fault API on rocelab up: token required, live faults stamped, in the m
   const listed = await cliAsync(['fault', 'list', '--controller', base], { ROCELAB_POD_TOKEN: TOKEN });
   assert.equal(listed.status, 0, listed.stderr);
   assert.match(listed.stdout, new RegExp(`^ +${storm.id}  nicPauseStorm +h4 +[\\d.]+ µs +– +active +live$`, 'm'));
-  assert.match(listed.stdout, new RegExp(`^ +${String(loss.json.id)}  loss +h1:p0 +[\\d.]+ µs +[\\d.]+ µs +active +live$`, 'm'));
+  assert.match(listed.stdout, new RegExp(`^ +${String(loss.json.id)}  loss +h1:p0 +[\\d.]+ µs +– +active +live$`, 'm'));
   const cleared = await cliAsync(['fault', 'clear', String(loss.json.id), '--controller', base], { ROCELAB_POD_TOKEN: TOKEN });
   assert.equal(cleared.status, 0, cleared.stderr);
   assert.match(cleared.stdout, new RegExp(`^fault ${String(loss.json.id)}: undone at [\\d.]+ µs$`, 'm'));
