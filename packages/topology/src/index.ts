@@ -23,6 +23,7 @@ export { loadTopologyFile, parseTopology, parseYaml, topologyFromData } from './
 export { MAC_BASE } from './nodes.js';
 export { NO_IMPAIRMENTS } from './links.js';
 export { routeTable, routeTables, type Route } from './routes.js';
+export { partitionPod } from './partition.js';
 export { DEFAULT_SEED, LINK_DEFAULTS, PROFILES, ROLES, TIMINGS, createTopologySchema, type RawTopology } from './schema.js';
 export { FAULT_KINDS, FAULT_KIND_NAMES, faultItemSchema, resolveFault, type FaultContext, type FaultParams, type FaultTarget, type LinkDirectionChoice, type RawFault } from './fault-kinds.js';
 export { faultContext } from './references.js';

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Controller } from '@rocelab/controller';
 import { createLogger } from '@rocelab/telemetry';
-import type { PodSpec } from '@rocelab/topology';
+import { partitionPod, type PodSpec } from '@rocelab/topology';
 import { NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions } from '@rocelab/runtime';
 import { writeTokenFile } from './token-file.js';
 
@@ -23,19 +23,15 @@ export interface MemberPlan {
   entry: 'switch' | 'host' | 'worker';
 }
 
-/** `procs`: every node its own process; `workers`: K contiguous slices of the sorted nodes. */
+/**
+ * `procs`: every node its own process; `workers`: K parts that keep neighbours together and
+ * share the load (`partitionPod`; fewer when the pod has fewer switches than K).
+ */
 export function planMembers(pod: PodSpec, workers: number | null): MemberPlan[] {
   if (workers === null) {
     return pod.nodes.map((n) => ({ id: n.name, nodes: [n.name], entry: n.role === 'host' ? 'host' : 'switch' }));
   }
-  const k = Math.min(workers, pod.nodes.length);
-  const plans: MemberPlan[] = [];
-  for (let w = 0; w < k; w++) {
-    const from = Math.floor((w * pod.nodes.length) / k);
-    const to = Math.floor(((w + 1) * pod.nodes.length) / k);
-    plans.push({ id: `w${w + 1}`, nodes: pod.nodes.slice(from, to).map((n) => n.name), entry: 'worker' });
-  }
-  return plans;
+  return partitionPod(pod, workers).map((part, w) => ({ id: `w${w + 1}`, nodes: part.map((i) => pod.nodes[i]!.name), entry: 'worker' }));
 }
 
 const RESPAWN_DELAY_MS = 500;
@@ -87,7 +83,10 @@ export class PodProcesses {
 
   private spawnMember(plan: MemberPlan, options: SpawnOptions): void {
     const args = plan.entry === 'worker' ? [ENTRIES.worker(), 'member'] : [ENTRIES[plan.entry]()];
-    const child = spawn(process.execPath, args, {
+    // Node's own flags for the members (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` to profile them:
+    // Node refuses --cpu-prof in NODE_OPTIONS).
+    const nodeArgs = (process.env.ROCELAB_MEMBER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: {
         ...process.env,
