@@ -133,6 +133,12 @@ export class Engine implements ContextHost {
   private restartFactory: RestartFactory | null = null;
   /** The earliest pending grid instant of any sampler (Infinity: none), checked once per event. */
   private nextSamplePs = Infinity;
+  /**
+   * Event records already dispatched, to be filled again: a run makes millions of events and
+   * only a few thousand are pending at once, so reusing them spares the collector (nothing
+   * keeps an event once it is dispatched: the hash copies its fields, observers see frames).
+   */
+  private readonly spare: SimEvent[] = [];
 
   constructor(options: EngineOptions) {
     this.seed = options.seed;
@@ -184,6 +190,9 @@ export class Engine implements ContextHost {
       if (event.timePs >= this.nextSamplePs) this.sampleThrough(event.timePs);
       this.nowPs = event.timePs;
       this.dispatch(event);
+      event.frame = null;
+      event.data = null;
+      this.spare.push(event);
     }
     if (endPs >= this.nextSamplePs && Number.isFinite(endPs)) this.sampleThrough(endPs);
     if (endPs > this.horizonPs && Number.isFinite(endPs)) {
@@ -261,14 +270,14 @@ export class Engine implements ContextHost {
         h.ctx.drop(frame, 'causality', port);
         continue;
       }
-      this.queue.push(arrivalEvent(arrivalPs, info.peerNode, batch.originSeq[i]!, node, port, frame, batch.fcsBad[i]!));
+      this.queue.push(this.arrivalEvent(arrivalPs, info.peerNode, batch.originSeq[i]!, node, port, frame, batch.fcsBad[i]!));
     }
   }
 
   /** A link state change at a hosted endpoint, issued by the controller (origin = node count). */
   scheduleLinkState(atPs: number, faultSeq: number, node: number, port: number, up: boolean): void {
     this.mustHost(node);
-    this.queue.push(makeEvent(atPs, EventClass.linkState, this.nodes.length, faultSeq, node, up ? 1 : 0, port, 0, null, null));
+    this.queue.push(this.event(atPs, EventClass.linkState, this.nodes.length, faultSeq, node, up ? 1 : 0, port, 0, null, null));
   }
 
   /**
@@ -277,7 +286,7 @@ export class Engine implements ContextHost {
    */
   scheduleFault(atPs: number, faultSeq: number, node: number, kind: number, data: unknown, note = ''): void {
     this.mustHost(node);
-    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, kind, NO_PORT, 0, null, { change: data, note } satisfies FaultData));
+    this.queue.push(this.event(atPs, EventClass.fault, this.nodes.length, faultSeq, node, kind, NO_PORT, 0, null, { change: data, note } satisfies FaultData));
   }
 
   /**
@@ -287,7 +296,7 @@ export class Engine implements ContextHost {
    */
   scheduleImpairments(atPs: number, faultSeq: number, node: number, port: number, patch: Partial<Omit<ImpairmentConfig, 'down'>>, note = ''): void {
     this.mustHost(node);
-    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, IMPAIRMENT_KIND, port, 0, null, { change: patch, note } satisfies FaultData));
+    this.queue.push(this.event(atPs, EventClass.fault, this.nodes.length, faultSeq, node, IMPAIRMENT_KIND, port, 0, null, { change: patch, note } satisfies FaultData));
   }
 
   /**
@@ -296,7 +305,7 @@ export class Engine implements ContextHost {
    */
   scheduleKill(atPs: number, faultSeq: number, node: number, fault: number, note = ''): void {
     this.mustHost(node);
-    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, KILL_KIND, NO_PORT, 0, null, { fault, note } satisfies KillData));
+    this.queue.push(this.event(atPs, EventClass.fault, this.nodes.length, faultSeq, node, KILL_KIND, NO_PORT, 0, null, { fault, note } satisfies KillData));
   }
 
   /**
@@ -306,7 +315,7 @@ export class Engine implements ContextHost {
    */
   scheduleRestart(atPs: number, faultSeq: number, node: number, kill: number | null, note = ''): void {
     this.mustHost(node);
-    this.queue.push(makeEvent(atPs, EventClass.fault, this.nodes.length, faultSeq, node, RESTART_KIND, NO_PORT, 0, null, { kill, note } satisfies RestartData));
+    this.queue.push(this.event(atPs, EventClass.fault, this.nodes.length, faultSeq, node, RESTART_KIND, NO_PORT, 0, null, { kill, note } satisfies RestartData));
   }
 
   /** Whether a hosted node is alive (not killed, or restarted since). */
@@ -362,7 +371,7 @@ export class Engine implements ContextHost {
 
   scheduleTimer(node: number, timer: number, atPs: number, generation: number): void {
     const h = this.hosted[node]!;
-    this.queue.push(makeEvent(atPs, EventClass.timer, node, h.seq++, node, timer, NO_PORT, generation, null, null));
+    this.queue.push(this.event(atPs, EventClass.timer, node, h.seq++, node, timer, NO_PORT, generation, null, null));
   }
 
   /**
@@ -487,7 +496,7 @@ export class Engine implements ContextHost {
       const peerPort = port.peerPort;
       const tx: Transmitter = new Transmitter(port.out, wire, {
         schedule: (timePs, kind) =>
-          this.queue.push(makeEvent(timePs, EventClass.transmitter, node.index, hosted.seq++, node.index, kind, port.index, hosted.incarnation, null, null)),
+          this.queue.push(this.event(timePs, EventClass.transmitter, node.index, hosted.seq++, node.index, kind, port.index, hosted.incarnation, null, null)),
         // A dead node's transmitter has nothing to send (a link coming up kicks it).
         source: { nextFrame: (nowPs, pausedMask) => hosted.model?.nextFrame(port.index, nowPs, pausedMask) ?? null },
         emit: (frame, arrivalPs, fcsBad) => {
@@ -499,7 +508,7 @@ export class Engine implements ContextHost {
             out.originSeq.push(seq);
             out.fcsBad.push(fcsBad);
           } else {
-            this.queue.push(arrivalEvent(arrivalPs, node.index, seq, peer, peerPort, frame, fcsBad));
+            this.queue.push(this.arrivalEvent(arrivalPs, node.index, seq, peer, peerPort, frame, fcsBad));
           }
         },
         drop: (frame, reason) => ctx.drop(frame, reason, port.index),
@@ -509,6 +518,28 @@ export class Engine implements ContextHost {
       ctx.transmitters[port.index] = tx;
     }
     return hosted;
+  }
+
+  private arrivalEvent(timePs: number, origin: number, seq: number, target: number, port: number, frame: Frame, fcsBad: boolean): SimEvent {
+    const cls = frame.kind === FrameKind.pfc ? EventClass.pfcArrival : EventClass.frameArrival;
+    return this.event(timePs, cls, origin, seq, target, 0, port, fcsBad ? 1 : 0, frame, null);
+  }
+
+  /** An event record, a spare one filled again when there is one. */
+  private event(timePs: number, cls: EventClass, origin: number, seq: number, target: number, kind: number, port: number, arg: number, frame: Frame | null, data: unknown): SimEvent {
+    const e = this.spare.pop();
+    if (e === undefined) return { timePs, cls, origin, seq, target, kind, port, arg, frame, data };
+    e.timePs = timePs;
+    e.cls = cls;
+    e.origin = origin;
+    e.seq = seq;
+    e.target = target;
+    e.kind = kind;
+    e.port = port;
+    e.arg = arg;
+    e.frame = frame;
+    e.data = data;
+    return e;
   }
 
   private checkReady(): void {
@@ -527,24 +558,4 @@ export class Engine implements ContextHost {
 
 function emptyOutbox(): Outbox {
   return { frames: [], arrivalPs: [], originSeq: [], fcsBad: [] };
-}
-
-function arrivalEvent(timePs: number, origin: number, seq: number, target: number, port: number, frame: Frame, fcsBad: boolean): SimEvent {
-  const cls = frame.kind === FrameKind.pfc ? EventClass.pfcArrival : EventClass.frameArrival;
-  return makeEvent(timePs, cls, origin, seq, target, 0, port, fcsBad ? 1 : 0, frame, null);
-}
-
-function makeEvent(
-  timePs: number,
-  cls: EventClass,
-  origin: number,
-  seq: number,
-  target: number,
-  kind: number,
-  port: number,
-  arg: number,
-  frame: Frame | null,
-  data: unknown,
-): SimEvent {
-  return { timePs, cls, origin, seq, target, kind, port, arg, frame, data };
 }

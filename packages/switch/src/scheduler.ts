@@ -199,7 +199,8 @@ export class EgressScheduler<T> {
 
   private pop(q: number): QueuedItem<T> & { queue: number } {
     const fifo = this.fifos[q]!;
-    const { item, sizeBytes } = fifo.shift();
+    const sizeBytes = fifo.headSize();
+    const item = fifo.shift();
     if (fifo.length === 0) this.nonEmptyMask &= ~(1 << q);
     return { item, queue: q, sizeBytes };
   }
@@ -210,22 +211,22 @@ function isQueue(q: number): boolean {
 }
 
 /**
- * A FIFO with a moving head: shift is O(1); the dead prefix is cut once it is large and at
- * least half the array, so each item is copied O(1) times (Array.shift would copy them all).
+ * A FIFO in a ring that doubles when full: push and shift are O(1) and allocate nothing in
+ * the steady state (a queue that empties and refills reuses its slots).
  */
 class Fifo<T> {
-  private items: T[] = [];
-  private sizes: number[] = [];
+  private items: Array<T | undefined> = new Array<T | undefined>(16);
+  private sizes = new Float64Array(16);
   private head = 0;
+  length = 0;
   bytes = 0;
 
-  get length(): number {
-    return this.items.length - this.head;
-  }
-
   push(item: T, sizeBytes: number): void {
-    this.items.push(item);
-    this.sizes.push(sizeBytes);
+    if (this.length === this.items.length) this.grow();
+    const tail = (this.head + this.length) & (this.items.length - 1);
+    this.items[tail] = item;
+    this.sizes[tail] = sizeBytes;
+    this.length++;
     this.bytes += sizeBytes;
   }
 
@@ -234,32 +235,41 @@ class Fifo<T> {
     return this.sizes[this.head]!;
   }
 
-  shift(): QueuedItem<T> {
-    const item = this.items[this.head]!;
-    const sizeBytes = this.sizes[this.head]!;
-    this.items[this.head] = undefined as T; // let the frame be collected
-    this.head++;
-    this.bytes -= sizeBytes;
-    if (this.head === this.items.length) {
-      this.reset();
-    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.sizes = this.sizes.slice(this.head);
+  /** Remove the oldest item (its size is `headSize()` before the call); only on a non-empty FIFO. */
+  shift(): T {
+    const head = this.head;
+    const item = this.items[head] as T;
+    this.items[head] = undefined; // let the frame be collected
+    this.bytes -= this.sizes[head]!;
+    this.head = (head + 1) & (this.items.length - 1);
+    if (--this.length === 0) {
       this.head = 0;
+      this.bytes = 0;
     }
-    return { item, sizeBytes };
+    return item;
   }
 
   drain(): Array<QueuedItem<T>> {
-    const out = this.items.slice(this.head).map((item, i) => ({ item, sizeBytes: this.sizes[this.head + i]! }));
-    this.reset();
+    const out: Array<QueuedItem<T>> = [];
+    while (this.length > 0) {
+      const sizeBytes = this.headSize();
+      out.push({ item: this.shift(), sizeBytes });
+    }
     return out;
   }
 
-  private reset(): void {
-    this.items.length = 0;
-    this.sizes.length = 0;
+  /** Twice the slots, the items moved to the front in order. */
+  private grow(): void {
+    const capacity = this.items.length * 2;
+    const items = new Array<T | undefined>(capacity);
+    const sizes = new Float64Array(capacity);
+    for (let i = 0; i < this.length; i++) {
+      const from = (this.head + i) & (this.items.length - 1);
+      items[i] = this.items[from];
+      sizes[i] = this.sizes[from]!;
+    }
+    this.items = items;
+    this.sizes = sizes;
     this.head = 0;
-    this.bytes = 0;
   }
 }
