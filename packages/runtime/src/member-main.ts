@@ -3,6 +3,8 @@
  * comes from the environment, so the same entry serves local processes and containers.
  *
  *   ROCELAB_TOPOLOGY        topology file (required)
+ *   ROCELAB_POD_JSON        the pod already resolved from that file, as JSON (what `rocelab run`
+ *                           and `up` write for local members): read instead of the file
  *   ROCELAB_NODES           comma-separated node names to host (or ROCELAB_NODE for one)
  *   ROCELAB_MEMBER          member id (default: the node name when hosting one node)
  *   ROCELAB_CONTROLLER      controller WebSocket URL, e.g. ws://controller:7000/control
@@ -29,8 +31,9 @@
  * topology, the token file), 1 for anything else: no controller, a controller that refuses
  * the member, a failure while running, or a bug.
  */
+import { readFileSync } from 'node:fs';
 import { createLogger } from '@rocelab/telemetry';
-import { loadTopologyFile, TopologyError, type Role } from '@rocelab/topology';
+import { loadTopologyFile, TopologyError, type PodSpec, type Role } from '@rocelab/topology';
 import { httpLimitsFromEnv, HttpLimitsError } from './http-limits.js';
 import { ControllerLostError, MemberProcess } from './member.js';
 import { podToken, PodTokenError } from './pod-token.js';
@@ -57,11 +60,11 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
   if (nodes.length === 0) fail('ROCELAB_NODES (or ROCELAB_NODE) is not set: expected the node names this process hosts');
   if (id === '') fail('ROCELAB_MEMBER is not set: expected a member id when hosting several nodes');
   if (env.ROCELAB_CONTROLLER === undefined) fail('ROCELAB_CONTROLLER is not set: expected the controller URL, e.g. ws://127.0.0.1:7000/control');
-  let pod;
+  let pod: PodSpec;
   try {
-    pod = loadTopologyFile(env.ROCELAB_TOPOLOGY!);
+    pod = env.ROCELAB_POD_JSON ? readPodJson(env.ROCELAB_POD_JSON) : loadTopologyFile(env.ROCELAB_TOPOLOGY!);
   } catch (err) {
-    return inputOr1(err, err instanceof TopologyError);
+    return inputOr1(err, err instanceof TopologyError || err instanceof PodJsonError);
   }
   for (const name of nodes) {
     const node = pod.nodes.find((n) => n.name === name);
@@ -127,4 +130,21 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     await member.stop().catch(() => undefined);
     process.exit(1);
   }
+}
+
+class PodJsonError extends Error {}
+
+/** The resolved pod a local parent wrote (its own, already checked: only its shape is trusted). */
+function readPodJson(path: string): PodSpec {
+  let pod: unknown;
+  try {
+    pod = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new PodJsonError(`ROCELAB_POD_JSON=${path}: expected the resolved pod as JSON, got ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const p = pod as Partial<PodSpec> | null;
+  if (p === null || typeof p !== 'object' || typeof p.name !== 'string' || !Array.isArray(p.nodes) || !Array.isArray(p.links)) {
+    throw new PodJsonError(`ROCELAB_POD_JSON=${path}: expected the resolved pod as JSON (name, nodes, links), got something else`);
+  }
+  return p as PodSpec;
 }

@@ -42,7 +42,13 @@ export class L2Tables {
 
   /** Learn (or refresh) MAC → port from a frame's source MAC, valid until now + macAgeing; a host that moved is relearned. */
   learn(nowPs: number, mac: number, port: number): void {
-    this.macs.set(mac, { value: port, learnedAtPs: nowPs });
+    // Every frame refreshes its source's entry: update it in place rather than allocate anew.
+    const entry = this.macs.get(mac);
+    if (entry === undefined) this.macs.set(mac, { value: port, learnedAtPs: nowPs });
+    else {
+      entry.value = port;
+      entry.learnedAtPs = nowPs;
+    }
   }
 
   /** Remove every MAC entry, or one (the `macFlush` fault) — ARP entries stay: that is the incident's shape. */

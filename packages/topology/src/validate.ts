@@ -12,7 +12,13 @@ import { ROOT, childPath, describeValue, type Problem } from './errors.js';
 import type { JsonSchema, SchemaExtensions } from './extensions.js';
 import { createTopologySchema } from './schema.js';
 
-const require = createRequire(import.meta.url);
+/**
+ * CommonJS files this module loads on demand. In a member bundle (scripts/bundle-members.mjs)
+ * `require` is defined, and the bundler takes each literal `require('…')` in at build time; as
+ * plain ES modules it is not, and a require made for this file loads them.
+ */
+const requireHere = createRequire(import.meta.url);
+const bundled = typeof require === 'function';
 
 /** verbose: errors carry their parentSchema, whose `description` becomes the expectation. */
 export const AJV_OPTIONS: Options = { allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strictTypes: false, strictTuples: false };
@@ -32,14 +38,16 @@ export function schemaSha256(schema: JsonSchema): string {
 
 /** A new ajv with our options, loaded on first use: a process that never compiles a schema never loads ajv. */
 export function newAjv(extra: Options = {}): AjvClass {
-  const { Ajv } = require('ajv') as typeof import('ajv');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundler's require (above)
+  const { Ajv } = (bundled ? require('ajv') : requireHere('ajv')) as typeof import('ajv');
   return new Ajv({ ...AJV_OPTIONS, ...extra });
 }
 
 function precompiled(schema: JsonSchema): ValidateFunction | null {
   let loaded: ValidateFunction & { schemaSha256?: string };
   try {
-    loaded = require(`./${PRECOMPILED_VALIDATOR}`) as typeof loaded;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundler's require (above)
+    loaded = (bundled ? require('./topology-validator.cjs') : requireHere('./topology-validator.cjs')) as typeof loaded;
   } catch {
     return null; // a build that skipped the step (tsc alone): compile instead
   }

@@ -9,13 +9,18 @@ import { DEFAULT_PCAP_SNAPLEN, DEFAULT_TRACE_SETTINGS, HttpLimitsError, runMembe
 import { PCAP_MAX_SNAPLEN } from '@rocelab/wire';
 import { LIVE_DILATION, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { compareCommand, toleranceOption, windowOption, type CompareFlags } from './compare.js';
-import { composeCommand, containerCommand } from './compose.js';
-import { drillListCommand, drillRunCommand } from './drill.js';
-import { faultClearCommand, faultInjectCommand, faultListCommand } from './fault.js';
-import { statusCommand } from './progress.js';
-import { runCommand } from './run.js';
-import { closCommand, validateCommand } from './topology.js';
-import { upCommand } from './up.js';
+
+// Each command's module is loaded when that command runs: `rocelab member` (every worker
+// process) and `rocelab status` need none of Docker, Vega or the drill machinery.
+const commands = {
+  compose: () => import('./compose.js'),
+  drill: () => import('./drill.js'),
+  fault: () => import('./fault.js'),
+  progress: () => import('./progress.js'),
+  run: () => import('./run.js'),
+  topology: () => import('./topology.js'),
+  up: () => import('./up.js'),
+};
 
 const duration = (text: string): number => {
   try {
@@ -120,7 +125,7 @@ program
     if (o.mode === 'docker' && o.debugUncountedLoss !== undefined) cmd.error('error: --debug-uncounted-loss is not available with --mode docker', { exitCode: 2 });
     if (o.trace === undefined && o.traceInterval !== undefined) cmd.error('error: --trace-interval needs --trace DIR', { exitCode: 2 });
     if (o.pcap === undefined && (o.pcapPorts !== undefined || o.pcapSnaplen !== undefined)) cmd.error('error: --pcap-ports and --pcap-snaplen need --pcap DIR', { exitCode: 2 });
-    process.exitCode = await runCommand(file, {
+    process.exitCode = await (await commands.run()).runCommand(file, {
       seed: o.seed ?? null,
       durationPs: o.duration,
       mode: o.mode,
@@ -147,7 +152,7 @@ program
   .option('--fault-log <file>', 'when the pod stops, write its fault log there (replay: rocelab run --faults)')
   .action(async (file: string, o: { dilation: number; duration?: number; seed?: number; workers?: number; faultLog?: string }, cmd: Command) => {
     if (o.dilation === 0 && o.duration === undefined) cmd.error('error: --dilation 0 runs as fast as possible: give a --duration', { exitCode: 2 });
-    process.exitCode = await upCommand(file, { dilation: o.dilation, durationPs: o.duration ?? null, seed: o.seed ?? null, workers: o.workers ?? null, faultLog: o.faultLog ?? null });
+    process.exitCode = await (await commands.up()).upCommand(file, { dilation: o.dilation, durationPs: o.duration ?? null, seed: o.seed ?? null, workers: o.workers ?? null, faultLog: o.faultLog ?? null });
   });
 
 const topology = program.command('topology').description('work with topology files');
@@ -155,8 +160,8 @@ topology
   .command('validate')
   .description('check a topology against the schema and the wiring rules')
   .argument('<file>', 'topology file')
-  .action((file: string) => {
-    process.exitCode = validateCommand(file);
+  .action(async (file: string) => {
+    process.exitCode = (await commands.topology()).validateCommand(file);
   });
 topology
   .command('clos')
@@ -174,8 +179,8 @@ topology
   .option('--permutation <size>', 'add a permutation workload: every host sends one flow of this size, e.g. 1GB')
   .option('--pingmesh <interval>', 'add pingmesh probes between every pair of hosts at this interval, e.g. 100us')
   .option('--pause-storm <host@time>', "add a malfunctioning NIC: the host's NIC pauses its ToR from that virtual time on, e.g. h16@10ms", hostAtTime)
-  .action((o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; timing?: 'default' | 'drill'; permutation?: string; pingmesh?: string; pauseStorm?: { host: string; at: string } }) => {
-    process.exitCode = closCommand(o);
+  .action(async (o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; timing?: 'default' | 'drill'; permutation?: string; pingmesh?: string; pauseStorm?: { host: string; at: string } }) => {
+    process.exitCode = (await commands.topology()).closCommand(o);
   });
 
 program
@@ -184,15 +189,15 @@ program
   .option('--controller <url>', 'the controller (rocelab up prints it; compose publishes it on 127.0.0.1:7000)', 'http://127.0.0.1:7000')
   .option('--json', 'print the controller\'s JSON')
   .action(async (o: { controller: string; json?: boolean }) => {
-    process.exitCode = await statusCommand(o.controller, o.json === true);
+    process.exitCode = await (await commands.progress()).statusCommand(o.controller, o.json === true);
   });
 
 program
   .command('compose')
   .description('print the compose file of a topology: controller, one service per node, Prometheus and Grafana')
   .argument('<file>', 'topology file; its directory is mounted into every container')
-  .action((file: string) => {
-    process.exitCode = composeCommand(file);
+  .action(async (file: string) => {
+    process.exitCode = (await commands.compose()).composeCommand(file);
   });
 
 const fault = program.command('fault').description("a running pod's faults: inject one, list them, clear one (the pod token: --token or ROCELAB_POD_TOKEN)");
@@ -209,7 +214,7 @@ fault
   .option('--token <token>', 'the pod token (default ROCELAB_POD_TOKEN)')
   .option('--json', 'print the fault as one JSON line')
   .action(async (o: { kind: string; target: string; at?: string; for?: string; set: string[]; controller: string; token?: string; json?: boolean }) => {
-    process.exitCode = await faultInjectCommand({ kind: o.kind, target: o.target, at: o.at ?? null, for: o.for ?? null, set: o.set, controller: o.controller, token: o.token ?? null, json: o.json === true });
+    process.exitCode = await (await commands.fault()).faultInjectCommand({ kind: o.kind, target: o.target, at: o.at ?? null, for: o.for ?? null, set: o.set, controller: o.controller, token: o.token ?? null, json: o.json === true });
   });
 fault
   .command('list')
@@ -218,7 +223,7 @@ fault
   .option('--token <token>', 'the pod token (default ROCELAB_POD_TOKEN)')
   .option('--json', 'print the controller\'s JSON')
   .action(async (o: { controller: string; token?: string; json?: boolean }) => {
-    process.exitCode = await faultListCommand({ controller: o.controller, token: o.token ?? null, json: o.json === true });
+    process.exitCode = await (await commands.fault()).faultListCommand({ controller: o.controller, token: o.token ?? null, json: o.json === true });
   });
 fault
   .command('clear')
@@ -228,7 +233,7 @@ fault
   .option('--token <token>', 'the pod token (default ROCELAB_POD_TOKEN)')
   .option('--json', "print the controller's JSON")
   .action(async (id: string | undefined, o: { controller: string; token?: string; json?: boolean }) => {
-    process.exitCode = await faultClearCommand(id, { controller: o.controller, token: o.token ?? null, json: o.json === true });
+    process.exitCode = await (await commands.fault()).faultClearCommand(id, { controller: o.controller, token: o.token ?? null, json: o.json === true });
   });
 
 const drill = program.command('drill').description('fault-injection drills: run one and get a report, or list the built-in ones');
@@ -244,13 +249,13 @@ drill
   .option('--json', 'print the report as exactly one JSON line on stdout')
   .action(async (file: string, o: { mode: string; workers?: number; image: string; variant?: string; out?: string; json?: boolean }, cmd: Command) => {
     if (o.mode !== 'inproc' && o.mode !== 'procs' && o.mode !== 'docker') cmd.error(`error: --mode: expected inproc, procs or docker, got ${o.mode}`, { exitCode: 2 });
-    process.exitCode = await drillRunCommand(file, { mode: o.mode, workers: o.workers ?? null, image: o.image, variant: o.variant ?? null, out: o.out ?? null, json: o.json === true });
+    process.exitCode = await (await commands.drill()).drillRunCommand(file, { mode: o.mode, workers: o.workers ?? null, image: o.image, variant: o.variant ?? null, out: o.out ?? null, json: o.json === true });
   });
 drill
   .command('list')
   .description('the built-in drills, one line each')
-  .action(() => {
-    process.exitCode = drillListCommand();
+  .action(async () => {
+    process.exitCode = (await commands.drill()).drillListCommand();
   });
 
 program
@@ -270,7 +275,7 @@ program
   .command('container', { hidden: true })
   .description('the entry point of the rocelab image: ROCELAB_ROLE=controller|switch|host|member')
   .action(async () => {
-    process.exitCode = await containerCommand();
+    process.exitCode = await (await commands.compose()).containerCommand();
   });
 
 program

@@ -9,18 +9,21 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { Controller } from '@rocelab/controller';
-import { createLogger } from '@rocelab/telemetry';
+import { createLogger, type Logger } from '@rocelab/telemetry';
 import { partitionPod, type PodSpec } from '@rocelab/topology';
 import { NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions } from '@rocelab/runtime';
+import { memberEntry, type MemberEntry } from './member-entries.js';
 import { writeTokenFile } from './token-file.js';
 
 export interface MemberPlan {
   id: string;
   nodes: string[];
   /** The service entry to run: switch, host, or a generic worker. */
-  entry: 'switch' | 'host' | 'worker';
+  entry: MemberEntry;
 }
 
 /**
@@ -36,16 +39,13 @@ export function planMembers(pod: PodSpec, workers: number | null): MemberPlan[] 
 
 const RESPAWN_DELAY_MS = 500;
 
-const ENTRIES = {
-  switch: () => fileURLToPath(import.meta.resolve('@rocelab/switch-service')),
-  host: () => fileURLToPath(import.meta.resolve('@rocelab/host-service')),
-  worker: () => fileURLToPath(new URL('./main.js', import.meta.url)),
-} as const;
 
 export interface SpawnOptions {
   /** Start a member again when its process dies while the pod runs (it rejoins). */
   respawn?: boolean;
   topologyFile: string;
+  /** The resolved pod as JSON (`writePodJson`), or null: members load the topology file. */
+  podJson?: string | null;
   controllerUrl: string;
   /** The file holding the pod token (`writeTokenFile`): children never get the token in their environment. */
   tokenFile: string;
@@ -82,7 +82,7 @@ export class PodProcesses {
   }
 
   private spawnMember(plan: MemberPlan, options: SpawnOptions): void {
-    const args = plan.entry === 'worker' ? [ENTRIES.worker(), 'member'] : [ENTRIES[plan.entry]()];
+    const args = [memberEntry(plan.entry)];
     // Node's own flags for the members (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` to profile them:
     // Node refuses --cpu-prof in NODE_OPTIONS).
     const nodeArgs = (process.env.ROCELAB_MEMBER_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -91,6 +91,7 @@ export class PodProcesses {
       env: {
         ...process.env,
         ROCELAB_TOPOLOGY: options.topologyFile,
+        ROCELAB_POD_JSON: options.podJson ?? undefined,
         ROCELAB_NODES: plan.nodes.join(','),
         ROCELAB_MEMBER: plan.id,
         ROCELAB_CONTROLLER: options.controllerUrl,
@@ -185,10 +186,12 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
   const tokenFile = writeTokenFile(token);
   // Kept while the pod runs (a member started again reads it again).
   controller.result.then(tokenFile.remove, tokenFile.remove);
+  const podJson = writePodJson(pod, dirname(tokenFile.path), log);
   const children = new PodProcesses();
   try {
     children.start(plans, {
       topologyFile: o.topologyFile,
+      podJson,
       controllerUrl: url,
       tokenFile: tokenFile.path,
       metricsHost: o.metricsHost,
@@ -204,4 +207,21 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
     throw err;
   }
   return { controller, children, httpUrl, token };
+}
+
+/**
+ * The pod this process resolved, as JSON beside the token (removed with it), so that members
+ * start without parsing and validating the YAML again (ROCELAB_POD_JSON; the file stays the
+ * source of truth for messages). Written only when JSON carries the pod exactly; otherwise null,
+ * and members load the topology file as they would in containers.
+ */
+export function writePodJson(pod: PodSpec, dir: string, log: Logger): string | null {
+  const text = JSON.stringify(pod);
+  if (!isDeepStrictEqual(JSON.parse(text), pod)) {
+    log.debug({ pod: pod.name }, 'the resolved pod does not survive JSON: members load the topology file');
+    return null;
+  }
+  const path = join(dir, 'pod.json');
+  writeFileSync(path, text, { mode: 0o600 });
+  return path;
 }

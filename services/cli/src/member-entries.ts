@@ -1,0 +1,46 @@
+/**
+ * The program a member process runs: the switch or host service, or the worker of `--workers
+ * K`. Each is preferably its one-file bundle (`scripts/bundle-members.mjs`), which starts
+ * several times faster than the same code as separate modules; a bundle is used only while
+ * no file it was made from is newer than it, so code rebuilt without bundling never runs stale.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type MemberEntry = 'switch' | 'host' | 'worker';
+
+const PLAIN: Record<MemberEntry, () => string> = {
+  switch: () => fileURLToPath(import.meta.resolve('@rocelab/switch-service')),
+  host: () => fileURLToPath(import.meta.resolve('@rocelab/host-service')),
+  worker: () => fileURLToPath(new URL('./worker.js', import.meta.url)),
+};
+
+const BUNDLE: Record<MemberEntry, string> = { switch: 'switch.bundle.mjs', host: 'host.bundle.mjs', worker: 'worker.bundle.mjs' };
+
+const chosen = new Map<MemberEntry, string>();
+
+/** The file to run for a member of this kind (decided once per process). */
+export function memberEntry(entry: MemberEntry): string {
+  let file = chosen.get(entry);
+  if (file === undefined) {
+    const plain = PLAIN[entry]();
+    const bundle = resolve(dirname(plain), BUNDLE[entry]);
+    file = bundleIsFresh(bundle) ? bundle : plain;
+    chosen.set(entry, file);
+  }
+  return file;
+}
+
+/** The bundle exists and is at least as new as every file listed in its `.inputs.json`. */
+export function bundleIsFresh(bundle: string): boolean {
+  const list = `${bundle}.inputs.json`;
+  if (!existsSync(bundle) || !existsSync(list)) return false;
+  try {
+    const madeMs = statSync(bundle).mtimeMs;
+    const inputs = JSON.parse(readFileSync(list, 'utf8')) as string[];
+    return inputs.every((input) => statSync(resolve(dirname(bundle), input)).mtimeMs <= madeMs);
+  } catch {
+    return false; // an input gone (a cleaned build): not this bundle's world any more
+  }
+}
