@@ -15,6 +15,7 @@ import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { CONTAINER_CONTROLLER_PORT, type PodSpec } from '@rocelab/topology';
 import { CONTAINER_POD_TOKEN_FILE, NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { DockerRunError, DockerRunFailure } from './docker-errors.js';
 import type { MemberPlan } from './pod-processes.js';
 import { fetchStatus, showProgress } from './progress.js';
 import { writeTokenFile } from './token-file.js';
@@ -36,11 +37,7 @@ export interface DockerRunOptions {
   respawn?: boolean;
 }
 
-/** The run cannot start as asked (no engine, no image, files the containers cannot read): bad input, exit 2. */
-export class DockerRunError extends Error {}
-
-/** The run started and failed (no result, too long, interrupted): exit 1. */
-export class DockerRunFailure extends Error {}
+export { DockerRunError, DockerRunFailure };
 
 /** A moment's pause before a dead member's container starts again, as a rebooting box takes one. */
 const RESPAWN_DELAY_MS = 500;

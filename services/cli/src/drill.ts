@@ -15,7 +15,7 @@ import { DrillError, drillPlots, drillName, evaluate, loadDrill, reportHtml, rep
 import { parseTraceFile, TRACE_FILE_NAMES, type TraceFileName, type TraceTables } from '@rocelab/results';
 import { DEFAULT_TRACE_SETTINGS, podContext, prepareRunFiles, RunFilesError, type RunResult } from '@rocelab/runtime';
 import { loadTopologyFile } from '@rocelab/topology';
-import { DockerRunError } from './docker-pod.js';
+import { DockerRunError } from './docker-errors.js';
 import { executeRun } from './run.js';
 import { table } from './result-text.js';
 

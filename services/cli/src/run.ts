@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { exitCodeOf, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
-import { DockerRunError, DockerRunFailure, runDockerPod } from './docker-pod.js';
+import { DockerRunError, DockerRunFailure } from './docker-errors.js';
 import { planMembers, startLocalPod } from './pod-processes.js';
 import { inlineProgress, showProgress } from './progress.js';
 import { resultText } from './result-text.js';
@@ -85,6 +85,7 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
   let result: RunResult;
   const { seed, recording } = options;
   if (options.mode === 'docker') {
+    const { runDockerPod } = await import('./docker-pod.js');
     result = await runDockerPod(pod, file, planMembers(pod, options.workers), {
       image: options.image,
       seed,
