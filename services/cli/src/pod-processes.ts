@@ -39,7 +39,6 @@ export function planMembers(pod: PodSpec, workers: number | null): MemberPlan[] 
 
 const RESPAWN_DELAY_MS = 500;
 
-
 export interface SpawnOptions {
   /** Start a member again when its process dies while the pod runs (it rejoins). */
   respawn?: boolean;
