@@ -92,17 +92,18 @@ export function createHardenedServer(limits: HttpLimits, listener?: RequestListe
 }
 
 /**
- * A WebSocket server on its own hardened HTTP server, listening on `host:port`. Closing the
- * WebSocket server closes the HTTP server too, as `new WebSocketServer({host, port})` does
- * with the one it makes.
+ * A WebSocket server on its own hardened HTTP server, listening on `host:port`, or on the Unix
+ * socket `path`. Closing the WebSocket server closes the HTTP server too, as
+ * `new WebSocketServer({host, port})` does with the one it makes.
  */
-export async function listenWebSocket(o: { host: string; port: number; limits: HttpLimits; options: ServerOptions }): Promise<WebSocketServer> {
+export async function listenWebSocket(o: ({ host: string; port: number } | { path: string }) & { limits: HttpLimits; options: ServerOptions }): Promise<WebSocketServer> {
   const http = createHardenedServer(o.limits);
   const wss = new WebSocketServer({ ...o.options, server: http });
   wss.once('close', () => http.close());
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(o.port, o.host, () => resolve());
+    if ('path' in o) http.listen(o.path, () => resolve());
+    else http.listen(o.port, o.host, () => resolve());
   });
   return wss;
 }

@@ -11,6 +11,8 @@
  *   ROCELAB_POD_TOKEN_FILE  a file holding the pod secret (see pod-token.ts); without it the
  *                           development token is used, with a warning
  *   ROCELAB_LISTEN_HOST     link server address (default 127.0.0.1; 0.0.0.0 in containers)
+ *   ROCELAB_LINK_SOCKET_DIR a private directory: the link server listens on a Unix socket there
+ *                           instead (what `rocelab run` and `up` give local members)
  *   ROCELAB_ADVERTISE_HOST  how other members reach this one (default: the listen host)
  *   ROCELAB_METRICS_HOST    /metrics address (default 127.0.0.1); "off" disables metrics
  *   ROCELAB_METRICS_PORT    /metrics port of the first hosted node, the next ones counting up
@@ -102,6 +104,7 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     token,
     listenHost,
     advertiseHost,
+    linkSocketDir: env.ROCELAB_LINK_SOCKET_DIR || null,
     metrics: metricsHost === 'off' ? null : { host: metricsHost, advertiseHost, port: metricsPort },
     connectTimeoutMs,
     log,

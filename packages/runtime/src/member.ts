@@ -9,6 +9,8 @@
  * controller's directory says so, the member connects every link to the neighbours still
  * there, and its nodes boot with fresh state at the first lease it is granted.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Engine } from '@rocelab/sim';
 import { MemberSync, type MemberAction } from '@rocelab/sync';
@@ -40,6 +42,12 @@ export interface MemberOptions {
   /** Where the link server listens; `advertiseHost` is how peers reach it. */
   listenHost?: string;
   advertiseHost?: string;
+  /**
+   * A private directory of this machine's pod: the link server listens on a Unix socket there
+   * instead (local members: a write to a Unix socket costs the kernel less than one through
+   * loopback TCP, and every member writes one batch per link per window).
+   */
+  linkSocketDir?: string | null;
   /** Serve each node's /metrics; null = no metrics servers. */
   metrics?: { host: string; advertiseHost?: string; port?: number } | null;
   /** How long to keep retrying the controller while it is not reachable yet (containers start in any order). */
@@ -114,10 +122,20 @@ export class MemberProcess {
   /** Listen for links, serve metrics, say Hello to the controller. Resolves once registered. */
   async start(): Promise<{ linkUrl: string; metricsUrls: string[] }> {
     const o = this.options;
-    const server = await listenWebSocket({ host: o.listenHost ?? '127.0.0.1', port: 0, limits: httpLimitsFromEnv(process.env), options: WS_OPTIONS });
+    const limits = httpLimitsFromEnv(process.env);
+    let server: WebSocketServer;
+    let linkUrl: string;
+    if (o.linkSocketDir) {
+      const path = join(o.linkSocketDir, `${o.id}.sock`);
+      rmSync(path, { force: true }); // this member's earlier life (a rejoin) left it
+      server = await listenWebSocket({ path, limits, options: WS_OPTIONS });
+      linkUrl = `ws+unix://${path}:/link`;
+    } else {
+      server = await listenWebSocket({ host: o.listenHost ?? '127.0.0.1', port: 0, limits, options: WS_OPTIONS });
+      linkUrl = `ws://${o.advertiseHost ?? o.listenHost ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}/link`;
+    }
     this.server = server;
     server.on('connection', (ws) => void this.acceptLink(ws));
-    const linkUrl = `ws://${o.advertiseHost ?? o.listenHost ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}/link`;
     const metricsUrls = o.metrics ? await this.metrics.serve(o.metrics.host, o.metrics.advertiseHost, o.metrics.port) : [];
     const self: Identity = { node: o.id, role: 'member', link: '', nodes: [...o.nodes], linkUrl, metricsUrls };
     this.control = await connectWithRetry(() => Connection.connect(o.controllerUrl, this.key, self, this.log), o.connectTimeoutMs ?? 0, this.log, o.controllerUrl);

@@ -45,6 +45,8 @@ export interface SpawnOptions {
   topologyFile: string;
   /** The resolved pod as JSON (`writePodJson`), or null: members load the topology file. */
   podJson?: string | null;
+  /** A private directory where members' link servers listen on Unix sockets (null: loopback TCP). */
+  linkSocketDir?: string | null;
   controllerUrl: string;
   /** The file holding the pod token (`writeTokenFile`): children never get the token in their environment. */
   tokenFile: string;
@@ -91,6 +93,7 @@ export class PodProcesses {
         ...process.env,
         ROCELAB_TOPOLOGY: options.topologyFile,
         ROCELAB_POD_JSON: options.podJson ?? undefined,
+        ROCELAB_LINK_SOCKET_DIR: options.linkSocketDir ?? undefined,
         ROCELAB_NODES: plan.nodes.join(','),
         ROCELAB_MEMBER: plan.id,
         ROCELAB_CONTROLLER: options.controllerUrl,
@@ -191,6 +194,7 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
     children.start(plans, {
       topologyFile: o.topologyFile,
       podJson,
+      linkSocketDir: dirname(tokenFile.path),
       controllerUrl: url,
       tokenFile: tokenFile.path,
       metricsHost: o.metricsHost,
