@@ -13,6 +13,9 @@ export interface CliRun {
   startupMs: number;
   virtualNs: number;
   windows: number;
+  /** Batch messages and bytes shipped between members (0 in one process). */
+  linkMessages: number;
+  linkBytes: number;
   events: number;
   traceHash: string;
   rssMiBPerNode: number;
@@ -45,7 +48,7 @@ export async function runCli(main: string, file: string, args: readonly string[]
   const lines = stdout.trim().split('\n');
   if (lines.length !== 1) throw new Error(`${command} printed ${lines.length} lines on stdout, expected one JSON line`);
   const run = JSON.parse(lines[0]!) as CliRun;
-  for (const field of ['wallMs', 'startupMs', 'virtualNs', 'windows', 'events', 'rssMiBPerNode'] as const) {
+  for (const field of ['wallMs', 'startupMs', 'virtualNs', 'windows', 'linkMessages', 'linkBytes', 'events', 'rssMiBPerNode'] as const) {
     if (typeof run[field] !== 'number') throw new Error(`${command}: field ${field} is not a number`);
   }
   return {

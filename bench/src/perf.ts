@@ -19,6 +19,9 @@ export interface PerfFigures {
   eventsPerSec: number;
   windowsPerSec: number;
   msPerWindow: number | null;
+  /** Batch messages between members per window, and their bytes (null in inproc). */
+  messagesPerWindow: number | null;
+  bytesPerWindow: number | null;
   rssMiBPerNode: number;
   events: number;
   traceHash: string;
@@ -37,6 +40,8 @@ export function perfFigures(run: CliFigures): PerfFigures {
     eventsPerSec: sig(run.events / steadyS),
     windowsPerSec: sig(run.windows / steadyS),
     msPerWindow: run.windows > 0 ? sig(steadyMs / run.windows) : null,
+    messagesPerWindow: run.windows > 0 ? sig(run.linkMessages / run.windows) : null,
+    bytesPerWindow: run.windows > 0 ? sig(run.linkBytes / run.windows) : null,
     rssMiBPerNode: run.rssMiBPerNode,
     events: run.events,
     traceHash: run.traceHash,

@@ -150,10 +150,13 @@ export class Connection {
     for (const envelope of this.early.splice(0)) if (this.phase === 'open') onMessage(envelope);
   }
 
-  send(envelope: Envelope): void {
-    if (this.phase !== 'open') return;
+  /** Send one message; returns its encoded size in bytes (0 when the connection is not open). */
+  send(envelope: Envelope): number {
+    if (this.phase !== 'open') return 0;
     this.corkUntilNextTick();
-    this.ws.send(encodeEnvelope(envelope));
+    const bytes = encodeEnvelope(envelope);
+    this.ws.send(bytes);
+    return bytes.length;
   }
 
   /**

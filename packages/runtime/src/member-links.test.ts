@@ -24,12 +24,15 @@ test('counts over the run only grow; a broken link is settled with the counts si
   links.reconnect(l, {} as Connection);
   l.sent += 7;
   l.accepted += 3;
+  // What the batches cost on the wire is the run's, on the sending end only.
+  l.messages = 12;
+  l.bytes = 3456;
   assert.deepEqual(links.totals(), [
-    { link: 'h1:p0>sw1:p1', sender: true, frames: 107 },
-    { link: 'sw1:p1>h1:p0', sender: false, frames: 43 },
+    { link: 'h1:p0>sw1:p1', sender: true, frames: 107, messages: 12, bytes: 3456 },
+    { link: 'sw1:p1>h1:p0', sender: false, frames: 43, messages: 0, bytes: 0 },
   ]);
   assert.deepEqual(links.failedCounts([l], false), [
-    { link: 'h1:p0>sw1:p1', sender: true, frames: 7 },
-    { link: 'sw1:p1>h1:p0', sender: false, frames: 3 },
+    { link: 'h1:p0>sw1:p1', sender: true, frames: 7, messages: 12, bytes: 3456 },
+    { link: 'sw1:p1>h1:p0', sender: false, frames: 3, messages: 0, bytes: 0 },
   ]);
 });

@@ -25,6 +25,9 @@ export interface RemoteLink {
   /** Frames shipped and accepted over the run: they only grow (a lost neighbour is accounted from them). */
   sent: number;
   accepted: number;
+  /** Batch messages shipped on it and their encoded bytes, over the run (what a window costs on the wire). */
+  messages: number;
+  bytes: number;
   /** The counts when the link last connected: a broken link is settled with the counts since. */
   sentBase: number;
   acceptedBase: number;
@@ -58,6 +61,8 @@ export class RemoteLinks {
         live: true,
         sent: 0,
         accepted: 0,
+        messages: 0,
+        bytes: 0,
         sentBase: 0,
         acceptedBase: 0,
         outName: directionName(from, to),
@@ -99,7 +104,8 @@ export class RemoteLinks {
         engine.context(link.localNode).stats.countDrops('link_down', link.localPort, out.frames.length);
         continue;
       }
-      link.conn.send({ type: 'batch', batch: { lease, window, ...out } });
+      link.bytes += link.conn.send({ type: 'batch', batch: { lease, window, ...out } });
+      link.messages++;
       link.sent += out.frames.length;
     }
   }
@@ -151,7 +157,7 @@ export class RemoteLinks {
 
 function countsOf(l: RemoteLink, sentBase: number, acceptedBase: number): LinkCount[] {
   return [
-    { link: l.outName, sender: true, frames: l.sent - sentBase },
-    { link: l.inName, sender: false, frames: l.accepted - acceptedBase },
+    { link: l.outName, sender: true, frames: l.sent - sentBase, messages: l.messages, bytes: l.bytes },
+    { link: l.inName, sender: false, frames: l.accepted - acceptedBase, messages: 0, bytes: 0 },
   ];
 }

@@ -64,6 +64,13 @@ export interface RunResult {
    */
   startupMs: number;
   windows: number;
+  /**
+   * Batch messages and their encoded bytes shipped between members over the run (each member's
+   * last report; a member that rejoined counts its last life): what the windows cost on the
+   * wire. 0 in one process.
+   */
+  linkMessages: number;
+  linkBytes: number;
   events: number;
   packets: { sent: number; delivered: number; dropped: number; queued: number };
   droppedByReason: Record<DropReason, number>;
@@ -102,6 +109,8 @@ export interface RunMeta {
   faultLog?: readonly FaultLogEntry[];
   /** Lost nodes the fault log does not show (e.g. `cause: 'lost'`: the process hosting them died). */
   lostNodes?: readonly LostNode[];
+  /** Messages and bytes members shipped to each other (none in one process). */
+  linkTraffic?: { messages: number; bytes: number };
 }
 
 /** A hosted node's final numbers, read from its engine. */
@@ -145,6 +154,8 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     wallMs: Math.round(meta.wallMs),
     startupMs: Math.round(meta.startupMs),
     windows: meta.windows,
+    linkMessages: meta.linkTraffic?.messages ?? 0,
+    linkBytes: meta.linkTraffic?.bytes ?? 0,
     events: sum((f) => f.events),
     packets,
     droppedByReason,

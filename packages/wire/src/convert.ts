@@ -7,7 +7,7 @@
 import { newFrame, type Frame, type FrameKind } from './frame.js';
 import type { rocelab as pb } from './gen/rocelab.js';
 import type {
-  Directory, Envelope, Fault, Goodbye, Grant, Hello, LinkBatch, NodeReport, NodeStats, Report, Status,
+  Directory, Envelope, Fault, Goodbye, Grant, Hello, LinkBatch, LinkCount, NodeReport, NodeStats, Report, Status,
 } from './messages.js';
 
 /**
@@ -132,15 +132,19 @@ function toNodeReport(m: pb.NodeReport): NodeReport {
   };
 }
 
+function linkCountOf(x: pb.LinkCount): LinkCount {
+  return { link: x.link, sender: x.sender, frames: x.frames, messages: x.messages, bytes: x.bytes };
+}
+
 function toReport(m: pb.Report): Report {
   return {
     lease: m.lease,
     hasNextEvent: m.hasNextEvent,
     nextEventPs: m.nextEventPs,
     nodes: (m.nodes as pb.NodeReport[]).map(toNodeReport),
-    links: (m.links as pb.LinkCount[]).map((x) => ({ link: x.link, sender: x.sender, frames: x.frames })),
+    links: (m.links as pb.LinkCount[]).map(linkCountOf),
     linksFailed: own(m.linksFailed),
-    linkTotals: (m.linkTotals as pb.LinkCount[]).map((x) => ({ link: x.link, sender: x.sender, frames: x.frames })),
+    linkTotals: (m.linkTotals as pb.LinkCount[]).map(linkCountOf),
   };
 }
 

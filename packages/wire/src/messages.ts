@@ -105,6 +105,9 @@ export interface LinkCount {
   /** True: frames this member emitted on it; false: frames it accepted from it. */
   sender: boolean;
   frames: number;
+  /** Sender: batch messages shipped on it, and their encoded bytes (0 at the receiving end). */
+  messages: number;
+  bytes: number;
 }
 
 export interface NodeReport {

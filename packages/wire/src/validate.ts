@@ -105,6 +105,8 @@ function checkReport(m: Report, l: L): void {
     list.forEach((link, i) => {
       checkString(link.link, l.maxStringBytes, `Report.${name}[${i}].link`);
       checkU64(link.frames, `Report.${name}[${i}].frames`);
+      checkU64(link.messages, `Report.${name}[${i}].messages`);
+      checkU64(link.bytes, `Report.${name}[${i}].bytes`);
     });
   }
   checkStrings(m.linksFailed, l.maxRepeated, l.maxStringBytes, 'Report.linksFailed');

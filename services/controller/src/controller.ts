@@ -94,6 +94,8 @@ export class Controller {
   private virtualPs = 0;
   private state: ControllerState = 'starting';
   private finals = new Map<string, NodeFinal>();
+  /** Per member, the batch messages and bytes it shipped to other members (its latest report's totals). */
+  private readonly traffic = new Map<string, { messages: number; bytes: number }>();
   /** Lease-end snapshots, and the lives of nodes whose member process died. */
   private readonly lives: Lives;
   private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
@@ -297,6 +299,8 @@ export class Controller {
     member.rejoining = false;
     const nodes = report.nodes.map(fromWireNode).filter((n): n is NodeFinal => n !== null);
     this.lives.report(member.id, { lease: report.lease, nodes, links: report.linkTotals });
+    const shipped = report.linkTotals.filter((l) => l.sender);
+    this.traffic.set(member.id, { messages: shipped.reduce((n, l) => n + l.messages, 0), bytes: shipped.reduce((n, l) => n + l.bytes, 0) });
     if (this.coordinator?.lease?.final === true) for (const n of nodes) this.finals.set(n.node, n);
     let step: Step<Fault>;
     try {
@@ -401,7 +405,7 @@ export class Controller {
     }
     const result = assembleResult(
       pod.nodes.map((n) => mergeLives(lives(n.name))),
-      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, startupMs: this.t0 > 0 ? this.t0 - this.started : 0, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lives.losses },
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, startupMs: this.t0 > 0 ? this.t0 - this.started : 0, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lives.losses, linkTraffic: sumTraffic(this.traffic.values()) },
     );
     this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
     this.settle.resolve(result);
@@ -436,4 +440,13 @@ export class Controller {
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /status, GET /metrics, GET /sd, GET/POST/DELETE /faults (bearer token), or a WebSocket to /control\n');
   }
+}
+
+function sumTraffic(members: Iterable<{ messages: number; bytes: number }>): { messages: number; bytes: number } {
+  const total = { messages: 0, bytes: 0 };
+  for (const m of members) {
+    total.messages += m.messages;
+    total.bytes += m.bytes;
+  }
+  return total;
 }
