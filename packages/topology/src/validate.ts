@@ -14,8 +14,9 @@ import { createTopologySchema } from './schema.js';
 
 /**
  * CommonJS files this module loads on demand. In a member bundle (scripts/bundle-members.mjs)
- * `require` is defined, and the bundler takes each literal `require('…')` in at build time; as
- * plain ES modules it is not, and a require made for this file loads them.
+ * `require` is defined, and the bundler rewrites each literal `require('…')` to the file the
+ * build made (loaded only if called); as plain ES modules it is not, and a require made for
+ * this file loads them.
  */
 const requireHere = createRequire(import.meta.url);
 const bundled = typeof require === 'function';
@@ -38,7 +39,7 @@ export function schemaSha256(schema: JsonSchema): string {
 
 /** A new ajv with our options, loaded on first use: a process that never compiles a schema never loads ajv. */
 export function newAjv(extra: Options = {}): AjvClass {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundler's require (above)
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundler sees a literal require (above)
   const { Ajv } = (bundled ? require('ajv') : requireHere('ajv')) as typeof import('ajv');
   return new Ajv({ ...AJV_OPTIONS, ...extra });
 }
@@ -46,7 +47,7 @@ export function newAjv(extra: Options = {}): AjvClass {
 function precompiled(schema: JsonSchema): ValidateFunction | null {
   let loaded: ValidateFunction & { schemaSha256?: string };
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundler's require (above)
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundler sees a literal require (above)
     loaded = (bundled ? require('./topology-validator.cjs') : requireHere('./topology-validator.cjs')) as typeof loaded;
   } catch {
     return null; // a build that skipped the step (tsc alone): compile instead
