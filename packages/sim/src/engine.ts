@@ -139,6 +139,7 @@ export class Engine implements ContextHost {
    * keeps an event once it is dispatched: the hash copies its fields, observers see frames).
    */
   private readonly spare: SimEvent[] = [];
+  private pendingCounts: { version: number; counts: Int32Array } | null = null;
 
   constructor(options: EngineOptions) {
     this.seed = options.seed;
@@ -354,10 +355,21 @@ export class Engine implements ContextHost {
     let held = h.model?.heldFrames() ?? 0;
     for (const tx of h.ctx.transmitters) held += tx.controlBacklog;
     for (const port of h.ports) held += port.outbox.frames.length;
-    for (const event of this.queue) {
-      if (event.target === node && event.frame !== null) held++;
+    return held + this.arrivalsPending()[node]!;
+  }
+
+  /**
+   * Frames still travelling to each node (pending arrival events), counted in one pass over the
+   * queue and kept until it changes: an audit asks for every node in turn, and a pass per node
+   * would make it quadratic in the pod's size.
+   */
+  private arrivalsPending(): Int32Array {
+    if (this.pendingCounts?.version !== this.queue.version) {
+      const counts = new Int32Array(this.nodes.length);
+      for (const event of this.queue) if (event.frame !== null) counts[event.target]!++;
+      this.pendingCounts = { version: this.queue.version, counts };
     }
-    return held;
+    return this.pendingCounts.counts;
   }
 
   model(node: number): NodeModel | null {

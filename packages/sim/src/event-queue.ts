@@ -6,6 +6,8 @@ import type { SimEvent } from './event.js';
 
 export class EventQueue {
   private heap: SimEvent[] = [];
+  /** Changes with every push and pop: whoever summarises the queue can tell when to do it again. */
+  version = 0;
 
   get size(): number {
     return this.heap.length;
@@ -16,6 +18,7 @@ export class EventQueue {
   }
 
   push(event: SimEvent): void {
+    this.version++;
     const heap = this.heap;
     let i = heap.length;
     heap.push(event);
@@ -30,6 +33,7 @@ export class EventQueue {
   }
 
   pop(): SimEvent | undefined {
+    this.version++;
     const heap = this.heap;
     const top = heap[0];
     const last = heap.pop();

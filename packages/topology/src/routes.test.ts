@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { formatIpv4 } from './ipv4.js';
 import { loadTopologyFile, parseTopology } from './load.js';
 import type { PodSpec } from './pod.js';
+import { generateClos } from './clos.js';
 import { routeTable, routeTables } from './routes.js';
 import { fixture } from './testing.js';
 
@@ -83,4 +84,37 @@ test('routes are deterministic and out-of-range nodes are refused', () => {
   const pod = parseTopology(DIAMOND, 'diamond.yaml');
   assert.deepEqual(routeTables(pod), routeTables(parseTopology(DIAMOND, 'diamond.yaml')));
   assert.throws(() => routeTable(pod, pod.nodes.length), RangeError);
+});
+
+/** The definition, one BFS from every host, for comparison with the shared-BFS tables. */
+function naiveTables(pod: PodSpec): Array<Array<{ ip: number; ports: number[] }>> {
+  const tables = pod.nodes.map(() => [] as Array<{ ip: number; ports: number[] }>);
+  for (const dst of pod.nodes.filter((n) => n.role === 'host').sort((a, b) => a.ip - b.ip)) {
+    const dist = new Array<number>(pod.nodes.length).fill(-1);
+    dist[dst.index] = 0;
+    const queue = [dst.index];
+    for (let head = 0; head < queue.length; head++) {
+      const node = pod.nodes[queue[head]!]!;
+      if (node.role === 'host' && node.index !== dst.index) continue;
+      for (const p of node.ports) {
+        if (dist[p.peerNode] !== -1) continue;
+        dist[p.peerNode] = dist[node.index]! + 1;
+        queue.push(p.peerNode);
+      }
+    }
+    for (const node of pod.nodes) {
+      const d = dist[node.index]!;
+      if (d > 0) tables[node.index]!.push({ ip: dst.ip, ports: node.ports.filter((p) => dist[p.peerNode] === d - 1).map((p) => p.index) });
+    }
+  }
+  return tables;
+}
+
+test('one BFS per ToR gives exactly the tables of one BFS per host, for every node of several pods', () => {
+  const clos = parseTopology(generateClos({ spines: 4, leavesPerPod: 2, torsPerPod: 3, pods: 3, hostsPerTor: 5, rate: '40G', latency: '1us' }), 'clos.yaml');
+  for (const pod of [clos, loadTopologyFile(fixture('tree.yaml')), loadTopologyFile(fixture('switch/clos.yaml'))]) {
+    const naive = naiveTables(pod);
+    assert.deepEqual(routeTables(pod), naive, pod.name);
+    for (const node of pod.nodes) assert.deepEqual(routeTable(pod, node.index), naive[node.index], `${pod.name} ${node.name}`);
+  }
 });

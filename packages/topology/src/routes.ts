@@ -1,8 +1,10 @@
 /**
  * Static shortest-path routes with all equal-cost next hops (the ECMP sets of DESIGN §5), by
- * hop count over the link graph. One BFS per destination host, so a whole pod costs
- * O(hosts · (nodes + links)). Links are taken as wired: `down` impairments and faults are
- * runtime state, handled by whoever forwards.
+ * hop count over the link graph. Hosts are never transit, so the distances to a host are those
+ * to the switch it hangs from plus one: one BFS per such switch (a ToR) serves all its hosts,
+ * and a pod costs O(ToRs · (nodes + links) + hosts · nodes). Every switch's table is made in
+ * that one pass and kept per pod (a process hosting many switches asks for each). Links are
+ * taken as wired: `down` impairments and faults are runtime state, handled by whoever forwards.
  */
 import type { PodSpec } from './pod.js';
 
@@ -31,10 +33,27 @@ function distancesTo(pod: PodSpec, dst: number): Int32Array {
   return dist;
 }
 
-/** Calls `visit` with each host (ascending IP) and every node's hop distance to it. */
+/**
+ * Calls `visit` with each host (ascending IP) and every node's hop distance to it. A host with
+ * one link is reached through its neighbour: the neighbour's distances (one BFS, shared by all
+ * the hosts there) plus one, and 0 for the host itself — exactly what a BFS from the host gives.
+ */
 function forEachDestination(pod: PodSpec, visit: (ip: number, dist: Int32Array) => void): void {
   const hosts = pod.nodes.filter((n) => n.role === 'host').sort((x, y) => x.ip - y.ip);
-  for (const dst of hosts) visit(dst.ip, distancesTo(pod, dst.index));
+  const fromNeighbour = new Map<number, Int32Array>();
+  const dist = new Int32Array(pod.nodes.length);
+  for (const dst of hosts) {
+    if (dst.ports.length !== 1 || pod.nodes[dst.ports[0]!.peerNode]!.role === 'host') {
+      visit(dst.ip, distancesTo(pod, dst.index));
+      continue;
+    }
+    const neighbour = dst.ports[0]!.peerNode;
+    let base = fromNeighbour.get(neighbour);
+    if (base === undefined) fromNeighbour.set(neighbour, (base = distancesTo(pod, neighbour)));
+    for (let i = 0; i < dist.length; i++) dist[i] = base[i]! < 0 ? -1 : base[i]! + 1;
+    dist[dst.index] = 0;
+    visit(dst.ip, dist);
+  }
 }
 
 /** Node `index`'s route to a destination given the distances to it; null for itself or unreachable. */
@@ -61,13 +80,32 @@ export function routeTables(pod: PodSpec): Route[][] {
   return tables;
 }
 
-/** One node's routes (the same BFS work as `routeTables`, without building every other table). */
+const switchTables = new WeakMap<PodSpec, Map<number, Route[]>>();
+
+/**
+ * One node's routes. A switch's comes from the tables of every switch, made in one pass the
+ * first time any is asked for and kept for the pod; a host's (a route to every other host) is
+ * made on its own.
+ */
 export function routeTable(pod: PodSpec, nodeIndex: number): Route[] {
-  if (!pod.nodes[nodeIndex]) throw new RangeError(`no node with index ${nodeIndex} in pod ${pod.name}`);
-  const table: Route[] = [];
+  const node = pod.nodes[nodeIndex];
+  if (!node) throw new RangeError(`no node with index ${nodeIndex} in pod ${pod.name}`);
+  if (node.role === 'host') return tablesOf(pod, [nodeIndex]).get(nodeIndex)!;
+  let tables = switchTables.get(pod);
+  if (tables === undefined) {
+    tables = tablesOf(pod, pod.nodes.filter((n) => n.role !== 'host').map((n) => n.index));
+    switchTables.set(pod, tables);
+  }
+  return tables.get(nodeIndex)!;
+}
+
+function tablesOf(pod: PodSpec, indices: readonly number[]): Map<number, Route[]> {
+  const tables = new Map(indices.map((i) => [i, [] as Route[]]));
   forEachDestination(pod, (ip, dist) => {
-    const route = routeFrom(pod, nodeIndex, ip, dist);
-    if (route) table.push(route);
+    for (const [i, table] of tables) {
+      const route = routeFrom(pod, i, ip, dist);
+      if (route) table.push(route);
+    }
   });
-  return table;
+  return tables;
 }

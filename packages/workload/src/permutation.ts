@@ -13,10 +13,18 @@ import { expandHosts } from './host-set.js';
 import type { PermutationWorkload } from './permutation-schema.js';
 import { connectionTo, noTraffic, workloadPurpose, writePost, type KindTraffic, type TrafficContext } from './traffic.js';
 
-/** Destination by slot: `hosts[i]` sends to `hosts[result[i]]`. */
-export function permutationOf(workload: number, hosts: readonly string[], seed: number): number[] {
-  return randomDerangement(hosts.length, new Rng(seed, hosts[0]!, workloadPurpose(workload)));
+/**
+ * Destination by slot: `hosts[i]` sends to `hosts[result[i]]`. The last answer is kept: a process
+ * hosting every host (inproc, a worker) asks the same question once per host, and drawing a
+ * derangement each time would cost hosts² draws.
+ */
+export function permutationOf(workload: number, hosts: readonly string[], seed: number): readonly number[] {
+  const key = `${seed}\n${workload}\n${hosts.join('\n')}`;
+  if (last?.key !== key) last = { key, perm: Object.freeze(randomDerangement(hosts.length, new Rng(seed, hosts[0]!, workloadPurpose(workload)))) };
+  return last.perm;
 }
+
+let last: { key: string; perm: readonly number[] } | null = null;
 
 export function permutationTraffic(perm: PermutationWorkload, host: string, ctx: TrafficContext): KindTraffic {
   const hosts = expandHosts(perm.hosts, ctx.hosts);
