@@ -13,9 +13,14 @@ export interface HostQps {
   responders: QpEnd[];
 }
 
-export function hostNames(pod: PodSpec): string[] {
-  return pod.nodes.filter((n) => n.role === 'host').map((n) => n.name);
+/** The pod's host names, one frozen list per pod (workloads keep what they derive from it per list). */
+export function hostNames(pod: PodSpec): readonly string[] {
+  let names = hostNamesOf.get(pod);
+  if (names === undefined) hostNamesOf.set(pod, (names = Object.freeze(pod.nodes.filter((n) => n.role === 'host').map((n) => n.name))));
+  return names;
 }
+
+const hostNamesOf = new WeakMap<PodSpec, readonly string[]>();
 
 /** A host's link rate (its single port), for the workloads that scale with it. */
 export function linkRateOf(pod: PodSpec, host: string): number {

@@ -53,9 +53,19 @@ export function resolveHostSet(field: string, value: unknown, min: number, field
   return [...names];
 }
 
-/** The set's hosts in slot order; `all` is `podHosts` sorted by name. */
-export function expandHosts(set: HostSet, podHosts: readonly string[]): string[] {
-  const hosts = set === 'all' ? [...podHosts].sort() : [...set];
-  if (hosts.length > MAX_SLOTS) throw new RangeError(`a workload spans ${hosts.length} hosts; flow ids number at most ${MAX_SLOTS}`);
+/**
+ * The set's hosts in slot order; `all` is `podHosts` sorted by name. The answer is shared and
+ * frozen, kept per list: every host of a process asks for the same one.
+ */
+export function expandHosts(set: HostSet, podHosts: readonly string[]): readonly string[] {
+  const key = set === 'all' ? podHosts : set;
+  let hosts = expanded.get(key);
+  if (hosts === undefined) {
+    hosts = Object.freeze(set === 'all' ? [...podHosts].sort() : [...set]);
+    if (hosts.length > MAX_SLOTS) throw new RangeError(`a workload spans ${hosts.length} hosts; flow ids number at most ${MAX_SLOTS}`);
+    expanded.set(key, hosts);
+  }
   return hosts;
 }
+
+const expanded = new WeakMap<readonly string[], readonly string[]>();

@@ -14,17 +14,21 @@ import type { PermutationWorkload } from './permutation-schema.js';
 import { connectionTo, noTraffic, workloadPurpose, writePost, type KindTraffic, type TrafficContext } from './traffic.js';
 
 /**
- * Destination by slot: `hosts[i]` sends to `hosts[result[i]]`. The last answer is kept: a process
+ * Destination by slot: `hosts[i]` sends to `hosts[result[i]]`. Kept per host list: a process
  * hosting every host (inproc, a worker) asks the same question once per host, and drawing a
  * derangement each time would cost hosts² draws.
  */
 export function permutationOf(workload: number, hosts: readonly string[], seed: number): readonly number[] {
-  const key = `${seed}\n${workload}\n${hosts.join('\n')}`;
-  if (last?.key !== key) last = { key, perm: Object.freeze(randomDerangement(hosts.length, new Rng(seed, hosts[0]!, workloadPurpose(workload)))) };
-  return last.perm;
+  let byDraw = drawn.get(hosts);
+  if (byDraw === undefined) drawn.set(hosts, (byDraw = new Map()));
+  const key = `${seed}/${workload}`;
+  let perm = byDraw.get(key);
+  if (perm === undefined) byDraw.set(key, (perm = Object.freeze(randomDerangement(hosts.length, new Rng(seed, hosts[0]!, workloadPurpose(workload))))));
+  return perm;
 }
 
-let last: { key: string; perm: readonly number[] } | null = null;
+/** Per host list (`expandHosts` shares them), per seed and workload. */
+const drawn = new WeakMap<readonly string[], Map<string, readonly number[]>>();
 
 export function permutationTraffic(perm: PermutationWorkload, host: string, ctx: TrafficContext): KindTraffic {
   const hosts = expandHosts(perm.hosts, ctx.hosts);
