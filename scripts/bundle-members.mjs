@@ -6,19 +6,21 @@
  * the default pod start several times faster and hold less memory). Beside each bundle,
  * `<bundle>.inputs.json` lists the files it was made from: the CLI uses a bundle only while
  * none of them is newer (`member-entries.ts`), so a `tsc -b` without this step never runs
- * stale code.
+ * stale code. The bundles are CommonJS so that `member-loader.cjs` can run them from V8's code
+ * cache; the entries' top-level `await` becomes a plain call (a failure still ends the process).
  */
 import { build } from 'esbuild';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Each bundle and the role its member checks its nodes against (`runMemberMain`): what the entry files run. */
 const ENTRIES = [
-  ['services/switch/dist/main.js', 'services/switch/dist/switch.bundle.mjs'],
-  ['services/host/dist/main.js', 'services/host/dist/host.bundle.mjs'],
-  ['services/cli/dist/worker.js', 'services/cli/dist/worker.bundle.mjs'],
+  ['services/switch/dist/switch.bundle.cjs', 'switch'],
+  ['services/host/dist/host.bundle.cjs', 'host'],
+  ['services/cli/dist/worker.bundle.cjs', 'any'],
 ];
 
 /**
@@ -37,23 +39,32 @@ const onDemand = (outDir) => ({
   },
 });
 
-for (const [entry, out] of ENTRIES) {
+for (const [out, role] of ENTRIES) {
+  const outDir = dirname(join(ROOT, out));
+  // Code caches of the previous bundle (member-loader.cts): named by its digest, never run again.
+  // ES-module bundles of earlier builds are no longer run either.
+  for (const name of readdirSync(outDir)) if (/\.v8cache(\..*\.tmp)?$|\.bundle\.mjs(\.inputs\.json)?$/.test(name)) rmSync(join(outDir, name), { force: true });
+  const entry = `${role}-member.js`;
   const result = await build({
-    plugins: [onDemand(dirname(join(ROOT, out)))],
+    absWorkingDir: ROOT,
+    plugins: [onDemand(outDir)],
     minifyWhitespace: true,
     minifySyntax: true,
-    entryPoints: [join(ROOT, entry)],
+    stdin: { contents: `import { runMemberMain } from '@rocelab/runtime';\nvoid runMemberMain('${role}');\n`, resolveDir: outDir, sourcefile: entry, loader: 'js' },
     outfile: join(ROOT, out),
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: 'cjs',
     target: 'node20',
-    // CommonJS dependencies (ws, protobufjs, pino, prom-client) call require(); an ES module has none.
-    banner: { js: "import { createRequire as __rocelabRequire } from 'node:module'; const require = __rocelabRequire(import.meta.url);" },
+    // `createRequire(import.meta.url)` (the on-demand validator) resolves from the bundle's place.
+    define: { 'import.meta.url': '__rocelabBundleUrl' },
+    banner: { js: "const __rocelabBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
     metafile: true,
     logLevel: 'warning',
   });
-  const inputs = Object.keys(result.metafile.inputs).map((p) => relative(dirname(join(ROOT, out)), resolve(ROOT, p)));
+  const inputs = Object.keys(result.metafile.inputs)
+    .filter((p) => resolve(ROOT, p) !== join(outDir, entry)) // the entry above, which lives in this script
+    .map((p) => relative(dirname(join(ROOT, out)), resolve(ROOT, p)));
   writeFileSync(`${join(ROOT, out)}.inputs.json`, `${JSON.stringify(inputs)}\n`);
   process.stderr.write(`bundle-members: ${out} (${inputs.length} files)\n`);
 }

@@ -27,8 +27,12 @@ test('a bundle is used only while it is at least as new as every file it was mad
   assert.equal(bundleIsFresh(bundle), false, 'an input gone');
 });
 
-test('after npm run build, every member runs its bundle', () => {
-  for (const entry of ['switch', 'host', 'worker'] as const) assert.match(memberEntry(entry), new RegExp(`/${entry}\\.bundle\\.mjs$`), entry);
+test('after npm run build, every member runs its bundle through the code-cache loader', () => {
+  for (const entry of ['switch', 'host', 'worker'] as const) {
+    const [loader, bundle] = memberEntry(entry);
+    assert.match(loader!, /\/member-loader\.cjs$/, entry);
+    assert.match(bundle!, new RegExp(`/${entry}\\.bundle\\.cjs$`), entry);
+  }
 });
 
 test('the resolved pod goes to members as JSON only when JSON carries it exactly', async (t) => {

@@ -1,8 +1,9 @@
 /**
  * The program a member process runs: the switch or host service, or the worker of `--workers
- * K`. Each is preferably its one-file bundle (`scripts/bundle-members.mjs`), which starts
- * several times faster than the same code as separate modules; a bundle is used only while
- * no file it was made from is newer than it, so code rebuilt without bundling never runs stale.
+ * K`. Each is preferably its one-file bundle (`scripts/bundle-members.mjs`), run from V8's code
+ * cache by `member-loader.cjs`, which starts several times faster than the same code as
+ * separate modules; a bundle is used only while no file it was made from is newer than it, so
+ * code rebuilt without bundling never runs stale.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -16,20 +17,22 @@ const PLAIN: Record<MemberEntry, () => string> = {
   worker: () => fileURLToPath(new URL('./worker.js', import.meta.url)),
 };
 
-const BUNDLE: Record<MemberEntry, string> = { switch: 'switch.bundle.mjs', host: 'host.bundle.mjs', worker: 'worker.bundle.mjs' };
+const BUNDLE: Record<MemberEntry, string> = { switch: 'switch.bundle.cjs', host: 'host.bundle.cjs', worker: 'worker.bundle.cjs' };
 
-const chosen = new Map<MemberEntry, string>();
+const LOADER = fileURLToPath(new URL('./member-loader.cjs', import.meta.url));
 
-/** The file to run for a member of this kind (decided once per process). */
-export function memberEntry(entry: MemberEntry): string {
-  let file = chosen.get(entry);
-  if (file === undefined) {
+const chosen = new Map<MemberEntry, readonly string[]>();
+
+/** The arguments Node runs a member of this kind with (decided once per process): the loader and the bundle, or the plain entry. */
+export function memberEntry(entry: MemberEntry): readonly string[] {
+  let args = chosen.get(entry);
+  if (args === undefined) {
     const plain = PLAIN[entry]();
     const bundle = resolve(dirname(plain), BUNDLE[entry]);
-    file = bundleIsFresh(bundle) ? bundle : plain;
-    chosen.set(entry, file);
+    args = bundleIsFresh(bundle) ? [LOADER, bundle] : [plain];
+    chosen.set(entry, args);
   }
-  return file;
+  return args;
 }
 
 /** The bundle exists and is at least as new as every file listed in its `.inputs.json`. */

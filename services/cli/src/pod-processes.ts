@@ -83,7 +83,7 @@ export class PodProcesses {
   }
 
   private spawnMember(plan: MemberPlan, options: SpawnOptions): void {
-    const args = [memberEntry(plan.entry)];
+    const args = memberEntry(plan.entry);
     // Node's own flags for the members (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` to profile them:
     // Node refuses --cpu-prof in NODE_OPTIONS).
     const nodeArgs = (process.env.ROCELAB_MEMBER_NODE_ARGS ?? '').split(' ').filter(Boolean);
