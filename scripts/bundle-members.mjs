@@ -41,9 +41,9 @@ const onDemand = (outDir) => ({
 
 for (const [out, role] of ENTRIES) {
   const outDir = dirname(join(ROOT, out));
-  // Code caches of the previous bundle (member-loader.cts): named by its digest, never run again.
-  // ES-module bundles of earlier builds are no longer run either.
-  for (const name of readdirSync(outDir)) if (/\.v8cache(\..*\.tmp)?$|\.bundle\.mjs(\.inputs\.json)?$/.test(name)) rmSync(join(outDir, name), { force: true });
+  // ES-module bundles of earlier builds are no longer run. (Code caches stay: each is named by the
+  // digest of the bundle it was made from, and the loader removes those of other bundles.)
+  for (const name of readdirSync(outDir)) if (/\.bundle\.mjs(\.inputs\.json)?$/.test(name)) rmSync(join(outDir, name), { force: true });
   const entry = `${role}-member.js`;
   const result = await build({
     absWorkingDir: ROOT,

@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     steadyWallPerVirtualSecond: { default: { inproc: sig(pod.inproc.wallPerVirtualSecond), procs: sig(pod.procs.wallPerVirtualSecond), workers2: sig(pod.workers2.wallPerVirtualSecond) } },
     startupSeconds: { default: { procs: sig(pod.procs.startupSeconds), workers2: sig(pod.workers2.startupSeconds) } },
     rssMiBPerNode: procs.rssMiBPerNode,
+    pssMiBPerNode: procs.pssMiBPerNode,
     perf,
     scale,
     targets: TARGETS,

@@ -1,5 +1,5 @@
 /**
- * `wallPerVirtualSecond` and `rssMiBPerNode`: the fixture run through the `rocelab` command
+ * `wallPerVirtualSecond`, `rssMiBPerNode` and `pssMiBPerNode`: the fixture run through the `rocelab` command
  * exactly as a user runs it, one child process per run, reading the one JSON line it prints.
  * In the distributed modes `wallMs` includes starting the member processes, which a user
  * waits for too; `msPerWindow` divides it by the windows the run took.
@@ -19,6 +19,8 @@ export interface CliRun {
   events: number;
   traceHash: string;
   rssMiBPerNode: number;
+  /** Proportional set size per node (shared pages divided among the processes sharing them); null where not measured. */
+  pssMiBPerNode: number | null;
 }
 
 export interface CliFigures extends CliRun {
@@ -51,6 +53,7 @@ export async function runCli(main: string, file: string, args: readonly string[]
   for (const field of ['wallMs', 'startupMs', 'virtualNs', 'windows', 'linkMessages', 'linkBytes', 'events', 'rssMiBPerNode'] as const) {
     if (typeof run[field] !== 'number') throw new Error(`${command}: field ${field} is not a number`);
   }
+  if (run.pssMiBPerNode !== null && typeof run.pssMiBPerNode !== 'number') throw new Error(`${command}: field pssMiBPerNode is neither a number nor null`);
   return {
     ...run,
     wallPerVirtualSecond: run.wallMs / 1000 / (run.virtualNs / 1e9),

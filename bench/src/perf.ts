@@ -23,6 +23,7 @@ export interface PerfFigures {
   messagesPerWindow: number | null;
   bytesPerWindow: number | null;
   rssMiBPerNode: number;
+  pssMiBPerNode: number | null;
   events: number;
   traceHash: string;
 }
@@ -43,6 +44,7 @@ export function perfFigures(run: CliFigures): PerfFigures {
     messagesPerWindow: run.windows > 0 ? sig(run.linkMessages / run.windows) : null,
     bytesPerWindow: run.windows > 0 ? sig(run.linkBytes / run.windows) : null,
     rssMiBPerNode: run.rssMiBPerNode,
+    pssMiBPerNode: run.pssMiBPerNode,
     events: run.events,
     traceHash: run.traceHash,
   };

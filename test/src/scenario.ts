@@ -85,7 +85,7 @@ export class Scenario {
 
   /** The run's result as `rocelab run` would report it now (conservation audit included). */
   result(): RunResult {
-    const finals = this.pod.nodes.map((n) => nodeFinal(this.engine, n.index, n.role, 0));
+    const finals = this.pod.nodes.map((n) => nodeFinal(this.engine, n.index, n.role, { rssBytes: 0, pssBytes: 0 }));
     return assembleResult(finals, { seed: this.pod.seed, profile: this.pod.profile, timing: this.pod.timing, mode: 'inproc', workers: 1, durationPs: this.nowPs, wallMs: 0, startupMs: 0, windows: 0, torOf: torsOfHosts(this.pod) });
   }
 

@@ -16,6 +16,7 @@ export * from './member-loss.js';
 export * from './liveness.js';
 export * from './report-wire.js';
 export * from './models.js';
+export * from './memory.js';
 export * from './names.js';
 export * from './node-metrics.js';
 export * from './node-report.js';

@@ -6,6 +6,7 @@ import type { PodSpec } from '@rocelab/topology';
 import type { Fault } from '@rocelab/wire';
 import { faultToWire, scheduleWireFault } from './fault-wire.js';
 import { scheduleFault } from './faults.js';
+import { nodeMemory } from './memory.js';
 import { buildEngine, podContext, type ModelFactory } from './models.js';
 import { nodeFinal, assembleResult, type RunResult } from './result.js';
 import { torsOfHosts } from './node-report.js';
@@ -51,9 +52,9 @@ export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
   }
   recording?.finish();
   const wallMs = performance.now() - start;
-  const rss = process.memoryUsage().rss / pod.nodes.length;
+  const memory = nodeMemory(pod.nodes.length, true);
   return assembleResult(
-    all.map((i) => nodeFinal(engine, i, pod.nodes[i]!.role, rss)),
+    all.map((i) => nodeFinal(engine, i, pod.nodes[i]!.role, memory)),
     { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, startupMs: start - building, windows: 0, torOf: torsOfHosts(pod), detail: options.detail === true, faultLog: [...pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })), ...(options.faults ?? []).map((f) => ({ ...f, source: 'live' as const }))] },
   );
 }

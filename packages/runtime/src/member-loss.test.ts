@@ -15,6 +15,7 @@ const final = (node: string, c: { sent: number; delivered: number; queued: numbe
   dropped: c.dropped ?? {},
   causalityViolations: 0,
   rssBytes: 0,
+  pssBytes: 0,
   results: { sent: [] },
   report: { node, role: 'tor', ports: [], host: null } satisfies NodeReport,
 });

@@ -74,7 +74,7 @@ export function lostMemberFinals(last: MemberSnapshot, peersThen: readonly LinkT
 export function emptyNodeFinal(pod: PodSpec, name: string): NodeFinal {
   const node = pod.nodes.find((n) => n.name === name)!;
   const host = node.role === 'host' ? emptyHostReport() : null;
-  return { node: name, digest: createHash('sha256').digest(), events: 0, sent: 0, delivered: 0, queued: 0, dropped: {}, causalityViolations: 0, rssBytes: 0, results: null, report: { node: name, role: node.role, ports: node.ports.map((p) => emptyPortReport(p.name)), host } };
+  return { node: name, digest: createHash('sha256').digest(), events: 0, sent: 0, delivered: 0, queued: 0, dropped: {}, causalityViolations: 0, rssBytes: 0, pssBytes: 0, results: null, report: { node: name, role: node.role, ports: node.ports.map((p) => emptyPortReport(p.name)), host } };
 }
 
 /**
@@ -100,6 +100,7 @@ export function mergeLives(lives: readonly NodeFinal[]): NodeFinal {
     dropped,
     causalityViolations: sum((f) => f.causalityViolations),
     rssBytes: last.rssBytes,
+    pssBytes: last.pssBytes,
     results: [...lives].reverse().find((f) => f.results !== null)?.results ?? null,
     report: mergeNodeReports(lives.map((f) => f.report)),
   };

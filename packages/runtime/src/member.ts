@@ -27,6 +27,7 @@ import { BatchWatchdog } from './liveness.js';
 import { RemoteLinks, type RemoteLink } from './member-links.js';
 import { NodeMetrics } from './node-metrics.js';
 import { buildEngine, podContext, type ModelFactory, type PodContext } from './models.js';
+import { nodeMemory } from './memory.js';
 import { linkName } from './names.js';
 import { attachRecording, NO_RECORDING, type Recording, type RecordingOptions } from './recording.js';
 import { toWireNode } from './report-wire.js';
@@ -408,12 +409,12 @@ export class MemberProcess {
     if (final) this.recording?.finish();
     else this.recording?.flush();
     const failed = this.links!.takeFailed();
-    const rss = process.memoryUsage().rss / this.hosted.length;
+    const memory = nodeMemory(this.hosted.length, final);
     return {
       lease,
       hasNextEvent: next !== null,
       nextEventPs: next ?? 0,
-      nodes: this.hosted.map((i) => toWireNode(nodeFinal(engine, i, this.options.pod.nodes[i]!.role, rss, { results: final }), final)),
+      nodes: this.hosted.map((i) => toWireNode(nodeFinal(engine, i, this.options.pod.nodes[i]!.role, memory, { results: final }), final)),
       links: this.links!.failedCounts(failed, final),
       linksFailed: failed.map((l) => l.name),
       linkTotals: this.links!.totals(),

@@ -17,6 +17,7 @@ export function toWireNode(f: NodeFinal, final: boolean): WireNodeReport {
     dropped: f.dropped,
     causalityViolations: f.causalityViolations,
     rssBytes: Math.round(f.rssBytes),
+    pssBytes: Math.round(f.pssBytes),
     resultsJson: final ? JSON.stringify(f.results) : '',
     reportJson: JSON.stringify(f.report),
   };
@@ -36,6 +37,7 @@ export function fromWireNode(n: WireNodeReport): NodeFinal | null {
     dropped: n.stats.dropped,
     causalityViolations: n.stats.causalityViolations,
     rssBytes: n.stats.rssBytes,
+    pssBytes: n.stats.pssBytes,
     results: n.stats.resultsJson === '' ? null : (JSON.parse(n.stats.resultsJson) as unknown),
     report: JSON.parse(n.stats.reportJson) as NodeReport,
   };

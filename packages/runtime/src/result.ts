@@ -23,6 +23,7 @@ import { combineTraceHashes, DROP_REASONS, type DropReason, type Engine } from '
 import type { Profile, Timing } from '@rocelab/topology';
 import { nodeReport } from './node-report.js';
 import type { FaultLogEntry } from './fault-wire.js';
+import type { NodeMemory } from './memory.js';
 import { lostNodesOf, mergeLostNodes, type LostNode } from './lost-nodes.js';
 
 export { lostNodesOf, mergeLostNodes, type LostNode, type LostNodeCause } from './lost-nodes.js';
@@ -39,6 +40,8 @@ export interface NodeFinal {
   dropped: Record<string, number>;
   causalityViolations: number;
   rssBytes: number;
+  /** 0 when not measured (lease reports, not Linux). */
+  pssBytes: number;
   /** Role-specific results (a host's messages and probes). */
   results: unknown;
   /** End-of-run figures for the summary (ports, transport counters). */
@@ -90,6 +93,8 @@ export interface RunResult {
   /** Nodes that died during the run (`kill` faults, and `RunMeta.lostNodes`), by time. */
   lostNodes: LostNode[];
   rssMiBPerNode: number;
+  /** Proportional set size per node (`memory.ts`): what a node costs a machine running many; null where not measured. */
+  pssMiBPerNode: number | null;
 }
 
 export interface RunMeta {
@@ -114,7 +119,7 @@ export interface RunMeta {
 }
 
 /** A hosted node's final numbers, read from its engine. */
-export function nodeFinal(engine: Engine, index: number, role: string, rssBytes: number, options: { results: boolean } = { results: true }): NodeFinal {
+export function nodeFinal(engine: Engine, index: number, role: string, memory: NodeMemory, options: { results: boolean } = { results: true }): NodeFinal {
   const ctx = engine.context(index);
   const stats = ctx.stats;
   return {
@@ -126,7 +131,8 @@ export function nodeFinal(engine: Engine, index: number, role: string, rssBytes:
     queued: engine.heldFrames(index),
     dropped: stats.droppedByReason(),
     causalityViolations: stats.causalityViolations,
-    rssBytes,
+    rssBytes: memory.rssBytes,
+    pssBytes: memory.pssBytes,
     // A lease report leaves them out: a host's messages and probes are large and only the end's count.
     results: options.results ? resultsOverLives(engine, index) : null,
     report: nodeReport(engine, index, role),
@@ -166,8 +172,15 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     ...(meta.detail === true ? { nodes: finals.map((f) => f.report) } : {}),
     faults: [...(meta.faultLog ?? [])],
     lostNodes: mergeLostNodes(lostNodesOf(meta.faultLog ?? [], meta.durationPs), meta.lostNodes ?? []),
-    rssMiBPerNode: Math.round((sum((f) => f.rssBytes) / Math.max(1, finals.length) / 2 ** 20) * 10) / 10,
+    rssMiBPerNode: meanMiB(finals.map((f) => f.rssBytes)) ?? 0,
+    pssMiBPerNode: meanMiB(finals.map((f) => f.pssBytes)),
   };
+}
+
+/** The mean of the measured (non-zero) values in MiB, one decimal; null when none was measured. */
+function meanMiB(bytes: readonly number[]): number | null {
+  const measured = bytes.filter((b) => b > 0);
+  return measured.length === 0 ? null : Math.round((measured.reduce((a, b) => a + b, 0) / measured.length / 2 ** 20) * 10) / 10;
 }
 
 /**

@@ -118,6 +118,7 @@ function toStats(m: pb.NodeStats): NodeStats {
     dropped,
     causalityViolations: m.causalityViolations,
     rssBytes: m.rssBytes,
+    pssBytes: m.pssBytes,
     resultsJson: m.resultsJson,
     reportJson: m.reportJson,
   };

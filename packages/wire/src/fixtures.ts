@@ -118,6 +118,7 @@ export function sampleEnvelopes(): Envelope[] {
               dropped: { buffer: 5, causality: 2 ** 36 },
               causalityViolations: 1,
               rssBytes: 123_456_789_012,
+              pssBytes: 23_456_789,
               resultsJson: '[{"flow":1,"bytes":10000000}]',
               reportJson: '{"node":"h1","role":"host","ports":[],"host":null}',
             },

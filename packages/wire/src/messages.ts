@@ -127,6 +127,8 @@ export interface NodeStats {
   dropped: Record<string, number>;
   causalityViolations: number;
   rssBytes: number;
+  /** Final report: the process's proportional set size (private pages plus its share of shared ones) over its nodes; 0 when not measured. */
+  pssBytes: number;
   /** Role-specific results (flows), JSON. */
   resultsJson: string;
   /** The node's end-of-run figures for the run summary (ports, transport counters), JSON. */

@@ -84,6 +84,7 @@ function checkStats(m: NodeStats, l: L, at: string): void {
   }
   checkU64(m.causalityViolations, `${at}.causalityViolations`);
   checkU64(m.rssBytes, `${at}.rssBytes`);
+  checkU64(m.pssBytes, `${at}.pssBytes`);
   checkString(m.resultsJson, l.maxJsonBytes, `${at}.resultsJson`);
   checkString(m.reportJson, l.maxJsonBytes, `${at}.reportJson`);
 }

@@ -13,7 +13,7 @@ links:
   - {a: h1:p0, b: sw1:p1}
   - {a: h2:p0, b: sw1:p2}
 `);
-const final = (node: string, sent: number, queued = 0): NodeFinal => ({ node, digest: new Uint8Array(32), events: 0, sent, delivered: 0, queued, dropped: {}, causalityViolations: 0, rssBytes: 0, results: null, report: { node, role: 'host', ports: [], host: null } });
+const final = (node: string, sent: number, queued = 0): NodeFinal => ({ node, digest: new Uint8Array(32), events: 0, sent, delivered: 0, queued, dropped: {}, causalityViolations: 0, rssBytes: 0, pssBytes: 0, results: null, report: { node, role: 'host', ports: [], host: null } });
 const t = (link: string, sender: boolean, frames: number): LinkTotal => ({ link, sender, frames });
 const lives = () => new Lives(POD, (m) => [m]);
 
