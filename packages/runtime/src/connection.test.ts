@@ -66,6 +66,25 @@ test('both sides prove the pod token, then envelopes flow both ways', async () =
   conn.close(CloseCode.normal, 'done');
 });
 
+test('what is sent in one tick leaves in one write when the tick ends, or at once on flush', async () => {
+  const { url } = await echoServer();
+  const conn = await Connection.connect(url, KEY, client('h1'), log);
+  const socket = (conn as unknown as { ws: { _socket: { writableCorked: number } } }).ws._socket;
+  const echoed: Envelope[] = [];
+  conn.listen((env) => echoed.push(env), () => undefined);
+  conn.send(status);
+  conn.send(status);
+  assert.equal(socket.writableCorked, 1, 'held while the tick runs');
+  await new Promise((resolve) => process.nextTick(resolve));
+  assert.equal(socket.writableCorked, 0, 'released when it ends');
+  conn.send(status);
+  conn.flush();
+  assert.equal(socket.writableCorked, 0, 'flush releases it at once');
+  for (let i = 0; i < 100 && echoed.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(echoed.length, 3, 'every message arrived');
+  conn.close(CloseCode.normal, 'done');
+});
+
 test('a peer with another pod token is refused with a clear reason, in both directions', async () => {
   const { url, refused } = await echoServer();
   const err = await rejection(Connection.connect(url, podKey('other-token'), client('h1'), log));

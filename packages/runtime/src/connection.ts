@@ -161,19 +161,29 @@ export class Connection {
 
   /**
    * Messages sent in one tick leave in one write: the socket is corked at the first send and
-   * uncorked when the tick ends, so nothing waits longer than the code that is running anyway.
+   * uncorked when the tick ends (or at `flush`), so nothing waits longer than the code that is
+   * running anyway.
    */
-  private corked = false;
+  private corkedSocket: { uncork(): void } | null = null;
   private corkUntilNextTick(): void {
-    if (this.corked) return;
+    if (this.corkedSocket !== null) return;
     const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
     if (socket === undefined) return;
-    this.corked = true;
+    this.corkedSocket = socket;
     socket.cork();
-    process.nextTick(() => {
-      this.corked = false;
-      socket.uncork();
-    });
+    process.nextTick(() => this.flush());
+  }
+
+  /**
+   * What was sent so far leaves now rather than when the tick ends: a member that has its
+   * neighbours' batches for the next window already runs that window in the same tick, and a
+   * batch held back until then would keep its neighbour idle for the whole window.
+   */
+  flush(): void {
+    const socket = this.corkedSocket;
+    if (socket === null) return;
+    this.corkedSocket = null;
+    socket.uncork();
   }
 
   /** Send raw bytes (tests use it to play a misbehaving peer). */

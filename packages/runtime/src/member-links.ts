@@ -105,6 +105,7 @@ export class RemoteLinks {
         continue;
       }
       link.bytes += link.conn.send({ type: 'batch', batch: { lease, window, ...out } });
+      link.conn.flush();
       link.messages++;
       link.sent += out.frames.length;
     }
