@@ -55,3 +55,26 @@ test('the heap pops 10,000 random events in sorted order', () => {
   while (q.size > 0) popped.push(q.pop()!);
   assert.deepEqual(popped, all);
 });
+
+test('run as a simulation runs it (events pushed at or after the last popped time), every pop is the least pending event', () => {
+  const rng = new Rng(2, 'test', 'heap-sim');
+  const q = new EventQueue();
+  const pending: SimEvent[] = [];
+  let now = 0;
+  let seq = 0;
+  for (let step = 0; step < 20_000; step++) {
+    for (let k = rng.uniformInt(0, 3); k > 0; k--) {
+      const e = ev(now + rng.uniformInt(0, 2_000), rng.uniformInt(1, 6), rng.uniformInt(0, 25), seq++);
+      pending.push(e);
+      q.push(e);
+    }
+    if (pending.length === 0) continue;
+    let least = 0;
+    for (let i = 1; i < pending.length; i++) if (compareEvents(pending[i]!, pending[least]!) < 0) least = i;
+    const popped = q.pop()!;
+    assert.equal(popped, pending[least], `step ${step}`);
+    pending.splice(least, 1);
+    now = popped.timePs;
+  }
+  assert.equal(q.size, pending.length);
+});

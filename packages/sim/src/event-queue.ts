@@ -32,6 +32,12 @@ export class EventQueue {
     heap[i] = event;
   }
 
+  /**
+   * Floyd's pop: the hole left at the top sinks to a leaf along the smaller children (one
+   * comparison per level), then the last event rises from there. The last event is nearly always
+   * one of the latest (a frame's arrival a link latency ahead), so it rises a level or two at
+   * most, where the textbook sift-down would compare twice per level all the way down.
+   */
   pop(): SimEvent | undefined {
     this.version++;
     const heap = this.heap;
@@ -45,9 +51,15 @@ export class EventQueue {
       if (left >= n) break;
       const right = left + 1;
       const child = right < n && before(heap[right]!, heap[left]!) ? right : left;
-      if (before(last, heap[child]!)) break;
       heap[i] = heap[child]!;
       i = child;
+    }
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = heap[parent]!;
+      if (before(p, last)) break;
+      heap[i] = p;
+      i = parent;
     }
     heap[i] = last;
     return top;

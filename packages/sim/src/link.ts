@@ -73,6 +73,8 @@ export class Transmitter {
   private readonly impairment: Impairment;
   private readonly control: Frame[] = [];
   private readonly pausedUntilPs = new Float64Array(PFC_PRIORITIES);
+  /** The latest of `pausedUntilPs`: a frame starting at or after it meets no pause (checked per frame). */
+  private pauseHorizonPs = 0;
   private readonly pausedSincePs = new Float64Array(PFC_PRIORITIES);
   private readonly pausedTotalPs = new Float64Array(PFC_PRIORITIES);
   /** Priorities whose received pauses are ignored (PFC watchdog mitigation), as a bit mask. */
@@ -121,6 +123,7 @@ export class Transmitter {
 
   /** Bit mask of the priorities held by received pauses, whether or not they are ignored. */
   receivedPauseMask(nowPs: number): number {
+    if (nowPs >= this.pauseHorizonPs) return 0;
     let mask = 0;
     for (let p = 0; p < PFC_PRIORITIES; p++) if (this.pausedUntilPs[p]! > nowPs) mask |= 1 << p;
     return mask;
@@ -177,6 +180,7 @@ export class Transmitter {
       }
       this.pausedUntilPs[p] = this.wire.pauseUntilResume ? Infinity : nowPs + quanta * this.quantumPs;
     }
+    this.refreshPauseHorizon();
     this.kick(nowPs);
   }
 
@@ -184,6 +188,7 @@ export class Transmitter {
   setDown(nowPs: number, down: boolean): void {
     this.impairment.setDown(down);
     if (down) for (let p = 0; p < PFC_PRIORITIES; p++) if (this.pausedUntilPs[p]! > nowPs) this.pausedUntilPs[p] = nowPs;
+    this.refreshPauseHorizon();
     this.kick(nowPs);
   }
 
@@ -203,6 +208,7 @@ export class Transmitter {
       this.pausedSincePs[p] = nowPs;
       this.pausedUntilPs[p] = Math.min(this.pausedUntilPs[p]!, nowPs);
     }
+    this.refreshPauseHorizon();
     this.ignoredMask = 0;
     this.wakeAtPs = -1;
     this.state = 'idle';
@@ -263,6 +269,12 @@ export class Transmitter {
         this.deps.drop(frame, 'loss');
         break;
     }
+  }
+
+  private refreshPauseHorizon(): void {
+    let horizon = 0;
+    for (let p = 0; p < PFC_PRIORITIES; p++) horizon = Math.max(horizon, this.pausedUntilPs[p]!);
+    this.pauseHorizonPs = horizon;
   }
 
   private wakeAtEarliestExpiry(nowPs: number): void {

@@ -16,6 +16,11 @@ export interface L2Config {
 
 export type L2Decision = { kind: 'unicast'; port: number } | { kind: 'flood' } | { kind: 'floodBlocked' } | { kind: 'noArp' };
 
+// A ToR decides once per packet for its hosts: the decisions are made once, never per packet.
+const FLOOD: L2Decision = Object.freeze({ kind: 'flood' });
+const FLOOD_BLOCKED: L2Decision = Object.freeze({ kind: 'floodBlocked' });
+const NO_ARP: L2Decision = Object.freeze({ kind: 'noArp' });
+
 /** A port (MAC table) or a MAC (ARP table), and when it was last learned. */
 interface Entry {
   value: number;
@@ -25,6 +30,8 @@ interface Entry {
 export class L2Tables {
   private readonly arp = new Map<number, Entry>();
   private readonly macs = new Map<number, Entry>();
+  /** `unicast` decisions by port, made on first use. */
+  private readonly unicast: L2Decision[] = [];
 
   constructor(private readonly config: L2Config) {
     // Integers, not safe integers: 4 h of ps is above 2^53 (MAX_TIME_PS ≈ 2.5 h) but exact, and `live`
@@ -66,10 +73,10 @@ export class L2Tables {
   /** Where a packet for a directly attached host goes: ARP (IP → MAC), then MAC (MAC → port). */
   lookup(nowPs: number, dstIp: number, lossless: boolean): L2Decision {
     const mac = this.arpMac(nowPs, dstIp);
-    if (mac === null) return { kind: 'noArp' };
+    if (mac === null) return NO_ARP;
     const port = this.live(this.macs, mac, nowPs, this.config.macAgeingPs);
-    if (port !== null) return { kind: 'unicast', port };
-    return lossless && this.config.losslessFlood === 'drop' ? { kind: 'floodBlocked' } : { kind: 'flood' };
+    if (port !== null) return (this.unicast[port] ??= Object.freeze({ kind: 'unicast', port }));
+    return lossless && this.config.losslessFlood === 'drop' ? FLOOD_BLOCKED : FLOOD;
   }
 
   /** The MAC the ARP table holds for `ip` (for rewriting dstMac), or null. */

@@ -214,12 +214,12 @@ test('flush returns a queue’s items oldest first and leaves the others', () =>
   const s = new EgressScheduler<string>(DEFAULT_SCHEDULER_CONFIG);
   s.enqueue(3, 'a', 1000);
   s.enqueue(4, 'x', 500);
-  s.enqueue(3, 'b', 1100);
+  s.enqueue(3, 'b', 1100, 7);
   s.dequeue(bit(4)); // q3 in its turn, 'a' sent
   s.enqueue(3, 'c', 64);
   assert.deepEqual(s.flush(3), [
-    { item: 'b', sizeBytes: 1100 },
-    { item: 'c', sizeBytes: 64 },
+    { item: 'b', sizeBytes: 1100, tag: 7 },
+    { item: 'c', sizeBytes: 64, tag: 0 },
   ]);
   assert.equal(s.length(3), 0);
   assert.equal(s.bytes(3), 0);
@@ -248,4 +248,19 @@ test('config problems are all reported, and the constructor refuses a bad config
   const s = new EgressScheduler<number>(DEFAULT_SCHEDULER_CONFIG);
   assert.throws(() => s.enqueue(8, 0, 100), RangeError);
   assert.throws(() => s.enqueue(0, 0, 0), RangeError);
+});
+
+test('take leaves the queue, size and tag of what it returns; a tag survives the ring growing', () => {
+  const s = new EgressScheduler<string>(DEFAULT_SCHEDULER_CONFIG);
+  for (let i = 0; i < 40; i++) s.enqueue(i % 2 === 0 ? 2 : 5, `f${i}`, 100 + i, 1000 + i);
+  const seen: string[] = [];
+  for (let item = s.take(0); item !== null; item = s.take(0)) {
+    const i = Number(item.slice(1));
+    assert.equal(s.takenQueue, i % 2 === 0 ? 2 : 5, item);
+    assert.equal(s.takenBytes, 100 + i, item);
+    assert.equal(s.takenTag, 1000 + i, item);
+    seen.push(item);
+  }
+  assert.equal(seen.length, 40);
+  assert.equal(s.length(), 0);
 });

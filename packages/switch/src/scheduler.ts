@@ -43,6 +43,8 @@ export const DEFAULT_SCHEDULER_CONFIG: Readonly<SchedulerConfig> = Object.freeze
 export interface QueuedItem<T> {
   item: T;
   sizeBytes: number;
+  /** The number given with the item (a switch: its ingress port). */
+  tag: number;
 }
 
 /** Every problem of a scheduler config (all of them, so a user fixes the file in one pass). */
@@ -89,11 +91,16 @@ export class EgressScheduler<T> {
     this.dwrrMask = this.grantBytes.reduce((mask, grant, q) => (grant > 0 ? mask | (1 << q) : mask), 0);
   }
 
-  /** Append an item of `sizeBytes` to queue `queue` (0..7). */
-  enqueue(queue: number, item: T, sizeBytes: number): void {
+  /** What the last `take` returned: its queue, size and tag. */
+  takenQueue = -1;
+  takenBytes = 0;
+  takenTag = 0;
+
+  /** Append an item of `sizeBytes` to queue `queue` (0..7), with a number that comes back with it (`tag`). */
+  enqueue(queue: number, item: T, sizeBytes: number, tag = 0): void {
     if (!(Number.isSafeInteger(sizeBytes) && sizeBytes > 0)) throw new RangeError(`scheduler: item size must be a positive integer, got ${sizeBytes}`);
     const fifo = this.fifo(queue);
-    fifo.push(item, sizeBytes);
+    fifo.push(item, sizeBytes, tag);
     this.nonEmptyMask |= 1 << queue;
     if (fifo.bytes > this.peak[queue]!) this.peak[queue] = fifo.bytes;
   }
@@ -104,19 +111,30 @@ export class EgressScheduler<T> {
    * priority may not start); null if nothing is eligible.
    */
   dequeue(pausedMask: number): (QueuedItem<T> & { queue: number }) | null {
+    const item = this.take(pausedMask);
+    return item === null ? null : { item, queue: this.takenQueue, sizeBytes: this.takenBytes, tag: this.takenTag };
+  }
+
+  /**
+   * `dequeue` without the record: the item, its queue, size and tag left in `takenQueue`,
+   * `takenBytes` and `takenTag` (a switch takes one per frame it sends: nothing allocated).
+   */
+  take(pausedMask: number): T | null {
     const ready = this.nonEmptyMask & ~pausedMask;
-    for (const q of this.strict) {
+    const strict = this.strict;
+    for (let i = 0; i < strict.length; i++) {
+      const q = strict[i]!;
       if ((ready >> q) & 1) return this.pop(q);
     }
     const q = this.pickDwrr(ready & this.dwrrMask);
     if (q < 0) return null;
-    const out = this.pop(q);
-    this.deficitBytes[q]! -= out.sizeBytes;
+    const item = this.pop(q);
+    this.deficitBytes[q]! -= this.takenBytes;
     if (this.fifos[q]!.length === 0) {
       this.deficitBytes[q] = 0; // classic DRR: an emptied queue forfeits its deficit
       this.nextTurn();
     }
-    return out;
+    return item;
   }
 
   /** Remove and return every item of a queue, oldest first (the PFC watchdog's drop action). */
@@ -197,12 +215,14 @@ export class EgressScheduler<T> {
     this.inTurn = false;
   }
 
-  private pop(q: number): QueuedItem<T> & { queue: number } {
+  private pop(q: number): T {
     const fifo = this.fifos[q]!;
-    const sizeBytes = fifo.headSize();
+    this.takenQueue = q;
+    this.takenBytes = fifo.headSize();
+    this.takenTag = fifo.headTag();
     const item = fifo.shift();
     if (fifo.length === 0) this.nonEmptyMask &= ~(1 << q);
-    return { item, queue: q, sizeBytes };
+    return item;
   }
 }
 
@@ -217,15 +237,17 @@ function isQueue(q: number): boolean {
 class Fifo<T> {
   private items: Array<T | undefined> = new Array<T | undefined>(16);
   private sizes = new Float64Array(16);
+  private tags = new Int32Array(16);
   private head = 0;
   length = 0;
   bytes = 0;
 
-  push(item: T, sizeBytes: number): void {
+  push(item: T, sizeBytes: number, tag: number): void {
     if (this.length === this.items.length) this.grow();
     const tail = (this.head + this.length) & (this.items.length - 1);
     this.items[tail] = item;
     this.sizes[tail] = sizeBytes;
+    this.tags[tail] = tag;
     this.length++;
     this.bytes += sizeBytes;
   }
@@ -233,6 +255,11 @@ class Fifo<T> {
   /** Size of the oldest item; only called on a non-empty FIFO. */
   headSize(): number {
     return this.sizes[this.head]!;
+  }
+
+  /** Tag of the oldest item; only called on a non-empty FIFO. */
+  headTag(): number {
+    return this.tags[this.head]!;
   }
 
   /** Remove the oldest item (its size is `headSize()` before the call); only on a non-empty FIFO. */
@@ -253,7 +280,8 @@ class Fifo<T> {
     const out: Array<QueuedItem<T>> = [];
     while (this.length > 0) {
       const sizeBytes = this.headSize();
-      out.push({ item: this.shift(), sizeBytes });
+      const tag = this.headTag();
+      out.push({ item: this.shift(), sizeBytes, tag });
     }
     return out;
   }
@@ -263,13 +291,16 @@ class Fifo<T> {
     const capacity = this.items.length * 2;
     const items = new Array<T | undefined>(capacity);
     const sizes = new Float64Array(capacity);
+    const tags = new Int32Array(capacity);
     for (let i = 0; i < this.length; i++) {
       const from = (this.head + i) & (this.items.length - 1);
       items[i] = this.items[from];
       sizes[i] = this.sizes[from]!;
+      tags[i] = this.tags[from]!;
     }
     this.items = items;
     this.sizes = sizes;
+    this.tags = tags;
     this.head = 0;
   }
 }

@@ -49,12 +49,6 @@ export type SwitchFault =
   | { kind: 'ecn'; port: number | null; priority: number | null; change: (Partial<EcnConfig> & { enabled?: boolean }) | null }
   | { kind: 'watchdog'; change: { enabled: boolean; action?: WatchdogAction } | null };
 
-interface Queued {
-  frame: Frame;
-  inPort: number;
-  pg: number;
-}
-
 const POLL_TIMER = 0;
 const refreshTimer = (port: number, pg: number): number => 1 + port * PFC_PRIORITIES + pg;
 
@@ -65,7 +59,8 @@ export class Switch implements NodeModel {
   private readonly local: Map<number, AttachedHost>;
   readonly mmu: Mmu;
   readonly pfc: PfcGenerator;
-  private readonly queues: EgressScheduler<Queued>[];
+  /** Per port: frames, each tagged with its ingress port (its group is the queue: `pg`). */
+  private readonly queues: EgressScheduler<Frame>[];
   private readonly watchdogs: Array<Array<PfcWatchdog | null>>;
   private readonly ecnRng: Rng;
   /** Per port: bit q set = egress queue q may be ECN-marked (0: marking off). */
@@ -104,7 +99,7 @@ export class Switch implements NodeModel {
       setRefresh: (port, pg, atPs) => (atPs === null ? ctx.cancelTimer(refreshTimer(port, pg)) : ctx.setTimer(refreshTimer(port, pg), atPs)),
     });
     this.queues = ctx.ports.map(
-      () => new EgressScheduler<Queued>({ strictPriorities: settings.strictPriorities, weights: settings.weights, quantumBytes: plan.maxFrameBytes }),
+      () => new EgressScheduler<Frame>({ strictPriorities: settings.strictPriorities, weights: settings.weights, quantumBytes: plan.maxFrameBytes }),
     );
     this.watchdogs = ctx.ports.map(() => new Array<PfcWatchdog | null>(PFC_PRIORITIES).fill(null));
     this.armWatchdogs(nowPs, settings.watchdog);
@@ -170,22 +165,25 @@ export class Switch implements NodeModel {
     frame.ttl--;
     frame.srcMac = this.config.mac;
     frame.dstMac = dstMac;
-    this.queues[outPort]!.enqueue(pg, { frame, inPort, pg }, bytes);
+    this.queues[outPort]!.enqueue(pg, frame, bytes, inPort);
     this.held++;
     if (this.mmu.shouldPause(inPort, pg)) this.pfc.xoff(nowPs, inPort, pg);
     ctx.kick(outPort);
   }
 
   nextFrame(port: number, nowPs: number, pausedMask: number): Frame | null {
-    const next = this.queues[port]!.dequeue(pausedMask);
-    if (next === null) return null;
-    const { frame, inPort, pg } = next.item;
+    const queues = this.queues[port]!;
+    const frame = queues.take(pausedMask);
+    if (frame === null) return null;
+    // A frame waits in the queue of its priority group: group and queue are one number.
+    const pg = queues.takenQueue;
+    const inPort = queues.takenTag;
     this.held--;
-    this.mmu.release(inPort, pg, port, next.queue, next.sizeBytes);
-    const slot = port * PFC_PRIORITIES + next.queue;
+    this.mmu.release(inPort, pg, port, pg, queues.takenBytes);
+    const slot = port * PFC_PRIORITIES + pg;
     this.txPackets[slot]!++;
     // RED on the egress queue as the packet leaves it (HPCC, ZHU: marking at dequeue, PHYSICS §1.7).
-    if (frame.kind !== FrameKind.pfc && (this.ecnQueues[port]! & (1 << next.queue)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, next.queue), this.ecnOverride[slot] ?? this.config.settings.ecn, this.ecnRng)) {
+    if (frame.kind !== FrameKind.pfc && (this.ecnQueues[port]! & (1 << pg)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, pg), this.ecnOverride[slot] ?? this.config.settings.ecn, this.ecnRng)) {
       frame.ecn = 3;
       this.ecnMarked[slot]!++;
     }
@@ -328,11 +326,11 @@ export class Switch implements NodeModel {
 
   /** The watchdog's drop action: everything queued for a stormed queue is discarded (`watchdog`). */
   private discardQueue(nowPs: number, port: number, queue: number): void {
-    for (const { item, sizeBytes } of this.queues[port]!.flush(queue)) {
+    for (const { item: frame, sizeBytes, tag: inPort } of this.queues[port]!.flush(queue)) {
       this.held--;
-      this.mmu.release(item.inPort, item.pg, port, queue, sizeBytes);
-      this.ctx.drop(item.frame, 'watchdog', port);
-      if (this.pfc.pausing(item.inPort, item.pg) && this.mmu.shouldResume(item.inPort, item.pg)) this.pfc.xon(nowPs, item.inPort, item.pg);
+      this.mmu.release(inPort, queue, port, queue, sizeBytes);
+      this.ctx.drop(frame, 'watchdog', port);
+      if (this.pfc.pausing(inPort, queue) && this.mmu.shouldResume(inPort, queue)) this.pfc.xon(nowPs, inPort, queue);
     }
   }
 }
