@@ -51,7 +51,7 @@ export class Coordinator<F extends TimedFault = TimedFault> {
   private readonly lostNext = new Set<string>();
   private readonly joiningNext = new Set<string>();
   private readonly linksUpNext = new Set<string>();
-  private readonly maxWindows: number;
+  private maxWindows: number;
   private readonly idleJumpWindows: number;
   private readonly idleSpanPs: number;
   /** Windows granted so far (leases × windows). */
@@ -78,6 +78,15 @@ export class Coordinator<F extends TimedFault = TimedFault> {
 
   get members(): string[] {
     return [...this.alive];
+  }
+
+  /**
+   * The most windows a lease may have from the next grant on (`lease-size.ts`: the controller
+   * sizes leases by their measured wall time). Never changes what members compute.
+   */
+  setMaxWindowsPerLease(windows: number): void {
+    if (!(Number.isSafeInteger(windows) && windows > 0)) throw new RangeError(`windows per lease must be a positive integer, got ${windows}`);
+    this.maxWindows = windows;
   }
 
   /** The first lease: one window from time 0. */

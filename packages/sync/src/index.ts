@@ -8,3 +8,4 @@ export * from './types.js';
 export * from './coordinator.js';
 export * from './member.js';
 export * from './pacing.js';
+export * from './lease-size.js';

@@ -11,7 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { lookaheadPs } from '@rocelab/sim';
-import { Coordinator, lagSeconds, maxLeasePsForDilation, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
+import { Coordinator, lagSeconds, leaseWindowsFor, maxLeasePsForDilation, MIN_MEASURED_WINDOWS, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
 import {
@@ -58,6 +58,7 @@ export interface ControllerOptions {
   log: Logger;
   host?: string;
   port?: number;
+  /** A fixed cap on a lease's windows; by default leases are sized by their measured wall time (`lease-size.ts`). */
   maxWindowsPerLease?: number;
   /** Every node's report in the result (`RunResult.nodes`), for drills. */
   resultDetail?: boolean;
@@ -104,6 +105,8 @@ export class Controller {
   private pending: { timer: NodeJS.Timeout; grant: SyncGrant<Fault> } | null = null;
   private windowsDone = 0;
   private lastRate = { at: performance.now(), windows: 0, perSecond: 0 };
+  /** The lease last released, for sizing the next one by its wall time. */
+  private released = { atMs: 0, windows: 0 };
   readonly result: Promise<RunResult>;
   /** Resolves when every member has joined and the first lease is granted. */
   readonly running: Promise<void>;
@@ -302,6 +305,7 @@ export class Controller {
     const shipped = report.linkTotals.filter((l) => l.sender);
     this.traffic.set(member.id, { messages: shipped.reduce((n, l) => n + l.messages, 0), bytes: shipped.reduce((n, l) => n + l.bytes, 0) });
     if (this.coordinator?.lease?.final === true) for (const n of nodes) this.finals.set(n.node, n);
+    this.sizeNextLease();
     let step: Step<Fault>;
     try {
       step = this.coordinator!.onReport(toSyncReport(member.id, report));
@@ -369,6 +373,15 @@ export class Controller {
     this.pending = { timer, grant };
   }
 
+  /**
+   * Before each report is taken (the last one decides the next grant): the next lease holds the
+   * windows that fit in the target wall time at what this one has cost so far.
+   */
+  private sizeNextLease(): void {
+    if (this.options.maxWindowsPerLease !== undefined || this.released.windows < MIN_MEASURED_WINDOWS) return;
+    this.coordinator?.setMaxWindowsPerLease(leaseWindowsFor((performance.now() - this.released.atMs) / this.released.windows));
+  }
+
   private release(grant: SyncGrant<Fault>): void {
     if (grant.membersLost.length + grant.membersJoined.length > 0) this.log.info({ lease: grant.lease, startPs: grant.startPs, lost: grant.membersLost, joined: grant.membersJoined, linksUp: grant.linksUp, linksDown: grant.linksDown }, 'membership changes');
     for (const id of grant.membersLost) {
@@ -377,6 +390,7 @@ export class Controller {
     }
     for (const id of grant.membersJoined) this.lives.rejoined(id, grant.startPs);
     this.windowsDone += grant.windows;
+    this.released = { atMs: performance.now(), windows: grant.windows };
     for (const m of this.members.values()) {
       // A rejoining member runs from the grant that names it, not one decided before it was ready.
       if (m.rejoining && !grant.membersJoined.includes(m.id)) continue;
