@@ -20,16 +20,8 @@ export class EventQueue {
   push(event: SimEvent): void {
     this.version++;
     const heap = this.heap;
-    let i = heap.length;
     heap.push(event);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const p = heap[parent]!;
-      if (before(p, event)) break;
-      heap[i] = p;
-      i = parent;
-    }
-    heap[i] = event;
+    rise(heap, heap.length - 1, event);
   }
 
   /**
@@ -54,14 +46,7 @@ export class EventQueue {
       heap[i] = heap[child]!;
       i = child;
     }
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const p = heap[parent]!;
-      if (before(p, last)) break;
-      heap[i] = p;
-      i = parent;
-    }
-    heap[i] = last;
+    rise(heap, i, last);
     return top;
   }
 
@@ -69,6 +54,18 @@ export class EventQueue {
   *[Symbol.iterator](): IterableIterator<SimEvent> {
     yield* this.heap;
   }
+}
+
+/** Put `event` in the hole at `i`, moving it up past every parent that comes after it. */
+function rise(heap: SimEvent[], i: number, event: SimEvent): void {
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    const p = heap[parent]!;
+    if (before(p, event)) break;
+    heap[i] = p;
+    i = parent;
+  }
+  heap[i] = event;
 }
 
 /** Inlined `compareEvents(a, b) < 0`: this is the engine's hottest comparison. */
