@@ -16,7 +16,7 @@ export interface L2Config {
 
 export type L2Decision = { kind: 'unicast'; port: number } | { kind: 'flood' } | { kind: 'floodBlocked' } | { kind: 'noArp' };
 
-// A ToR decides once per packet for its hosts: the decisions are made once, never per packet.
+// Decisions are immutable, made once (unicast ones once per port): a ToR looks up every packet for its hosts, and allocates nothing for it.
 const FLOOD: L2Decision = Object.freeze({ kind: 'flood' });
 const FLOOD_BLOCKED: L2Decision = Object.freeze({ kind: 'floodBlocked' });
 const NO_ARP: L2Decision = Object.freeze({ kind: 'noArp' });
