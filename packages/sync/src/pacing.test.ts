@@ -10,8 +10,9 @@ test('a grant is released at D times its start: 10,000 wall s per virtual s puts
   assert.equal(releaseAtWallMs(grant(1e9), 0), 0);
 });
 
-test('a lease lasts at most 100 ms of wall time: 10 µs of virtual time at D = 10,000; no cap unpaced', () => {
-  assert.equal(maxLeasePsForDilation(10_000), 10e6);
+test('a lease lasts at most 400 ms of wall time: 40 µs of virtual time at D = 10,000; no cap unpaced', () => {
+  assert.equal(maxLeasePsForDilation(10_000), 40e6);
+  assert.equal(maxLeasePsForDilation(10_000, 100), 10e6);
   assert.equal(maxLeasePsForDilation(0), null);
 });
 

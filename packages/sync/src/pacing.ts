@@ -11,8 +11,18 @@ export function releaseAtWallMs(grant: Grant<TimedFault>, dilation: number): num
   return dilation > 0 ? (grant.startPs / 1e12) * dilation * 1000 : 0;
 }
 
+/**
+ * The wall time a paced lease spans at most. Every lease ends in a round trip through the
+ * controller while no member computes (≈ 15 ms for the 26 processes of the default pod): at
+ * 100 ms a live pod spent some 15 % of its time on lease boundaries and fell behind its pace
+ * (1.5 ms of the default pod at D = 10,000 took 17.9–18.5 s of wall time instead of 15 s); at
+ * 400 ms, 15.7–16.4 s, the rest being the first windows' JIT warm-up. A live fault lands at
+ * the next lease, so at most this much later.
+ */
+export const PACED_LEASE_WALL_MS = 400;
+
 /** Longest virtual span of a lease so that it lasts at most `wallMs` at this dilation; null = uncapped. */
-export function maxLeasePsForDilation(dilation: number, wallMs = 100): number | null {
+export function maxLeasePsForDilation(dilation: number, wallMs = PACED_LEASE_WALL_MS): number | null {
   return dilation > 0 ? Math.floor(((wallMs / 1000) * 1e12) / dilation) : null;
 }
 
