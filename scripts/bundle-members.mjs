@@ -64,7 +64,7 @@ for (const [out, role] of ENTRIES) {
   });
   const inputs = Object.keys(result.metafile.inputs)
     .filter((p) => resolve(ROOT, p) !== join(outDir, entry)) // the entry above, which lives in this script
-    .map((p) => relative(dirname(join(ROOT, out)), resolve(ROOT, p)));
+    .map((p) => relative(outDir, resolve(ROOT, p)));
   writeFileSync(`${join(ROOT, out)}.inputs.json`, `${JSON.stringify(inputs)}\n`);
   process.stderr.write(`bundle-members: ${out} (${inputs.length} files)\n`);
 }

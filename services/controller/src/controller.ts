@@ -11,7 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { lookaheadPs } from '@rocelab/sim';
-import { Coordinator, lagSeconds, leaseWindowsFor, maxLeasePsForDilation, MIN_MEASURED_WINDOWS, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
+import { Coordinator, DEFAULT_LEASE_SIZING, lagSeconds, leaseWindowsFor, maxLeasePsForDilation, MIN_MEASURED_WINDOWS, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
 import {
@@ -346,7 +346,7 @@ export class Controller {
       members: [...this.members.keys()].sort(),
       windowPs: this.windowPs,
       endPs: durationPs,
-      maxWindowsPerLease: this.options.maxWindowsPerLease ?? 128,
+      maxWindowsPerLease: this.options.maxWindowsPerLease ?? DEFAULT_LEASE_SIZING.minWindows,
       maxLeasePs: maxLeasePsForDilation(dilation),
       idleSpanPs: maxLeasePsForDilation(dilation) ?? this.windowPs,
       faults: this.faults.entries(),
