@@ -6,8 +6,9 @@
  * Order matters on a small machine: the in-process engine first while nothing else runs,
  * then the two-process link, then the CLI runs that start a process per node.
  */
-import { cpus } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from './cli.js';
 import { measureEngine } from './engine.js';
@@ -39,6 +40,19 @@ const TARGETS = {
   startupSecondsClos1024: 10,
 };
 
+/** What `pipelined` gives every switch and NIC (DESIGN §3: a node's fixed pipeline latency is lookahead). */
+const PIPELINES = { switch: '1us', host: '1us' };
+
+/** A copy of a pod file with `defaults.pipelineLatency` set. */
+function withPipelines(file: string, pipelines: { switch: string; host: string }): { file: string; remove: () => void } {
+  const text = readFileSync(file, 'utf8');
+  if (!/^defaults:\n/m.test(text)) throw new Error(`${file} has no defaults: block to add pipeline latencies to`);
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-bench-'));
+  const copy = join(dir, basename(file));
+  writeFileSync(copy, text.replace(/^defaults:\n/m, `defaults:\n  pipelineLatency: {switch: ${pipelines.switch}, host: ${pipelines.host}}\n`));
+  return { file: copy, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 /** The floors of issue 2; later issues raise them. */
 const FLOORS = { engineEventsPerSec: 1_000_000, linkFramesPerSec: 500_000 };
 
@@ -54,7 +68,9 @@ async function main(): Promise<void> {
     if (run.traceHash !== inproc.traceHash) note(`WARNING: ${run.mode} trace hash ${run.traceHash} differs from inproc ${inproc.traceHash}`);
   }
   note(`cli: inproc ${inproc.wallMs} ms, procs ${procs.wallMs} ms (${procs.windows} windows), workers2 ${workers2.wallMs} ms (${workers2.windows} windows)`);
-  const pod = { inproc: await steadyState([]), procs: await steadyState(['--mode', 'procs']), workers2: await steadyState(['--workers', '2']) };
+  const pod = { inproc: await steadyState(DEFAULT_POD, []), procs: await steadyState(DEFAULT_POD, ['--mode', 'procs']), workers2: await steadyState(DEFAULT_POD, ['--workers', '2']) };
+  const piped = withPipelines(DEFAULT_POD, PIPELINES);
+  const pipedProcs = await steadyState(piped.file, ['--mode', 'procs']).finally(piped.remove);
 
   const perf: Record<string, unknown> = {};
   for (const name of PERF_FIXTURES) perf[name] = await measureFixture(CLI, resolve(ROOT, `test/fixtures/perf/${name}.yaml`), PERF_DURATION);
@@ -70,6 +86,8 @@ async function main(): Promise<void> {
     msPerWindow: { tree: { procs: sig(procs.msPerWindow!), workers2: sig(workers2.msPerWindow!) }, default: { procs: sig(pod.procs.msPerWindow), workers2: sig(pod.workers2.msPerWindow) } },
     // The default pod under load, start-up excluded: what a live pod's dilation must allow.
     steadyWallPerVirtualSecond: { default: { inproc: sig(pod.inproc.wallPerVirtualSecond), procs: sig(pod.procs.wallPerVirtualSecond), workers2: sig(pod.workers2.wallPerVirtualSecond) } },
+    // The same pod with switch and NIC pipeline latencies: a wider window, fewer lockstep rounds.
+    pipelined: { pipelineLatency: PIPELINES, procs: { steadyWallPerVirtualSecond: sig(pipedProcs.wallPerVirtualSecond), msPerWindow: sig(pipedProcs.msPerWindow) } },
     startupSeconds: { default: { procs: sig(pod.procs.startupSeconds), workers2: sig(pod.workers2.startupSeconds) } },
     rssMiBPerNode: procs.rssMiBPerNode,
     pssMiBPerNode: procs.pssMiBPerNode,
@@ -101,13 +119,13 @@ async function scalePod(shape: ClosShape, duration: string, modes: Array<'inproc
  * The default pod's steady state: two runs of different lengths, so start-up (spawning and
  * loading 26 processes) cancels out of the difference.
  */
-async function steadyState(args: string[]): Promise<{ wallPerVirtualSecond: number; msPerWindow: number; startupSeconds: number }> {
-  const short = await runCli(CLI, DEFAULT_POD, ['--duration', '0.5ms', ...args]);
-  const long = await runCli(CLI, DEFAULT_POD, ['--duration', '1.5ms', ...args]);
+async function steadyState(file: string, args: string[]): Promise<{ wallPerVirtualSecond: number; msPerWindow: number; startupSeconds: number }> {
+  const short = await runCli(CLI, file, ['--duration', '0.5ms', ...args]);
+  const long = await runCli(CLI, file, ['--duration', '1.5ms', ...args]);
   const wallMs = long.wallMs - short.wallMs;
   const windows = long.windows - short.windows;
   const msPerWindow = windows > 0 ? wallMs / windows : 0;
-  note(`default pod ${args.join(' ') || 'inproc'}: 0.5 ms in ${short.wallMs} ms, 1.5 ms in ${long.wallMs} ms`);
+  note(`${basename(file)} ${args.join(' ') || 'inproc'}: 0.5 ms in ${short.wallMs} ms, 1.5 ms in ${long.wallMs} ms`);
   return {
     wallPerVirtualSecond: wallMs / 1000 / ((long.virtualNs - short.virtualNs) / 1e9),
     msPerWindow,

@@ -3,6 +3,7 @@
  * loopback, hosting the real switch and host models (DESIGN §3).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { createModel, runInproc, type ModelFactory } from '@rocelab/runtime';
 import { loadTopologyFile, parseTopology } from '@rocelab/topology';
@@ -75,6 +76,19 @@ test('pacing and lease sizes change nothing: dilation 300, one-window leases, th
   assert.ok(paced.result.wallMs >= 90, `paced run took ${paced.result.wallMs} ms`);
   const oneWindow = await runInProcess(TREE, { durationPs: short, maxWindowsPerLease: 1, members: split(TREE, 3) });
   assert.equal(oneWindow.result.traceHash, expected);
+});
+
+test('pipeline latencies widen the window and change nothing a run computes but their own delay', async () => {
+  const text = readFileSync(fixture('tree.yaml'), 'utf8');
+  const piped = parseTopology(text.replace('defaults:\n', 'defaults:\n  pipelineLatency: {switch: 1us, host: 1us}\n'), '<piped>');
+  const plain = await runInProcess(TREE, { durationPs: 1e9, members: split(TREE, 3) });
+  const run = await runInProcess(piped, { durationPs: 1e9, members: split(piped, 3) });
+  // Every link is cut by three members: the window is 1 µs + 1 µs of pipeline + 16.8 ns, not 1.0168 µs.
+  assert.ok(run.result.windows <= plain.result.windows * 0.55, `${run.result.windows} windows with pipelines, ${plain.result.windows} without`);
+  assert.equal(run.result.causalityViolations, 0);
+  assert.equal(run.result.conservation, true);
+  assert.equal(run.result.traceHash, inprocHash(piped, 1e9));
+  assert.notEqual(run.result.traceHash, plain.result.traceHash, 'a frame that takes longer is a different run');
 });
 
 test('a link that receives garbage is closed with a logged reason, declared down, and the pod finishes', async () => {

@@ -11,7 +11,7 @@
  * ```
  */
 import { PFC_MAX_QUANTA, PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
-import { readField, serializationPs, vendorHeadroomBytes, type FieldProblem, type UnitParsers } from '@rocelab/sim';
+import { pauseLoopLatencyPs, readField, serializationPs, vendorHeadroomBytes, type FieldProblem, type UnitParsers } from '@rocelab/sim';
 import { localAckTimeoutPs } from './aeth.js';
 import { checkDcqcnParams, dcqcnDefaults, type DcqcnParams, type DcqcnVariant } from './dcqcn-params.js';
 import {
@@ -71,6 +71,8 @@ export interface NicSettings {
 /** The port a NIC sizes its buffer for: what arrives from its ToR. */
 export interface NicPort {
   in: { rateBps: number; latencyPs: number; mtu: number };
+  /** The NIC's own direction, which its pauses take (without one: as long as `in`). */
+  out?: { latencyPs: number };
 }
 
 /** A bad value in a `nic:` object (the shared FieldProblem of @rocelab/sim). */
@@ -142,7 +144,7 @@ export function nicProfileSettings(profile: NicProfile, timing: NicTiming, port:
   const variant: DcqcnVariant = hpcc ? 'hpcc-ns3' : profile === 'paper' ? 'paper' : 'vendor';
   const params = dcqcnDefaults(variant, port.in.rateBps);
   const maxFrame = port.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES;
-  const xoff = RX_BUFFER_BYTES - vendorHeadroomBytes(port.in.rateBps, port.in.latencyPs, maxFrame);
+  const xoff = RX_BUFFER_BYTES - vendorHeadroomBytes(port.in.rateBps, pauseLoopLatencyPs(port), maxFrame);
   return {
     recovery: 'goBackN',
     ackTimeoutPs: hpcc ? null : localAckTimeoutPs(timing === 'drill' ? ACK_TIMEOUT_EXPONENT_DRILL : ACK_TIMEOUT_EXPONENT),

@@ -27,6 +27,15 @@ export function vendorHeadroomBytes(rateBps: number, latencyPs: number, maxFrame
   return mlx5XoffBytes(rateBps, cableMeters + Math.ceil(latencyPs / PS_PER_CABLE_METER), maxFrameBytes);
 }
 
+/**
+ * The one-way latency a headroom formula should size for at a port: half the loop a pause
+ * closes, out to the upstream (this port's direction) and the upstream's frames back (`in`).
+ * The two differ only by the nodes' pipeline latencies, and without those this is `in`'s.
+ */
+export function pauseLoopLatencyPs(port: { in: { latencyPs: number }; out?: { latencyPs: number } }): number {
+  return port.out === undefined ? port.in.latencyPs : Math.ceil((port.in.latencyPs + port.out.latencyPs) / 2);
+}
+
 /** HPCC ns-3 (`scratch/third.cc`): `rate · delay / 8 × 3` — 15,000 B at 40G and 1 µs. */
 export function hpccHeadroomBytes(rateBps: number, latencyPs: number): number {
   return Math.floor(((rateBps * latencyPs) / 1e12 / 8) * 3);

@@ -28,6 +28,7 @@ import { serializationPs } from './time.js';
 
 export interface LinkDirectionConfig {
   rateBps: number;
+  /** From the last bit leaving to the last bit arriving: propagation plus the sender's pipeline latency. */
   latencyPs: number;
   mtu: number;
   impairments: ImpairmentConfig;

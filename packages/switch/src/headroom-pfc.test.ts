@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dataFrame } from '@rocelab/sim/testing';
 import { pfcFrame } from '@rocelab/wire';
-import { hpccHeadroomBytes, mlx5XoffBytes, vendorHeadroomBytes } from '@rocelab/sim';
+import { hpccHeadroomBytes, mlx5XoffBytes, pauseLoopLatencyPs, vendorHeadroomBytes } from '@rocelab/sim';
+import { planSwitch } from './plan.js';
+import { profileSettings } from './profiles.js';
 import { H2_IP, switchPair } from './testing.js';
 
 test('the mlx5 formula in its integer arithmetic (PHYSICS §2.3 examples)', () => {
@@ -16,6 +18,17 @@ test('rocelab sizes vendor headroom over 7 m of cable plus the link latency as f
   // 1 µs ≈ 200 m at 5 ns/m: cable 207 m → (301 + ⌊216·207/100⌋ = 447)·40 = 29,920, + ⌊272·1102/100⌋ = 2,997.
   assert.equal(vendorHeadroomBytes(40e9, 1_000_000, 1102), 32_917);
   assert.equal(hpccHeadroomBytes(40e9, 1_000_000), 15_000);
+});
+
+test('a pause closes a loop out and back, so headroom sizes for half of it: pipeline latencies on either side count', () => {
+  assert.equal(pauseLoopLatencyPs({ in: { latencyPs: 1_000_000 } }), 1_000_000);
+  assert.equal(pauseLoopLatencyPs({ in: { latencyPs: 1_000_000 }, out: { latencyPs: 1_000_000 } }), 1_000_000);
+  // The switch's 1 µs pipeline delays its pause: 1 µs + 2 µs round trip, sized as 1.5 µs each way.
+  assert.equal(pauseLoopLatencyPs({ in: { latencyPs: 1_000_000 }, out: { latencyPs: 2_000_001 } }), 1_500_001);
+  const port = (outPs: number) => ({ in: { rateBps: 40e9, latencyPs: 1_000_000, mtu: 1024 }, out: { latencyPs: outPs } });
+  const headroom = (outPs: number) => planSwitch(profileSettings('vendor', 'default', 40e9), [port(outPs), port(outPs)], [])!.mmu.headroomBytes[0];
+  assert.equal(headroom(1_000_000), 32_917);
+  assert.equal(headroom(2_000_000), vendorHeadroomBytes(40e9, 1_500_000, 1102));
 });
 
 const FRAME = 1086;

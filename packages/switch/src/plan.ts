@@ -4,7 +4,7 @@
  * the buffer at all (reported by the topology loader before anything starts).
  */
 import { PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
-import { hpccHeadroomBytes, serializationPs, vendorHeadroomBytes } from '@rocelab/sim';
+import { hpccHeadroomBytes, pauseLoopLatencyPs, serializationPs, vendorHeadroomBytes } from '@rocelab/sim';
 import type { SwitchProblem } from './config.js';
 import type { MmuConfig } from './mmu.js';
 import type { SwitchSettings } from './profiles.js';
@@ -12,6 +12,8 @@ import type { SwitchSettings } from './profiles.js';
 /** What the plan needs to know of each port: the direction arriving on it (the upstream's). */
 export interface PortLink {
   in: { rateBps: number; latencyPs: number; mtu: number };
+  /** This port's own direction, which its pauses take (without one: as long as `in`). */
+  out?: { latencyPs: number };
 }
 
 export interface SwitchPlan {
@@ -24,9 +26,10 @@ export interface SwitchPlan {
 
 export function planSwitch(s: SwitchSettings, ports: readonly PortLink[], problems: SwitchProblem[]): SwitchPlan | null {
   const maxFrameBytes = Math.max(...ports.map((p) => p.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES), 64);
-  const headroomBytes = ports.map((p) =>
-    s.headroomBytes ?? (s.headroomModel === 'hpcc' ? hpccHeadroomBytes(p.in.rateBps, p.in.latencyPs) : vendorHeadroomBytes(p.in.rateBps, p.in.latencyPs, p.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES, s.cableMeters)),
-  );
+  const headroomBytes = ports.map((p) => {
+    const latencyPs = pauseLoopLatencyPs(p);
+    return s.headroomBytes ?? (s.headroomModel === 'hpcc' ? hpccHeadroomBytes(p.in.rateBps, latencyPs) : vendorHeadroomBytes(p.in.rateBps, latencyPs, p.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES, s.cableMeters));
+  });
   const lossless = Array.from({ length: 8 }, (_, p) => s.losslessPriorities.includes(p));
   const losslessCount = s.losslessPriorities.length;
   const perPriority = s.budget === 'perPriority';

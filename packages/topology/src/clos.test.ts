@@ -100,3 +100,13 @@ test('a pause storm must name one of the generated hosts', () => {
     message: 'pause storm host: expected one of the generated hosts h1…h16, got "h17"',
   });
 });
+
+test('pipeline latencies for switches and host NICs go to defaults and into every direction they send on', () => {
+  const pod = parseTopology(generateClos({ ...DEFAULT_POD, switchPipeline: '600ns', hostPipeline: '200ns' }), 'clos.yaml');
+  for (const link of pod.links) {
+    for (const [from, dir] of [[link.a.node, link.aToB], [link.b.node, link.bToA]] as const) {
+      assert.equal(dir.latencyPs, 1_000_000 + (from.startsWith('h') ? 200_000 : 600_000), `${from} on links[${link.index}]`);
+    }
+  }
+  assert.throws(() => generateClos({ ...DEFAULT_POD, hostPipeline: '-1us' }), { message: /host pipeline latency: expected a duration/ });
+});

@@ -31,6 +31,9 @@ export interface ClosOptions extends ClosShape {
   /** Link rate (`40G`) and one-way latency (`1us`) of every link, written to the file as given. */
   rate: string;
   latency: string;
+  /** `defaults.pipelineLatency`: the switches' (`1us`) and the hosts' NICs' fixed pipeline latency. */
+  switchPipeline?: string;
+  hostPipeline?: string;
   /** Adds `{kind: permutation, sizeBytes}`: every host sends one flow of this size (`1GB`) to another. */
   permutation?: string;
   /** Adds `{kind: pingmesh, interval}`: every host probes every other host at this interval (`100us`). */
@@ -74,6 +77,8 @@ export function closProblems(options: ClosOptions): string[] {
   check('latency', options.latency, parseDuration, EXPECT.duration, true);
   check('permutation', options.permutation, parseBytes, EXPECT.bytes, true);
   check('pingmesh', options.pingmesh, parseDuration, EXPECT.duration, true);
+  check('switch pipeline latency', options.switchPipeline, parseDuration, EXPECT.duration);
+  check('host pipeline latency', options.hostPipeline, parseDuration, EXPECT.duration);
   if (options.timing !== undefined && !(TIMINGS as readonly string[]).includes(options.timing)) problems.push(`timing: expected one of ${TIMINGS.join(', ')}, got ${JSON.stringify(options.timing)}`);
   if (options.pauseStorm !== undefined) {
     check('pause storm time', options.pauseStorm.at, parseDuration, EXPECT.duration);
@@ -133,6 +138,8 @@ export function generateClos(options: ClosOptions): string {
   if (options.timing !== undefined) out.push(`timing: ${options.timing}`);
   out.push('defaults:');
   out.push(`  link: {rate: ${options.rate}, latency: ${options.latency}}`);
+  const pipelines = [['switch', options.switchPipeline], ['host', options.hostPipeline]].filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${v}`);
+  if (pipelines.length > 0) out.push(`  pipelineLatency: {${pipelines.join(', ')}}`);
 
   out.push('nodes:');
   for (const s of names.spines) out.push(`  - {name: ${s}, role: spine}`);

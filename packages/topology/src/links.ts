@@ -71,14 +71,15 @@ export function resolveLinks(raw: RawTopology, table: NodeTable, problems: Probl
     }
     const rateBps = link.rate === undefined ? defaults.rateBps : problems.parse(`${path}.rate`, 0, () => parseRate(link.rate!));
     const latencyPs = link.latency === undefined ? defaults.latencyPs : problems.parse(`${path}.latency`, 0, () => parseDuration(link.latency!));
-    const direction = (key: 'a_to_b' | 'b_to_a'): LinkDirection => ({
+    // A frame also spends its sender's pipeline latency before it is on the wire (NodeSpec.pipelinePs).
+    const direction = (key: 'a_to_b' | 'b_to_a', sender: Endpoint | null): LinkDirection => ({
       rateBps,
-      latencyPs,
+      latencyPs: latencyPs + (sender === null ? 0 : table.byName.get(sender.node)!.pipelinePs),
       mtu: link.mtu ?? defaults.mtu,
       impairments: impairments(defaults.impairments, link.impairments?.[key], `${path}.impairments.${key}`, problems),
     });
-    const aToB = direction('a_to_b');
-    const bToA = direction('b_to_a');
+    const aToB = direction('a_to_b', a);
+    const bToA = direction('b_to_a', b);
     if (ok) links.push({ index, a: a!, b: b!, aToB, bToA });
   });
   return links;

@@ -6,8 +6,8 @@
 import type { Problems } from './errors.js';
 import { parseIpv4, parseSubnet } from './ipv4.js';
 import type { NodeSpec } from './pod.js';
-import type { RawNode } from './schema.js';
-import { EXPECT } from './units.js';
+import type { RawNode, RawPipelineDefaults } from './schema.js';
+import { EXPECT, parseDuration } from './units.js';
 
 /** Locally administered unicast MACs: 02:00:00:00:00:01 is node 0 (never all-zero). */
 export const MAC_BASE = 0x02_00_00_00_00_00;
@@ -48,10 +48,18 @@ function subnetOf(node: RawNode, path: string, problems: Problems): NodeSpec['su
   return problems.parse(`${path}.subnet`, null, () => parseSubnet(node.subnet!));
 }
 
-export function resolveNodes(raw: readonly RawNode[], problems: Problems): NodeTable {
+/** The node's own `pipelineLatency`, else `defaults.pipelineLatency` for its kind, else 0. */
+function pipelineOf(node: RawNode, path: string, defaults: RawPipelineDefaults | undefined, problems: Problems): number {
+  if (node.pipelineLatency !== undefined) return problems.parse(`${path}.pipelineLatency`, 0, () => parseDuration(node.pipelineLatency!));
+  const kind = node.role === 'host' ? 'host' : 'switch';
+  const text = defaults?.[kind];
+  return text === undefined ? 0 : problems.parse(`defaults.pipelineLatency.${kind}`, 0, () => parseDuration(text));
+}
+
+export function resolveNodes(raw: readonly RawNode[], pipelineDefaults: RawPipelineDefaults | undefined, problems: Problems): NodeTable {
   const firstAt = new Map<string, number>();
   const ipAt = new Map<number, number>();
-  const parsed = new Map<string, Pick<NodeSpec, 'ip' | 'subnet'>>();
+  const parsed = new Map<string, Pick<NodeSpec, 'ip' | 'subnet' | 'pipelinePs'>>();
   raw.forEach((node, i) => {
     const path = `nodes[${i}]`;
     const earlier = firstAt.get(node.name);
@@ -64,14 +72,14 @@ export function resolveNodes(raw: readonly RawNode[], problems: Problems): NodeT
     const otherIp = ipAt.get(ip);
     if (ip !== 0 && otherIp !== undefined) problems.add('wiring', `${path}.ip`, 'a host IP no other node uses', `${JSON.stringify(node.ip)} (also nodes[${otherIp}])`);
     if (ip !== 0) ipAt.set(ip, i);
-    parsed.set(node.name, { ip, subnet: subnetOf(node, path, problems) });
+    parsed.set(node.name, { ip, subnet: subnetOf(node, path, problems), pipelinePs: pipelineOf(node, path, pipelineDefaults, problems) });
   });
 
   const names = [...firstAt.keys()].sort(compareNames);
   const nodes = names.map((name, index): NodeSpec => {
-    const { ip, subnet } = parsed.get(name)!;
-    const { name: _name, role, ip: _ip, subnet: _subnet, ...config } = raw[firstAt.get(name)!]!;
-    return { index, name, role, ip, subnet, mac: MAC_BASE + index + 1, ports: [], config };
+    const { ip, subnet, pipelinePs } = parsed.get(name)!;
+    const { name: _name, role, ip: _ip, subnet: _subnet, pipelineLatency: _pipeline, ...config } = raw[firstAt.get(name)!]!;
+    return { index, name, role, ip, subnet, pipelinePs, mac: MAC_BASE + index + 1, ports: [], config };
   });
   return {
     nodes,

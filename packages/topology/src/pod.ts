@@ -61,6 +61,12 @@ export interface NodeSpec {
   ip: number;
   /** ToRs may declare the subnet of their hosts. */
   subnet: Subnet | null;
+  /**
+   * The node's fixed pipeline latency (`pipelineLatency`, default 0): every frame it sends, PFC
+   * included, reaches its neighbour this much later. It is part of the latency of each direction
+   * the node transmits on (`LinkDirection.latencyPs`), so it is also lookahead (DESIGN §3).
+   */
+  pipelinePs: number;
   /** Derived deterministically from the node index (locally administered unicast). */
   mac: number;
   ports: PortSpec[];

@@ -14,7 +14,7 @@ import { DEFAULT_SEED, type RawTopology } from './schema.js';
 
 export function resolvePod(raw: RawTopology, file: string, ext: SchemaExtensions): PodSpec {
   const problems = new Problems();
-  const table = resolveNodes(raw.nodes, problems);
+  const table = resolveNodes(raw.nodes, raw.defaults?.pipelineLatency, problems);
   const links = resolveLinks(raw, table, problems);
   checkHosts(table, raw.links ?? [], problems);
   const workloads = resolveWorkloads(raw, file, table, ext, problems);
@@ -65,8 +65,8 @@ function runChecks(pod: PodSpec, raw: RawTopology, declaredAt: ReadonlyMap<strin
   }
 }
 
-/** `defaults` without the core `link` key: what extension packages contributed. */
+/** `defaults` without the core keys: what extension packages contributed. */
 function extensionDefaults(raw: RawTopology): Record<string, unknown> {
-  const { link: _link, ...rest } = raw.defaults ?? {};
+  const { link: _link, pipelineLatency: _pipeline, ...rest } = raw.defaults ?? {};
   return rest;
 }

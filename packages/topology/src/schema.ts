@@ -41,6 +41,7 @@ export interface RawNode {
   role: Role;
   ip?: string;
   subnet?: string;
+  pipelineLatency?: string;
   [extension: string]: unknown;
 }
 export interface RawLink extends RawLinkParams {
@@ -48,12 +49,17 @@ export interface RawLink extends RawLinkParams {
   b: string;
   impairments?: { a_to_b?: RawImpair; b_to_a?: RawImpair };
 }
+/** `defaults.pipelineLatency`: per kind of node, hosts (their NICs) and switches (every other role). */
+export interface RawPipelineDefaults {
+  host?: string;
+  switch?: string;
+}
 export interface RawTopology {
   name: string;
   seed?: number;
   profile?: Profile;
   timing?: Timing;
-  defaults?: { link?: RawLinkParams & { impairments?: RawImpair }; [extension: string]: unknown };
+  defaults?: { link?: RawLinkParams & { impairments?: RawImpair }; pipelineLatency?: RawPipelineDefaults; [extension: string]: unknown };
   nodes: RawNode[];
   links?: RawLink[];
   workloads?: Array<Record<string, unknown> & { kind: string }>;
@@ -95,11 +101,22 @@ function workloadItem(ext: SchemaExtensions): JsonSchema {
 export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
   const defaults = object(
     'defaults {link, ...}',
-    extensionKeys('defaults', { link: object('link defaults {rate, latency, mtu, impairments}', { ...linkParams, impairments: impair }) }, ext.defaults),
+    extensionKeys(
+      'defaults',
+      {
+        link: object('link defaults {rate, latency, mtu, impairments}', { ...linkParams, impairments: impair }),
+        pipelineLatency: object('pipeline latency defaults {host?, switch?}', { host: duration, switch: duration }),
+      },
+      ext.defaults,
+    ),
   );
   const node = object(
-    'a node {name, role, ip?, subnet?}',
-    extensionKeys('node', { name: nodeName, role: { enum: [...ROLES], description: 'a node role' }, ip: { type: 'string', description: EXPECT.ipv4 }, subnet: { type: 'string', description: EXPECT.subnet } }, ext.node),
+    'a node {name, role, ip?, subnet?, pipelineLatency?}',
+    extensionKeys(
+      'node',
+      { name: nodeName, role: { enum: [...ROLES], description: 'a node role' }, ip: { type: 'string', description: EXPECT.ipv4 }, subnet: { type: 'string', description: EXPECT.subnet }, pipelineLatency: duration },
+      ext.node,
+    ),
     ['name', 'role'],
   );
   const link = object(

@@ -176,10 +176,12 @@ topology
   .option('--name <name>', 'pod name (default clos-S-L-T-P-H)')
   .option('--seed <n>', 'pod seed', integer('a seed', 0))
   .addOption(new Option('--timing <timing>', 'drill: watchdog and stall-prevention timers scaled down (2 ms detection)').choices(['default', 'drill']))
+  .option('--switch-pipeline <d>', "every switch's fixed pipeline latency, added to what it sends (default 0), e.g. 600ns")
+  .option('--host-pipeline <d>', "every host NIC's fixed pipeline latency, added to what it sends (default 0)")
   .option('--permutation <size>', 'add a permutation workload: every host sends one flow of this size, e.g. 1GB')
   .option('--pingmesh <interval>', 'add pingmesh probes between every pair of hosts at this interval, e.g. 100us')
   .option('--pause-storm <host@time>', "add a malfunctioning NIC: the host's NIC pauses its ToR from that virtual time on, e.g. h16@10ms", hostAtTime)
-  .action(async (o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; timing?: 'default' | 'drill'; permutation?: string; pingmesh?: string; pauseStorm?: { host: string; at: string } }) => {
+  .action(async (o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; timing?: 'default' | 'drill'; switchPipeline?: string; hostPipeline?: string; permutation?: string; pingmesh?: string; pauseStorm?: { host: string; at: string } }) => {
     process.exitCode = (await commands.topology()).closCommand(o);
   });
 

@@ -29,6 +29,8 @@ export function closCommandLine(o: Omit<ClosOptions, 'command'>): string {
   if (o.name !== undefined) words.push(`--name ${o.name}`);
   if (o.seed !== undefined) words.push(`--seed ${o.seed}`);
   if (o.timing !== undefined) words.push(`--timing ${o.timing}`);
+  if (o.switchPipeline !== undefined) words.push(`--switch-pipeline ${o.switchPipeline}`);
+  if (o.hostPipeline !== undefined) words.push(`--host-pipeline ${o.hostPipeline}`);
   if (o.permutation !== undefined) words.push(`--permutation ${o.permutation}`);
   if (o.pingmesh !== undefined) words.push(`--pingmesh ${o.pingmesh}`);
   if (o.pauseStorm !== undefined) words.push(`--pause-storm ${o.pauseStorm.host}@${o.pauseStorm.at}`);
