@@ -1,7 +1,9 @@
 /**
  * The requester (sending) side of one RC QP (PHYSICS §5.2, IB semantics). It segments posted
  * WRITEs and SENDs into PSN-ordered packets, completes them on cumulative ACKs and retransmits
- * by go-back-N or go-back-0. A deterministic core (STYLE §2): the NIC decides when a packet may
+ * by go-back-N or go-back-0. A READ is one request packet that takes as many PSNs as its
+ * responses will: the responses are its acknowledgement, each one of everything before it, and
+ * a missing one is asked for again from its PSN. A deterministic core (STYLE §2): the NIC decides when a packet may
  * go (pacing, DCQCN), calls `deadlinePs()`/`onTimer()` and hands in ACKs and NAKs. There is no
  * window: IB RC has none, and the rate limiter paces the QP.
  *
@@ -10,6 +12,7 @@
  */
 import { NAK_INVALID_REQUEST, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, rnrTimerPs, syndromeKind, syndromeValue } from './aeth.js';
 import { PSN_MASK, psnAdd, psnDiff } from './psn.js';
+import { Opcode } from '@rocelab/wire';
 import { packetCount, payloadOf, sendOpcode, writeOpcode } from './segmentation.js';
 
 /** go-back-N resends from the lost packet; go-back-0 resends the whole message (Guo et al., SIGCOMM 2016). */
@@ -17,6 +20,12 @@ export type Recovery = 'goBackN' | 'goBack0';
 
 /** Retransmission default: go-back-N (DESIGN §9). The other RC defaults are in defaults.ts. */
 export const DEFAULT_RECOVERY: Recovery = 'goBackN';
+/**
+ * READs in flight at once (IB `max_rd_atomic`, the initiator depth): 16, what mlx5 devices
+ * report as `max_qp_rd_atom` (`1 << log_max_ra_req_qp`, 4 on ConnectX-4/5).
+ */
+export const DEFAULT_MAX_RD_ATOMIC = 16;
+
 /** `rnrRetry` 7 means retry forever (IBTA; PHYSICS §5.2; Linux rxe `rnr_retry != 7`). */
 export const RNR_RETRY_INFINITE = 7;
 
@@ -38,9 +47,11 @@ export interface RequesterConfig {
   rnrRetry: number;
   /** 24-bit PSN of the first packet. */
   initialPsn: number;
+  /** 0..255: READs whose responses have not all come (IB `max_rd_atomic`); default 16. */
+  maxRdAtomic?: number;
 }
 
-export type WorkOpcode = 'write' | 'send';
+export type WorkOpcode = 'write' | 'send' | 'read';
 
 export interface WorkRequest {
   id: number;
@@ -54,8 +65,10 @@ export interface RequesterPacket {
   psn: number;
   opcode: number;
   payloadBytes: number;
-  /** The RETH's DMA length on the first packet of a WRITE, else 0. */
+  /** The RETH's DMA length: a WRITE's first packet (the message), a READ request (what it asks for); else 0. */
   dmaLength: number;
+  /** Where in the message this packet's bytes start (a READ request: the first byte it asks for). */
+  offsetBytes: number;
   /** Set on the last packet of a message. */
   ackReq: boolean;
   wrId: number;
@@ -98,6 +111,8 @@ export class RcRequester {
     completedBytes: 0,
     /** Work requests completed with an error status (including `flushed`). */
     failed: 0,
+    /** READs asked for again from a missing response: a gap in the responses, or an ACK past them. */
+    readRetries: 0,
   };
   private current: RequesterState = 'ready';
   /** Posted, uncompleted messages in PSN order; the head contains sndUna. */
@@ -114,11 +129,17 @@ export class RcRequester {
   private rnrUntilPs: number | null = null;
   /** When sndUna last moved forward (new data acknowledged); null = never. */
   private lastCreditPs: number | null = null;
+  /** READs posted and not completed: none means no READ bookkeeping on the hot path. */
+  private readsPending = 0;
+  /** sndUna when a gap in READ responses was last answered: one request again per gap. */
+  private readGapAt = -1;
+  private readonly maxRdAtomic: number;
 
   constructor(private readonly config: RequesterConfig) {
     checkConfig(config);
     this.retryLeft = config.retryCount;
     this.rnrLeft = config.rnrRetry;
+    this.maxRdAtomic = config.maxRdAtomic ?? DEFAULT_MAX_RD_ATOMIC;
   }
 
   get state(): RequesterState {
@@ -154,9 +175,11 @@ export class RcRequester {
   post(wr: WorkRequest): void {
     if (this.current === 'error') throw new Error(`RC requester: WR ${wr.id} posted to a QP in error`);
     if (!(Number.isSafeInteger(wr.sizeBytes) && wr.sizeBytes >= 0)) throw new RangeError(`RC requester: WR ${wr.id} size must be an integer ≥ 0, got ${wr.sizeBytes}`);
+    if (wr.opcode === 'read' && this.maxRdAtomic === 0) throw new Error(`RC requester: WR ${wr.id} is a READ on a QP whose maxRdAtomic is 0`);
     const count = packetCount(wr.sizeBytes, this.config.mtu);
     this.messages.push({ wr, firstSeq: this.postEnd, count });
     this.postEnd += count;
+    if (wr.opcode === 'read') this.readsPending++;
   }
 
   hasPacket(nowPs: number): boolean {
@@ -164,8 +187,18 @@ export class RcRequester {
       this.current === 'ready' &&
       this.nxt < this.postEnd &&
       (this.rnrUntilPs === null || nowPs >= this.rnrUntilPs) &&
-      this.nxt - this.una < MAX_OUTSTANDING
+      this.nxt - this.una < MAX_OUTSTANDING &&
+      (this.readsPending === 0 || this.readMayGo())
     );
+  }
+
+  /** A READ at sndNxt waits while `maxRdAtomic` READs already wait for responses. */
+  private readMayGo(): boolean {
+    const next = this.indexOf(this.nxt);
+    if (this.messages[next]!.wr.opcode !== 'read') return true;
+    let inFlight = 0;
+    for (let i = 0; i < next; i++) if (this.messages[i]!.wr.opcode === 'read') inFlight++;
+    return inFlight < this.maxRdAtomic;
   }
 
   /** The packet at sndNxt, regenerated from the message table when it is a retransmission. */
@@ -175,28 +208,67 @@ export class RcRequester {
     const seq = this.nxt++;
     const m = this.messages[this.indexOf(seq)]!;
     const i = seq - m.firstSeq;
+    // One request asks for the rest of the message; its responses take the PSNs up to its end.
+    if (m.wr.opcode === 'read') this.nxt = m.firstSeq + m.count;
     const write = m.wr.opcode === 'write';
     const retransmission = seq < this.sentEnd;
     this.sentEnd = Math.max(this.sentEnd, this.nxt);
     this.stats.packetsSent++;
     if (retransmission) this.stats.retransmittedPackets++;
     if (this.rtoDeadlinePs === null && this.config.ackTimeoutPs !== null) this.rtoDeadlinePs = nowPs + this.config.ackTimeoutPs;
+    const offsetBytes = i * this.config.mtu;
+    if (m.wr.opcode === 'read') {
+      return { psn: this.psnOf(seq), opcode: Opcode.readRequest, payloadBytes: 0, dmaLength: m.wr.sizeBytes - offsetBytes, offsetBytes, ackReq: false, wrId: m.wr.id, retransmission };
+    }
     return {
       psn: this.psnOf(seq),
       opcode: write ? writeOpcode(i, m.count) : sendOpcode(i, m.count),
       payloadBytes: payloadOf(i, m.wr.sizeBytes, this.config.mtu),
       dmaLength: write && i === 0 ? m.wr.sizeBytes : 0,
+      offsetBytes,
       ackReq: i === m.count - 1,
       wrId: m.wr.id,
       retransmission,
     };
   }
 
-  /** Cumulative ACK of everything up to `psn`. A PSN never sent or already acknowledged is stale. */
+  /**
+   * Cumulative ACK of everything up to `psn`. A PSN never sent or already acknowledged is stale.
+   * An ACK past a READ whose responses have not all come says they were lost (the responder
+   * executed it, or it would not have gone on): the READ is asked for again from the first
+   * missing response (IB's implied NAK; Linux rxe `check_psn`: a response past a pending READ
+   * is `COMPST_ERROR_RETRY`).
+   */
   onAck(nowPs: number, psn: number): Completion[] {
     const seq = this.toSeq(psn);
     if (seq === null) return [];
-    const done = this.credit(nowPs, seq + 1);
+    const end = this.readCap(seq + 1);
+    const done = this.credit(nowPs, end);
+    if (end < seq + 1) this.retryRead();
+    this.restartRto(nowPs);
+    return done;
+  }
+
+  /**
+   * A READ response (FIRST, MIDDLE, LAST or ONLY) for `psn`: it acknowledges everything before
+   * it and itself. One after a gap means a response was lost: the READ is asked for again from
+   * the first missing PSN, once per gap (the rest of the old responses still arrive, in order,
+   * and are dropped). A response where no READ is waiting errors the QP.
+   */
+  onReadResponse(nowPs: number, psn: number): Completion[] {
+    const seq = this.toSeq(psn);
+    if (seq === null) return [];
+    if (this.messages[this.indexOf(seq)]!.wr.opcode !== 'read') return this.fail(nowPs, 'remoteOperationalError');
+    // The response due next is the first missing one of the oldest READ (what comes before it is acknowledged by it).
+    if (seq > this.readCap(seq)) {
+      if (this.readGapAt === this.una) return [];
+      this.readGapAt = this.una;
+      this.retryRead();
+      this.restartRto(nowPs);
+      return [];
+    }
+    // A READ's bytes are taken as they come, whatever the recovery: its responses are asked for again from the missing one.
+    const done = this.credit(nowPs, seq + 1, true);
     this.restartRto(nowPs);
     return done;
   }
@@ -248,21 +320,24 @@ export class RcRequester {
     if (this.retryLeft === 0) return this.fail(nowPs, 'retryExceeded');
     this.retryLeft--;
     this.nxt = this.una;
+    this.readGapAt = -1;
     return [];
   }
 
   private goBack(nowPs: number, seq: number): Completion[] {
     this.stats.naksReceived.seq++;
-    const done = this.credit(nowPs, seq);
-    this.nxt = this.restartPoint(seq);
+    const end = this.readCap(seq);
+    const done = this.credit(nowPs, end);
+    this.nxt = this.restartPoint(end);
     this.restartRto(nowPs);
     return done;
   }
 
   private onRnrNak(nowPs: number, seq: number, timerCode: number): Completion[] {
     this.stats.naksReceived.rnr++;
-    const done = this.credit(nowPs, seq);
-    this.nxt = this.restartPoint(seq);
+    const end = this.readCap(seq);
+    const done = this.credit(nowPs, end);
+    this.nxt = this.restartPoint(end);
     this.restartRto(nowPs);
     if (this.rnrLeft === 0) return [...done, ...this.fail(nowPs, 'rnrRetryExceeded')];
     if (this.config.rnrRetry !== RNR_RETRY_INFINITE) this.rnrLeft--;
@@ -275,11 +350,11 @@ export class RcRequester {
    * `reset_retry_counters`). Go-back-0 credits whole messages only: it resends a message from its
    * first packet anyway, so sndUna stays on a message boundary.
    */
-  private credit(nowPs: number, end: number): Completion[] {
+  private credit(nowPs: number, end: number, exact = false): Completion[] {
     if (end <= this.una) return [];
     this.retryLeft = this.config.retryCount;
     this.rnrLeft = this.config.rnrRetry;
-    const una = this.config.recovery === 'goBack0' ? this.restartPoint(end) : end;
+    const una = this.config.recovery === 'goBack0' && !exact ? this.restartPoint(end) : end;
     if (una > this.una) this.lastCreditPs = nowPs;
     this.una = una;
     this.nxt = Math.max(this.nxt, this.una);
@@ -287,14 +362,40 @@ export class RcRequester {
     while (n < this.messages.length && this.messages[n]!.firstSeq + this.messages[n]!.count <= this.una) n++;
     this.stats.completed += n;
     const done = this.messages.splice(0, n);
-    for (const m of done) this.stats.completedBytes += m.wr.sizeBytes;
+    for (const m of done) {
+      this.stats.completedBytes += m.wr.sizeBytes;
+      if (m.wr.opcode === 'read') this.readsPending--;
+    }
     return done.map((m) => completion(m, nowPs, 'success'));
   }
 
-  /** Where a go-back resumes for a loss at `seq`. */
+  /**
+   * Where a go-back resumes for a loss at `seq`. A READ resumes at the loss under go-back-0 too:
+   * its request names the first byte it wants, and the bytes before it are already here.
+   */
   private restartPoint(seq: number): number {
     if (this.config.recovery === 'goBackN' || seq >= this.postEnd) return seq;
-    return this.messages[this.indexOf(seq)]!.firstSeq;
+    const m = this.messages[this.indexOf(seq)]!;
+    return m.wr.opcode === 'read' ? seq : m.firstSeq;
+  }
+
+  /**
+   * How far an ACK or NAK may acknowledge: not past a READ that still waits for responses (its
+   * responses are its only acknowledgement), so up to its first missing response.
+   */
+  private readCap(end: number): number {
+    if (this.readsPending === 0) return end;
+    for (const m of this.messages) {
+      if (m.firstSeq >= end) break;
+      if (m.wr.opcode === 'read') return Math.max(this.una, m.firstSeq);
+    }
+    return end;
+  }
+
+  /** Ask for the READ at sndUna again from its first missing response. */
+  private retryRead(): void {
+    this.stats.readRetries++;
+    this.nxt = this.una;
   }
 
   private restartRto(nowPs: number): void {
@@ -308,6 +409,7 @@ export class RcRequester {
     this.rtoDeadlinePs = null;
     this.rnrUntilPs = null;
     const failed = this.messages.splice(0).map((m, i) => completion(m, nowPs, i === 0 ? status : 'flushed'));
+    this.readsPending = 0;
     this.stats.failed += failed.length;
     return failed;
   }
@@ -358,5 +460,6 @@ function checkConfig(c: RequesterConfig): void {
   if (!inRange(c.retryCount, 0, 7)) bad.push(`retryCount must be 0..7, got ${c.retryCount}`);
   if (!inRange(c.rnrRetry, 0, 7)) bad.push(`rnrRetry must be 0..7, got ${c.rnrRetry}`);
   if (!inRange(c.initialPsn, 0, PSN_MASK)) bad.push(`initialPsn must be 0..0xFFFFFF, got ${c.initialPsn}`);
+  if (c.maxRdAtomic !== undefined && !inRange(c.maxRdAtomic, 0, 255)) bad.push(`maxRdAtomic must be 0..255, got ${c.maxRdAtomic}`);
   if (bad.length > 0) throw new RangeError(`RC requester config: ${bad.join('; ')}`);
 }

@@ -1,12 +1,18 @@
 /**
  * The responder (receiving) side of one RC QP (PHYSICS §5.2): accepts request packets in PSN
  * order, coalesces ACKs, NAKs sequence errors and answers RNR NAK to a SEND with no posted
- * receive. A deterministic core (STYLE §2): the NIC hands in each request packet and sends the
- * reply it gets back.
+ * receive. A READ request in order is executed: the result says which responses to send (one
+ * PSN each, from the request's), and its PSNs are consumed. A duplicate READ request is executed
+ * again from its PSN, as IB requires, while the responder still remembers the READ it belongs to
+ * (the last `maxDestRdAtomic` ones). A deterministic core (STYLE §2): the NIC hands in each
+ * request packet and sends the reply or the responses it gets back, a QP's in PSN order (an ACK
+ * for a later request goes after an earlier READ's last response).
  */
 import { NAK_PSN_SEQUENCE_ERROR, rnrNakSyndrome } from './aeth.js';
-import { nextPsn, PSN_MASK, psnAdd, psnAfter } from './psn.js';
-import { DEFAULT_RECOVERY, type Recovery } from './rc-requester.js';
+import { Opcode } from '@rocelab/wire';
+import { nextPsn, PSN_MASK, psnAdd, psnAfter, psnDiff } from './psn.js';
+import { DEFAULT_MAX_RD_ATOMIC, DEFAULT_RECOVERY, type Recovery } from './rc-requester.js';
+import { packetCount } from './segmentation.js';
 
 /** IB: one NAK per sequence error (PHYSICS §5.2; Linux rxe `RESPST_ERR_PSN_OUT_OF_SEQ`). hpcc's interval is in defaults.ts. */
 export const DEFAULT_NAK_POLICY: NakPolicy = 'oncePerGap';
@@ -35,6 +41,17 @@ export interface ResponderConfig {
    * PHYSICS §5.2). Without this a go-back-0 requester cannot livelock (PHYSICS §7a #7).
    */
   recovery?: Recovery;
+  /** Payload bytes per packet: how many responses a READ takes. Needed only for READs. */
+  mtu?: number;
+  /** 1..255: READs remembered for re-execution (IB `max_dest_rd_atomic`); default 16. */
+  maxDestRdAtomic?: number;
+}
+
+/** The responses a READ request asks for: `count` packets from `firstPsn`, `lengthBytes` in all. */
+export interface ReadResponses {
+  firstPsn: number;
+  count: number;
+  lengthBytes: number;
 }
 
 export type ResponderReply = { kind: 'ack'; psn: number; msn: number } | { kind: 'nak'; psn: number; msn: number; syndrome: number } | null;
@@ -44,6 +61,8 @@ export interface ResponderResult {
   reply: ResponderReply;
   /** The packet completed a message (its last packet accepted in order): bytes of that message. */
   messageBytes: number | null;
+  /** A READ request executed (in order, or again as a duplicate): the responses to send. */
+  read?: ReadResponses;
 }
 
 type Position = 'first' | 'middle' | 'last' | 'only';
@@ -66,6 +85,10 @@ export class RcResponder {
     bytesAccepted: 0,
     /** Payload of partial messages discarded by go-back-0 rollbacks. */
     bytesDiscarded: 0,
+    /** READ requests executed in order, executed again as duplicates, and duplicates too old to execute. */
+    reads: 0,
+    readsReexecuted: 0,
+    readsForgotten: 0,
     /**
      * Goodput: payload the application holds for good. Go-back-N never takes back a byte it
      * accepted in order, so those count at once; go-back-0 may discard a partial message, so
@@ -87,6 +110,8 @@ export class RcResponder {
   private nakTimerPs = 0;
   private lastNakPsn: number | null = null;
   private readonly recovery: Recovery;
+  /** The last READs executed in order, oldest first: a duplicate request inside one is executed again. */
+  private readonly recentReads: ReadResponses[] = [];
 
   constructor(private readonly config: ResponderConfig) {
     checkConfig(config);
@@ -109,8 +134,9 @@ export class RcResponder {
     this.receives += count;
   }
 
-  /** One request packet (SEND or WRITE, opcode 0x00–0x0B). */
-  onPacket(nowPs: number, psn: number, opcode: number, payloadBytes: number, ackReq: boolean): ResponderResult {
+  /** One request packet: SEND or WRITE (opcode 0x00–0x0B), or a READ request asking for `dmaLength` bytes. */
+  onPacket(nowPs: number, psn: number, opcode: number, payloadBytes: number, ackReq: boolean, dmaLength = 0): ResponderResult {
+    if (opcode === Opcode.readRequest) return this.onReadRequest(nowPs, psn, dmaLength);
     const position = POSITIONS[opcode];
     if (position === undefined) throw new RangeError(`RC responder: opcode 0x${opcode.toString(16)} is not a SEND or WRITE request`);
     if (psn === this.ePsn) return this.inOrder(psn, opcode <= LAST_SEND_OPCODE, position, payloadBytes, ackReq);
@@ -147,6 +173,33 @@ export class RcResponder {
     }
     const reply = ackReq || last || this.sinceAck >= this.config.ackEvery ? this.ack(psn) : null;
     return { verdict: 'accepted', reply, messageBytes };
+  }
+
+  private onReadRequest(nowPs: number, psn: number, lengthBytes: number): ResponderResult {
+    const mtu = this.config.mtu;
+    if (mtu === undefined) throw new Error('RC responder: a READ request on a QP configured without an MTU');
+    const read = { firstPsn: psn, count: packetCount(lengthBytes, mtu), lengthBytes };
+    if (psn === this.ePsn) {
+      this.ePsn = psnAdd(psn, read.count);
+      this.nakSent = false;
+      // Its responses acknowledge everything before them: a coalesced ACK still owed is not.
+      this.sinceAck = 0;
+      this.msn = (this.msn + 1) & PSN_MASK;
+      this.msgStartPsn = this.ePsn;
+      this.stats.reads++;
+      this.recentReads.push(read);
+      if (this.recentReads.length > (this.config.maxDestRdAtomic ?? DEFAULT_MAX_RD_ATOMIC)) this.recentReads.shift();
+      return { verdict: 'accepted', reply: null, messageBytes: null, read };
+    }
+    if (psnAfter(psn, this.ePsn)) return this.ahead(nowPs);
+    this.stats.duplicates++;
+    // A retried READ asks from its first missing response on: inside a READ we remember, it runs again.
+    if (!this.recentReads.some((r) => psnDiff(psn, r.firstPsn) < r.count)) {
+      this.stats.readsForgotten++;
+      return { verdict: 'duplicate', reply: null, messageBytes: null };
+    }
+    this.stats.readsReexecuted++;
+    return { verdict: 'duplicate', reply: null, messageBytes: null, read };
   }
 
   /** A gap: drop the packet; maybe NAK the expected PSN. */
@@ -203,5 +256,7 @@ function checkConfig(c: ResponderConfig): void {
   if (!(Number.isSafeInteger(c.nakIntervalPs) && c.nakIntervalPs >= 0)) bad.push(`nakIntervalPs must be an integer ≥ 0, got ${c.nakIntervalPs}`);
   if (!(Number.isInteger(c.rnrTimerCode) && c.rnrTimerCode >= 0 && c.rnrTimerCode <= 31)) bad.push(`rnrTimerCode must be 0..31, got ${c.rnrTimerCode}`);
   if (c.recovery !== undefined && c.recovery !== 'goBackN' && c.recovery !== 'goBack0') bad.push(`recovery must be goBackN or goBack0, got ${String(c.recovery)}`);
+  if (c.mtu !== undefined && !(Number.isSafeInteger(c.mtu) && c.mtu > 0)) bad.push(`mtu must be a positive integer, got ${c.mtu}`);
+  if (c.maxDestRdAtomic !== undefined && !(Number.isInteger(c.maxDestRdAtomic) && c.maxDestRdAtomic >= 1 && c.maxDestRdAtomic <= 255)) bad.push(`maxDestRdAtomic must be 1..255, got ${c.maxDestRdAtomic}`);
   if (bad.length > 0) throw new RangeError(`RC responder config: ${bad.join('; ')}`);
 }

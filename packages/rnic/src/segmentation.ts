@@ -1,6 +1,7 @@
 /**
  * Segmentation of an RDMA WRITE into MTU-sized packets (IBTA; PHYSICS §5.1): one packet is
  * WRITE ONLY; more are FIRST, MIDDLE…, LAST. The first (or only) packet carries the RETH.
+ * A READ's responses are cut the same way (RESPONSE ONLY, or FIRST, MIDDLE…, LAST).
  */
 import { Opcode } from '@rocelab/wire';
 
@@ -26,3 +27,13 @@ export function sendOpcode(index: number, count: number): number {
   if (index === 0) return Opcode.sendFirst;
   return index === count - 1 ? Opcode.sendLast : Opcode.sendMiddle;
 }
+
+/** READ response opcodes by position; FIRST, LAST and ONLY carry an AETH, MIDDLE none (IBTA; PHYSICS §5.1). */
+export function readResponseOpcode(index: number, count: number): number {
+  if (count === 1) return Opcode.readResponseOnly;
+  if (index === 0) return Opcode.readResponseFirst;
+  return index === count - 1 ? Opcode.readResponseLast : Opcode.readResponseMiddle;
+}
+
+/** Whether a READ response opcode carries an AETH (all but MIDDLE). */
+export const readResponseHasAeth = (opcode: number): boolean => opcode !== Opcode.readResponseMiddle;

@@ -22,6 +22,11 @@ export const Opcode = {
   writeMiddle: 0x07,
   writeLast: 0x08,
   writeOnly: 0x0a,
+  readRequest: 0x0c,
+  readResponseFirst: 0x0d,
+  readResponseMiddle: 0x0e,
+  readResponseLast: 0x0f,
+  readResponseOnly: 0x10,
   acknowledge: 0x11,
   cnp: 0x81,
 } as const;
