@@ -357,6 +357,7 @@ export class Nic implements NodeModel {
     }
     const reply = result.reply;
     if (reply === null) return;
+    if (reply.kind === 'atomicAck') throw new Error('NIC: an Atomic ACK, but this NIC does not carry atomics yet');
     // hpcc-ns3: no CNP packets; the ACK of a CE-marked packet carries the CNP flag (PHYSICS §1.6).
     const cnpFlag = ce && this.config.settings.dcqcn.enabled && this.config.settings.dcqcn.variant === 'hpcc-ns3';
     const ack = this.addressed(FrameKind.ack, r.end);

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { Rng } from '@rocelab/sim';
 import { localAckTimeoutPs, NAK_PSN_SEQUENCE_ERROR } from './aeth.js';
 import { RcRequester, type Completion, type RequesterConfig, type RequesterPacket, type WorkOpcode } from './rc-requester.js';
-import { RcResponder, type ReadResponses, type ResponderConfig } from './rc-responder.js';
+import { RcResponder, type ReadResponses, type ResponderConfig, type ResponderReply } from './rc-responder.js';
 import { readResponseHasAeth, readResponseOpcode } from './segmentation.js';
 
 const MTU = 1024;
@@ -35,6 +35,13 @@ function send(r: RcRequester, nowPs = 0): RequesterPacket[] {
 
 /** The PSNs of a READ's responses. */
 const psnsOf = (read: ReadResponses) => Array.from({ length: read.count }, (_, i) => (read.firstPsn + i) & 0xffffff);
+/** An ACK, NAK or Atomic ACK handed to the requester. */
+function deliverReply(req: RcRequester, nowPs: number, reply: NonNullable<ResponderReply>): Completion[] {
+  if (reply.kind === 'ack') return req.onAck(nowPs, reply.psn);
+  if (reply.kind === 'nak') return req.onNak(nowPs, reply.psn, reply.syndrome);
+  return req.onAtomicAck(nowPs, reply.psn, reply.original);
+}
+
 const ok = (cs: Completion[]) => cs.map((c) => [c.wrId, c.opcode, c.status]);
 
 test('response opcodes: ONLY, or FIRST MIDDLE… LAST; every one but MIDDLE carries an AETH', () => {
@@ -131,7 +138,7 @@ test('at most maxRdAtomic READs wait for responses; a WRITE behind them may stil
   post(w, MTU);
   const write = post(w, MTU, 'write');
   assert.deepEqual(send(w).map((p) => p.wrId), [write - 1, write]);
-  assert.throws(() => post(requester({ maxRdAtomic: 0 }), MTU), /READ on a QP whose maxRdAtomic is 0/);
+  assert.throws(() => post(requester({ maxRdAtomic: 0 }), MTU), /is a read on a QP whose maxRdAtomic is 0/);
   assert.throws(() => requester({ maxRdAtomic: 256 }), /maxRdAtomic must be 0..255, got 256/);
 });
 
@@ -196,7 +203,7 @@ test('end to end under 10 % loss both ways: every READ and WRITE completes, in o
       const r = resp.onPacket(nowPs, p.psn, p.opcode, p.payloadBytes, p.ackReq, p.dmaLength);
       if (r.read !== undefined) for (const psn of psnsOf(r.read)) if (rng.nextFloat() >= 0.1) replies.push(() => req.onReadResponse(nowPs, psn));
       const reply = r.reply;
-      if (reply !== null && rng.nextFloat() >= 0.1) replies.push(() => (reply.kind === 'ack' ? req.onAck(nowPs, reply.psn) : req.onNak(nowPs, reply.psn, reply.syndrome)));
+      if (reply !== null && rng.nextFloat() >= 0.1) replies.push(() => deliverReply(req, nowPs, reply));
     }
     for (const deliver of replies) for (const c of deliver()) done.push([c.wrId, c.opcode, c.status]);
     if (req.deadlinePs() !== null && nowPs >= req.deadlinePs()!) for (const c of req.onTimer(nowPs)) done.push([c.wrId, c.opcode, c.status]);

@@ -3,7 +3,8 @@
  * WRITEs and SENDs into PSN-ordered packets, completes them on cumulative ACKs and retransmits
  * by go-back-N or go-back-0. A READ is one request packet that takes as many PSNs as its
  * responses will: the responses are its acknowledgement, each one of everything before it, and
- * a missing one is asked for again from its PSN. A deterministic core (STYLE §2): the NIC decides when a packet may
+ * a missing one is asked for again from its PSN. An atomic (FETCH_AND_ADD, COMPARE_AND_SWAP) is
+ * one request and one PSN, acknowledged by its Atomic ACK, which carries the word as it was. A deterministic core (STYLE §2): the NIC decides when a packet may
  * go (pacing, DCQCN), calls `deadlinePs()`/`onTimer()` and hands in ACKs and NAKs. There is no
  * window: IB RC has none, and the rate limiter paces the QP.
  *
@@ -51,14 +52,29 @@ export interface RequesterConfig {
   maxRdAtomic?: number;
 }
 
-export type WorkOpcode = 'write' | 'send' | 'read';
+export type WorkOpcode = 'write' | 'send' | 'read' | 'fetchAdd' | 'compareSwap';
+
+/** What an atomic carries to the responder (the AtomicETH): the word's address and rkey, the add or compare operand, the swap value. */
+export interface AtomicOperands {
+  address: bigint;
+  rkey: number;
+  operand: bigint;
+  swap: bigint;
+}
 
 export interface WorkRequest {
   id: number;
   opcode: WorkOpcode;
+  /** An atomic's is 8. */
   sizeBytes: number;
   postedPs: number;
+  /** Atomics only. */
+  atomic?: AtomicOperands;
 }
+
+/** READs and atomics: answered by responses rather than ACKs, and limited by `maxRdAtomic`. */
+export const isReadOrAtomic = (opcode: WorkOpcode): boolean => opcode === 'read' || opcode === 'fetchAdd' || opcode === 'compareSwap';
+const isAtomic = (opcode: WorkOpcode): boolean => opcode === 'fetchAdd' || opcode === 'compareSwap';
 
 /** One packet to transmit; the NIC adds addresses, IP ID, DSCP and pacing. */
 export interface RequesterPacket {
@@ -74,6 +90,8 @@ export interface RequesterPacket {
   wrId: number;
   /** This PSN went out before (the PSN is below the highest ever sent). */
   retransmission: boolean;
+  /** An atomic request's AtomicETH. */
+  atomic?: AtomicOperands;
 }
 
 /**
@@ -89,6 +107,8 @@ export interface Completion {
   postedPs: number;
   completedPs: number;
   status: CompletionStatus;
+  /** A successful atomic: the word as it was before the operation. */
+  atomicOriginal?: bigint;
 }
 
 export type RequesterState = 'ready' | 'error';
@@ -97,6 +117,8 @@ interface Message {
   wr: WorkRequest;
   firstSeq: number;
   count: number;
+  /** An atomic's Atomic ACK value, once it came. */
+  original?: bigint;
 }
 
 export class RcRequester {
@@ -111,7 +133,7 @@ export class RcRequester {
     completedBytes: 0,
     /** Work requests completed with an error status (including `flushed`). */
     failed: 0,
-    /** READs asked for again from a missing response: a gap in the responses, or an ACK past them. */
+    /** READs and atomics asked for again from a missing response: a gap in the responses, or an ACK or NAK past them. */
     readRetries: 0,
   };
   private current: RequesterState = 'ready';
@@ -129,8 +151,8 @@ export class RcRequester {
   private rnrUntilPs: number | null = null;
   /** When sndUna last moved forward (new data acknowledged); null = never. */
   private lastCreditPs: number | null = null;
-  /** READs posted and not completed: none means no READ bookkeeping on the hot path. */
-  private readsPending = 0;
+  /** READs and atomics posted and not completed: none means no such bookkeeping on the hot path. */
+  private rdAtomicPending = 0;
   /** sndUna when a gap in READ responses was last answered: one request again per gap. */
   private readGapAt = -1;
   private readonly maxRdAtomic: number;
@@ -175,11 +197,12 @@ export class RcRequester {
   post(wr: WorkRequest): void {
     if (this.current === 'error') throw new Error(`RC requester: WR ${wr.id} posted to a QP in error`);
     if (!(Number.isSafeInteger(wr.sizeBytes) && wr.sizeBytes >= 0)) throw new RangeError(`RC requester: WR ${wr.id} size must be an integer ≥ 0, got ${wr.sizeBytes}`);
-    if (wr.opcode === 'read' && this.maxRdAtomic === 0) throw new Error(`RC requester: WR ${wr.id} is a READ on a QP whose maxRdAtomic is 0`);
+    if (isReadOrAtomic(wr.opcode) && this.maxRdAtomic === 0) throw new Error(`RC requester: WR ${wr.id} is a ${wr.opcode} on a QP whose maxRdAtomic is 0`);
+    if (isAtomic(wr.opcode) && (wr.sizeBytes !== 8 || wr.atomic === undefined)) throw new RangeError(`RC requester: atomic WR ${wr.id} must be 8 bytes with its operands, got ${wr.sizeBytes} bytes${wr.atomic === undefined ? ' and no operands' : ''}`);
     const count = packetCount(wr.sizeBytes, this.config.mtu);
     this.messages.push({ wr, firstSeq: this.postEnd, count });
     this.postEnd += count;
-    if (wr.opcode === 'read') this.readsPending++;
+    if (isReadOrAtomic(wr.opcode)) this.rdAtomicPending++;
   }
 
   hasPacket(nowPs: number): boolean {
@@ -188,16 +211,16 @@ export class RcRequester {
       this.nxt < this.postEnd &&
       (this.rnrUntilPs === null || nowPs >= this.rnrUntilPs) &&
       this.nxt - this.una < MAX_OUTSTANDING &&
-      (this.readsPending === 0 || this.readMayGo())
+      (this.rdAtomicPending === 0 || this.readMayGo())
     );
   }
 
-  /** A READ at sndNxt waits while `maxRdAtomic` READs already wait for responses. */
+  /** A READ or atomic at sndNxt waits while `maxRdAtomic` of them already wait for responses. */
   private readMayGo(): boolean {
     const next = this.indexOf(this.nxt);
-    if (this.messages[next]!.wr.opcode !== 'read') return true;
+    if (!isReadOrAtomic(this.messages[next]!.wr.opcode)) return true;
     let inFlight = 0;
-    for (let i = 0; i < next; i++) if (this.messages[i]!.wr.opcode === 'read') inFlight++;
+    for (let i = 0; i < next; i++) if (isReadOrAtomic(this.messages[i]!.wr.opcode)) inFlight++;
     return inFlight < this.maxRdAtomic;
   }
 
@@ -219,6 +242,10 @@ export class RcRequester {
     const offsetBytes = i * this.config.mtu;
     if (m.wr.opcode === 'read') {
       return { psn: this.psnOf(seq), opcode: Opcode.readRequest, payloadBytes: 0, dmaLength: m.wr.sizeBytes - offsetBytes, offsetBytes, ackReq: false, wrId: m.wr.id, retransmission };
+    }
+    if (isAtomic(m.wr.opcode)) {
+      const opcode = m.wr.opcode === 'fetchAdd' ? Opcode.fetchAdd : Opcode.compareSwap;
+      return { psn: this.psnOf(seq), opcode, payloadBytes: 0, dmaLength: 8, offsetBytes: 0, ackReq: true, wrId: m.wr.id, retransmission, atomic: m.wr.atomic! };
     }
     return {
       psn: this.psnOf(seq),
@@ -256,9 +283,23 @@ export class RcRequester {
    * and are dropped). A response where no READ is waiting errors the QP.
    */
   onReadResponse(nowPs: number, psn: number): Completion[] {
+    return this.onResponse(nowPs, psn, 'read', undefined);
+  }
+
+  /**
+   * An Atomic ACK for `psn` with the word as it was: like a READ response, for an atomic. A lost
+   * one is recovered by sending the atomic again; the responder answers a duplicate from its
+   * cache of replies rather than applying it twice.
+   */
+  onAtomicAck(nowPs: number, psn: number, original: bigint): Completion[] {
+    return this.onResponse(nowPs, psn, 'atomic', original);
+  }
+
+  private onResponse(nowPs: number, psn: number, kind: 'read' | 'atomic', original: bigint | undefined): Completion[] {
     const seq = this.toSeq(psn);
     if (seq === null) return [];
-    if (this.messages[this.indexOf(seq)]!.wr.opcode !== 'read') return this.fail(nowPs, 'remoteOperationalError');
+    const m = this.messages[this.indexOf(seq)]!;
+    if (kind === 'read' ? m.wr.opcode !== 'read' : !isAtomic(m.wr.opcode)) return this.fail(nowPs, 'remoteOperationalError');
     // The response due next is the first missing one of the oldest READ (what comes before it is acknowledged by it).
     if (seq > this.readCap(seq)) {
       if (this.readGapAt === this.una) return [];
@@ -267,6 +308,7 @@ export class RcRequester {
       this.restartRto(nowPs);
       return [];
     }
+    if (original !== undefined) m.original = original;
     // A READ's bytes are taken as they come, whatever the recovery: its responses are asked for again from the missing one.
     const done = this.credit(nowPs, seq + 1, true);
     this.restartRto(nowPs);
@@ -364,7 +406,7 @@ export class RcRequester {
     const done = this.messages.splice(0, n);
     for (const m of done) {
       this.stats.completedBytes += m.wr.sizeBytes;
-      if (m.wr.opcode === 'read') this.readsPending--;
+      if (isReadOrAtomic(m.wr.opcode)) this.rdAtomicPending--;
     }
     return done.map((m) => completion(m, nowPs, 'success'));
   }
@@ -380,14 +422,14 @@ export class RcRequester {
   }
 
   /**
-   * How far an ACK or NAK may acknowledge: not past a READ that still waits for responses (its
-   * responses are its only acknowledgement), so up to its first missing response.
+   * How far an ACK or NAK may acknowledge: not past a READ or atomic that still waits for its
+   * responses (they are its only acknowledgement), so up to its first missing response.
    */
   private readCap(end: number): number {
-    if (this.readsPending === 0) return end;
+    if (this.rdAtomicPending === 0) return end;
     for (const m of this.messages) {
       if (m.firstSeq >= end) break;
-      if (m.wr.opcode === 'read') return Math.max(this.una, m.firstSeq);
+      if (isReadOrAtomic(m.wr.opcode)) return Math.max(this.una, m.firstSeq);
     }
     return end;
   }
@@ -409,7 +451,7 @@ export class RcRequester {
     this.rtoDeadlinePs = null;
     this.rnrUntilPs = null;
     const failed = this.messages.splice(0).map((m, i) => completion(m, nowPs, i === 0 ? status : 'flushed'));
-    this.readsPending = 0;
+    this.rdAtomicPending = 0;
     this.stats.failed += failed.length;
     return failed;
   }
@@ -441,7 +483,9 @@ export class RcRequester {
 }
 
 function completion(m: Message, nowPs: number, status: CompletionStatus): Completion {
-  return { wrId: m.wr.id, opcode: m.wr.opcode, sizeBytes: m.wr.sizeBytes, postedPs: m.wr.postedPs, completedPs: nowPs, status };
+  const c: Completion = { wrId: m.wr.id, opcode: m.wr.opcode, sizeBytes: m.wr.sizeBytes, postedPs: m.wr.postedPs, completedPs: nowPs, status };
+  if (status === 'success' && m.original !== undefined) c.atomicOriginal = m.original;
+  return c;
 }
 
 /** NAK code → completion status, as Linux rxe maps them (unknown codes are remote operational errors). */

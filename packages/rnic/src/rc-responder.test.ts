@@ -169,7 +169,7 @@ function lossyLoopback(seed: number, lossRate: number) {
       const { p } = fwd.shift()!;
       const { reply, messageBytes } = resp.onPacket(now, p.psn, p.opcode, p.payloadBytes, p.ackReq);
       if (messageBytes !== null) delivered.push(messageBytes);
-      if (reply !== null && rand() >= lossRate) back.push({ at: s + 3, kind: reply.kind, psn: reply.psn, syndrome: reply.kind === 'nak' ? reply.syndrome : 0 });
+      if (reply !== null && reply.kind !== 'atomicAck' && rand() >= lossRate) back.push({ at: s + 3, kind: reply.kind, psn: reply.psn, syndrome: reply.kind === 'nak' ? reply.syndrome : 0 });
     }
     while (back.length > 0 && back[0]!.at <= s) {
       const b = back.shift()!;

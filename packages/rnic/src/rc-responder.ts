@@ -4,14 +4,18 @@
  * receive. A READ request in order is executed: the result says which responses to send (one
  * PSN each, from the request's), and its PSNs are consumed. A duplicate READ request is executed
  * again from its PSN, as IB requires, while the responder still remembers the READ it belongs to
- * (the last `maxDestRdAtomic` ones). A deterministic core (STYLE §2): the NIC hands in each
+ * (the last `maxDestRdAtomic` ones). An atomic in order is applied to the memory regions and
+ * answered with an Atomic ACK carrying the word as it was; the reply is cached (as many as
+ * `maxDestRdAtomic`), and a duplicate is answered from the cache, never applied twice — the
+ * requester sends an atomic again when its Atomic ACK was lost. A deterministic core (STYLE §2): the NIC hands in each
  * request packet and sends the reply or the responses it gets back, a QP's in PSN order (an ACK
  * for a later request goes after an earlier READ's last response).
  */
-import { NAK_PSN_SEQUENCE_ERROR, rnrNakSyndrome } from './aeth.js';
+import { NAK_INVALID_REQUEST, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, rnrNakSyndrome } from './aeth.js';
+import type { AtomicKind, MemoryRegions } from './memory-region.js';
 import { Opcode } from '@rocelab/wire';
 import { nextPsn, PSN_MASK, psnAdd, psnAfter, psnDiff } from './psn.js';
-import { DEFAULT_MAX_RD_ATOMIC, DEFAULT_RECOVERY, type Recovery } from './rc-requester.js';
+import { DEFAULT_MAX_RD_ATOMIC, DEFAULT_RECOVERY, type AtomicOperands, type Recovery } from './rc-requester.js';
 import { packetCount } from './segmentation.js';
 
 /** IB: one NAK per sequence error (PHYSICS §5.2; Linux rxe `RESPST_ERR_PSN_OUT_OF_SEQ`). hpcc's interval is in defaults.ts. */
@@ -43,8 +47,13 @@ export interface ResponderConfig {
   recovery?: Recovery;
   /** Payload bytes per packet: how many responses a READ takes. Needed only for READs. */
   mtu?: number;
-  /** 1..255: READs remembered for re-execution (IB `max_dest_rd_atomic`); default 16. */
+  /** 1..255: READs remembered for re-execution and atomic replies cached (IB `max_dest_rd_atomic`); default 16. */
   maxDestRdAtomic?: number;
+  /**
+   * Answer a duplicate atomic from the cache of replies (true, the default and what IB requires).
+   * False applies it again: only to show what the cache prevents.
+   */
+  atomicReplyCache?: boolean;
 }
 
 /** The responses a READ request asks for: `count` packets from `firstPsn`, `lengthBytes` in all. */
@@ -54,7 +63,11 @@ export interface ReadResponses {
   lengthBytes: number;
 }
 
-export type ResponderReply = { kind: 'ack'; psn: number; msn: number } | { kind: 'nak'; psn: number; msn: number; syndrome: number } | null;
+export type ResponderReply =
+  | { kind: 'ack'; psn: number; msn: number }
+  | { kind: 'nak'; psn: number; msn: number; syndrome: number }
+  | { kind: 'atomicAck'; psn: number; msn: number; original: bigint }
+  | null;
 
 export interface ResponderResult {
   verdict: 'accepted' | 'outOfSequence' | 'duplicate' | 'rnr';
@@ -89,6 +102,11 @@ export class RcResponder {
     reads: 0,
     readsReexecuted: 0,
     readsForgotten: 0,
+    /** Atomics applied; duplicates answered from the cache; duplicates too old for it (dropped); remote access errors. */
+    atomics: 0,
+    atomicsFromCache: 0,
+    atomicsForgotten: 0,
+    accessErrors: 0,
     /**
      * Goodput: payload the application holds for good. Go-back-N never takes back a byte it
      * accepted in order, so those count at once; go-back-0 may discard a partial message, so
@@ -112,6 +130,8 @@ export class RcResponder {
   private readonly recovery: Recovery;
   /** The last READs executed in order, oldest first: a duplicate request inside one is executed again. */
   private readonly recentReads: ReadResponses[] = [];
+  /** The last atomics' replies, oldest first: a duplicate is answered from here. */
+  private readonly atomicReplies: Array<{ psn: number; original: bigint }> = [];
 
   constructor(private readonly config: ResponderConfig) {
     checkConfig(config);
@@ -200,6 +220,44 @@ export class RcResponder {
     }
     this.stats.readsReexecuted++;
     return { verdict: 'duplicate', reply: null, messageBytes: null, read };
+  }
+
+  /**
+   * An atomic request (FETCH_AND_ADD or COMPARE_AND_SWAP) on `memory`. A misaligned address is an
+   * invalid request, a wrong rkey, a word outside the region or a region without atomic access a
+   * remote access error (Linux rxe `RESPST_ERR_MISALIGNED_ATOMIC`, `RESPST_ERR_RKEY_VIOLATION`):
+   * either NAK errors the requester's QP.
+   */
+  onAtomic(nowPs: number, psn: number, kind: AtomicKind, op: AtomicOperands, memory: MemoryRegions): ResponderResult {
+    if (psnAfter(psn, this.ePsn)) return this.ahead(nowPs);
+    if (psn !== this.ePsn) {
+      this.stats.duplicates++;
+      const cached = this.config.atomicReplyCache === false ? undefined : this.atomicReplies.find((r) => r.psn === psn);
+      if (cached !== undefined) {
+        this.stats.atomicsFromCache++;
+        return { verdict: 'duplicate', reply: { kind: 'atomicAck', psn, msn: this.msn, original: cached.original }, messageBytes: null };
+      }
+      if (this.config.atomicReplyCache !== false) {
+        this.stats.atomicsForgotten++;
+        return { verdict: 'duplicate', reply: null, messageBytes: null };
+      }
+    }
+    const original = memory.atomic(kind, op.address, op.rkey, op.operand, op.swap);
+    if (typeof original === 'string') {
+      this.stats.accessErrors++;
+      const syndrome = original === 'misaligned' ? NAK_INVALID_REQUEST : NAK_REMOTE_ACCESS_ERROR;
+      return { verdict: 'accepted', reply: { kind: 'nak', psn, msn: this.msn, syndrome }, messageBytes: null };
+    }
+    if (psn !== this.ePsn) return { verdict: 'duplicate', reply: { kind: 'atomicAck', psn, msn: this.msn, original }, messageBytes: null };
+    this.ePsn = nextPsn(psn);
+    this.nakSent = false;
+    this.sinceAck = 0;
+    this.msn = (this.msn + 1) & PSN_MASK;
+    this.msgStartPsn = this.ePsn;
+    this.stats.atomics++;
+    this.atomicReplies.push({ psn, original });
+    if (this.atomicReplies.length > (this.config.maxDestRdAtomic ?? DEFAULT_MAX_RD_ATOMIC)) this.atomicReplies.shift();
+    return { verdict: 'accepted', reply: { kind: 'atomicAck', psn, msn: this.msn, original }, messageBytes: null };
   }
 
   /** A gap: drop the packet; maybe NAK the expected PSN. */

@@ -28,6 +28,9 @@ export const Opcode = {
   readResponseLast: 0x0f,
   readResponseOnly: 0x10,
   acknowledge: 0x11,
+  atomicAcknowledge: 0x12,
+  compareSwap: 0x13,
+  fetchAdd: 0x14,
   cnp: 0x81,
 } as const;
 
