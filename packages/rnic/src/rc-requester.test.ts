@@ -400,3 +400,21 @@ test('progress of an uncompleted WRITE: go-back-N counts the packets before sndU
     assert.equal(r.headWrId, null);
   }
 });
+
+test('WRITE and SEND with immediate: the last (or only) packet carries it with the _IMMEDIATE opcode', () => {
+  const r = requester();
+  r.post({ id: 1, opcode: 'write', sizeBytes: 2 * MTU, postedPs: 0, immediate: 0xfeedf00d });
+  r.post({ id: 2, opcode: 'send', sizeBytes: 10, postedPs: 0, immediate: 0 });
+  r.post({ id: 3, opcode: 'write', sizeBytes: 10, postedPs: 0 });
+  assert.deepEqual(
+    send(r).map((p) => [p.opcode, p.immediate]),
+    [
+      [0x06, undefined],
+      [0x09, 0xfeedf00d],
+      [0x05, 0],
+      [0x0a, undefined],
+    ],
+  );
+  assert.throws(() => r.post({ id: 4, opcode: 'read', sizeBytes: 10, postedPs: 0, immediate: 1 }), /immediate data goes with a WRITE or SEND and is 32 bits, got 1 on a read/);
+  assert.throws(() => r.post({ id: 5, opcode: 'write', sizeBytes: 10, postedPs: 0, immediate: 2 ** 32 }), /is 32 bits/);
+});

@@ -70,6 +70,11 @@ export interface WorkRequest {
   postedPs: number;
   /** Atomics only. */
   atomic?: AtomicOperands;
+  /**
+   * WRITE and SEND only: 32 bits of immediate data on the last packet (WRITE or SEND with
+   * immediate). The responder hands it to the receive it consumes, which a WRITE otherwise needs none of.
+   */
+  immediate?: number;
 }
 
 /** READs and atomics: answered by responses rather than ACKs, and limited by `maxRdAtomic`. */
@@ -92,6 +97,8 @@ export interface RequesterPacket {
   retransmission: boolean;
   /** An atomic request's AtomicETH. */
   atomic?: AtomicOperands;
+  /** The immediate data on the last packet of a WRITE or SEND with immediate. */
+  immediate?: number;
 }
 
 /**
@@ -198,6 +205,9 @@ export class RcRequester {
     if (this.current === 'error') throw new Error(`RC requester: WR ${wr.id} posted to a QP in error`);
     if (!(Number.isSafeInteger(wr.sizeBytes) && wr.sizeBytes >= 0)) throw new RangeError(`RC requester: WR ${wr.id} size must be an integer ≥ 0, got ${wr.sizeBytes}`);
     if (isReadOrAtomic(wr.opcode) && this.maxRdAtomic === 0) throw new Error(`RC requester: WR ${wr.id} is a ${wr.opcode} on a QP whose maxRdAtomic is 0`);
+    if (wr.immediate !== undefined && (!(wr.opcode === 'write' || wr.opcode === 'send') || !(Number.isInteger(wr.immediate) && wr.immediate >= 0 && wr.immediate <= 0xffffffff))) {
+      throw new RangeError(`RC requester: WR ${wr.id}: immediate data goes with a WRITE or SEND and is 32 bits, got ${wr.immediate} on a ${wr.opcode}`);
+    }
     if (isAtomic(wr.opcode) && (wr.sizeBytes !== 8 || wr.atomic === undefined)) throw new RangeError(`RC requester: atomic WR ${wr.id} must be 8 bytes with its operands, got ${wr.sizeBytes} bytes${wr.atomic === undefined ? ' and no operands' : ''}`);
     const count = packetCount(wr.sizeBytes, this.config.mtu);
     this.messages.push({ wr, firstSeq: this.postEnd, count });
@@ -247,16 +257,20 @@ export class RcRequester {
       const opcode = m.wr.opcode === 'fetchAdd' ? Opcode.fetchAdd : Opcode.compareSwap;
       return { psn: this.psnOf(seq), opcode, payloadBytes: 0, dmaLength: 8, offsetBytes: 0, ackReq: true, wrId: m.wr.id, retransmission, atomic: m.wr.atomic! };
     }
-    return {
+    const last = i === m.count - 1;
+    const immediate = m.wr.immediate !== undefined;
+    const packet: RequesterPacket = {
       psn: this.psnOf(seq),
-      opcode: write ? writeOpcode(i, m.count) : sendOpcode(i, m.count),
+      opcode: write ? writeOpcode(i, m.count, immediate) : sendOpcode(i, m.count, immediate),
       payloadBytes: payloadOf(i, m.wr.sizeBytes, this.config.mtu),
       dmaLength: write && i === 0 ? m.wr.sizeBytes : 0,
       offsetBytes,
-      ackReq: i === m.count - 1,
+      ackReq: last,
       wrId: m.wr.id,
       retransmission,
     };
+    if (immediate && last) packet.immediate = m.wr.immediate!;
+    return packet;
   }
 
   /**

@@ -85,9 +85,26 @@ test('RNR NAK for a SEND with no posted receive; accepted once a receive is post
   assert.equal(r.expectedPsn, 0);
   assert.deepEqual(r.stats.naksSent, { seq: 0, rnr: 1 });
   r.postReceive();
-  assert.deepEqual(r.onPacket(1, 0, SEND_ONLY, 100, true), { verdict: 'accepted', reply: ack(0, 1), messageBytes: 100 });
+  assert.deepEqual(r.onPacket(1, 0, SEND_ONLY, 100, true), { verdict: 'accepted', reply: ack(0, 1), messageBytes: 100, receive: { opcode: 'send', bytes: 100, immediate: null } });
   assert.equal(r.postedReceives, 0);
   assert.equal(r.onPacket(2, 1, WRITE_ONLY, 100, true).verdict, 'accepted'); // WRITEs need no receive
+});
+
+test('a WRITE with immediate takes a receive with its last packet (RNR without one) and reports its bytes and immediate there', () => {
+  const [WRITE_LAST_IMM, WRITE_ONLY_IMM, SEND_ONLY_IMM] = [0x09, 0x0b, 0x05];
+  const r = responder();
+  assert.equal(r.onPacket(0, 0, WRITE_FIRST, MTU, false).verdict, 'accepted', 'the first packet needs no receive');
+  const rnr = r.onPacket(0, 1, WRITE_LAST_IMM, 10, true, 0, 0xdeadbeef);
+  assert.equal(rnr.verdict, 'rnr');
+  assert.equal(r.expectedPsn, 1, 'the last packet is asked for again after the RNR wait');
+  r.postReceive(2);
+  const done = r.onPacket(1, 1, WRITE_LAST_IMM, 10, true, 0, 0xdeadbeef);
+  assert.deepEqual(done.receive, { opcode: 'writeImmediate', bytes: MTU + 10, immediate: 0xdeadbeef });
+  assert.deepEqual(r.onPacket(2, 2, WRITE_ONLY_IMM, 0, true, 0, 7).receive, { opcode: 'writeImmediate', bytes: 0, immediate: 7 });
+  r.postReceive();
+  assert.deepEqual(r.onPacket(3, 3, SEND_ONLY_IMM, 5, true, 0, 42).receive, { opcode: 'send', bytes: 5, immediate: 42 });
+  assert.equal(r.onPacket(4, 4, WRITE_ONLY, 5, true, 0, 99).receive, undefined, 'a plain WRITE ignores what is not an immediate');
+  assert.equal(r.postedReceives, 0);
 });
 
 test('a multi-packet SEND takes its receive at FIRST only', () => {

@@ -76,6 +76,11 @@ export interface ResponderResult {
   messageBytes: number | null;
   /** A READ request executed (in order, or again as a duplicate): the responses to send. */
   read?: ReadResponses;
+  /**
+   * A message that consumed a receive completed (a SEND, or a WRITE with immediate): what the
+   * receive completion reports — the message's bytes and its immediate data, if any.
+   */
+  receive?: { opcode: 'send' | 'writeImmediate'; bytes: number; immediate: number | null };
 }
 
 type Position = 'first' | 'middle' | 'last' | 'only';
@@ -86,6 +91,8 @@ type Position = 'first' | 'middle' | 'last' | 'only';
  */
 const POSITIONS: readonly Position[] = ['first', 'middle', 'last', 'last', 'only', 'only', 'first', 'middle', 'last', 'last', 'only', 'only'];
 const LAST_SEND_OPCODE = 0x05; // SEND Only with Immediate
+/** The opcodes that carry immediate data: SEND Last/Only and WRITE Last/Only with Immediate. */
+const WITH_IMMEDIATE: ReadonlySet<number> = new Set([0x03, 0x05, 0x09, 0x0b]);
 
 export class RcResponder {
   readonly stats = {
@@ -154,20 +161,25 @@ export class RcResponder {
     this.receives += count;
   }
 
-  /** One request packet: SEND or WRITE (opcode 0x00–0x0B), or a READ request asking for `dmaLength` bytes. */
-  onPacket(nowPs: number, psn: number, opcode: number, payloadBytes: number, ackReq: boolean, dmaLength = 0): ResponderResult {
+  /**
+   * One request packet: SEND or WRITE (opcode 0x00–0x0B; `immediate` is the ImmDt of those with
+   * immediate), or a READ request asking for `dmaLength` bytes.
+   */
+  onPacket(nowPs: number, psn: number, opcode: number, payloadBytes: number, ackReq: boolean, dmaLength = 0, immediate = 0): ResponderResult {
     if (opcode === Opcode.readRequest) return this.onReadRequest(nowPs, psn, dmaLength);
     const position = POSITIONS[opcode];
     if (position === undefined) throw new RangeError(`RC responder: opcode 0x${opcode.toString(16)} is not a SEND or WRITE request`);
-    if (psn === this.ePsn) return this.inOrder(psn, opcode <= LAST_SEND_OPCODE, position, payloadBytes, ackReq);
+    if (psn === this.ePsn) return this.inOrder(psn, opcode <= LAST_SEND_OPCODE, position, payloadBytes, ackReq, WITH_IMMEDIATE.has(opcode) ? immediate : null);
     if (psnAfter(psn, this.ePsn)) return this.ahead(nowPs);
     return this.duplicate();
   }
 
-  private inOrder(psn: number, send: boolean, position: Position, payloadBytes: number, ackReq: boolean): ResponderResult {
+  private inOrder(psn: number, send: boolean, position: Position, payloadBytes: number, ackReq: boolean, immediate: number | null): ResponderResult {
     const first = position === 'first' || position === 'only';
     const last = position === 'last' || position === 'only';
-    if (send && first) {
+    // A SEND takes its receive with its first packet; a WRITE with immediate with its last, the one that carries the immediate.
+    const writeWithImmediate = !send && immediate !== null;
+    if ((send && first) || writeWithImmediate) {
       if (this.receives === 0) {
         this.stats.naksSent.rnr++;
         return { verdict: 'rnr', reply: { kind: 'nak', psn, msn: this.msn, syndrome: rnrNakSyndrome(this.config.rnrTimerCode) }, messageBytes: null };
@@ -182,17 +194,19 @@ export class RcResponder {
     if (this.recovery === 'goBackN') this.stats.bytesDelivered += payloadBytes;
     this.sinceAck++;
     let messageBytes: number | null = null;
+    let receive: ResponderResult['receive'];
     if (last) {
       this.msn = (this.msn + 1) & PSN_MASK; // the MSN is 24 bits wide in the AETH
       this.stats.messagesCompleted++;
       messageBytes = this.msgBytes;
       if (this.recovery === 'goBack0') this.stats.bytesDelivered += messageBytes;
+      if (this.msgHoldsReceive) receive = { opcode: send ? 'send' : 'writeImmediate', bytes: messageBytes, immediate };
       this.msgBytes = 0;
       this.msgHoldsReceive = false;
       this.msgStartPsn = this.ePsn;
     }
     const reply = ackReq || last || this.sinceAck >= this.config.ackEvery ? this.ack(psn) : null;
-    return { verdict: 'accepted', reply, messageBytes };
+    return receive === undefined ? { verdict: 'accepted', reply, messageBytes } : { verdict: 'accepted', reply, messageBytes, receive };
   }
 
   private onReadRequest(nowPs: number, psn: number, lengthBytes: number): ResponderResult {

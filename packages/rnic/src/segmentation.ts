@@ -10,10 +10,12 @@ export function packetCount(sizeBytes: number, mtu: number): number {
   return sizeBytes === 0 ? 1 : Math.ceil(sizeBytes / mtu);
 }
 
-export function writeOpcode(index: number, count: number): number {
-  if (count === 1) return Opcode.writeOnly;
+/** WRITE opcodes by position; `immediate`: the last (or only) packet carries 4 bytes of immediate data and consumes a receive. */
+export function writeOpcode(index: number, count: number, immediate = false): number {
+  if (count === 1) return immediate ? Opcode.writeOnlyImmediate : Opcode.writeOnly;
   if (index === 0) return Opcode.writeFirst;
-  return index === count - 1 ? Opcode.writeLast : Opcode.writeMiddle;
+  if (index === count - 1) return immediate ? Opcode.writeLastImmediate : Opcode.writeLast;
+  return Opcode.writeMiddle;
 }
 
 /** Payload of packet `index`: full MTUs, the remainder last. */
@@ -22,10 +24,11 @@ export function payloadOf(index: number, sizeBytes: number, mtu: number): number
 }
 
 /** SEND opcodes by position (a SEND carries no RETH; it consumes a posted receive). */
-export function sendOpcode(index: number, count: number): number {
-  if (count === 1) return Opcode.sendOnly;
+export function sendOpcode(index: number, count: number, immediate = false): number {
+  if (count === 1) return immediate ? Opcode.sendOnlyImmediate : Opcode.sendOnly;
   if (index === 0) return Opcode.sendFirst;
-  return index === count - 1 ? Opcode.sendLast : Opcode.sendMiddle;
+  if (index === count - 1) return immediate ? Opcode.sendLastImmediate : Opcode.sendLast;
+  return Opcode.sendMiddle;
 }
 
 /** READ response opcodes by position; FIRST, LAST and ONLY carry an AETH, MIDDLE none (IBTA; PHYSICS §5.1). */
