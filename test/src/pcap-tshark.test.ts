@@ -176,6 +176,30 @@ test('SEND payloads under 16 bytes decode cleanly once the RPC-over-RDMA heurist
   assert.deepEqual(fields(file, PROBLEMS, ['frame.number', '_ws.expert'], quiet), []);
 });
 
+test('READ requests and responses, atomics, Atomic ACKs and immediates decode with their headers, nothing malformed', (t) => {
+  if (!needsTshark(t)) return;
+  const frames = [
+    data(Opcode.readRequest, 200, 0, { dmaLength: 2500 }),
+    newFrame(FrameKind.data, { ...back, opcode: Opcode.readResponseFirst, psn: 200, payloadBytes: 1024, syndrome: 0x1f, msn: 1, ipId: 1 }),
+    newFrame(FrameKind.data, { ...back, opcode: Opcode.readResponseMiddle, psn: 201, payloadBytes: 1024, ipId: 2 }),
+    newFrame(FrameKind.data, { ...back, opcode: Opcode.readResponseLast, psn: 202, payloadBytes: 452, syndrome: 0x1f, msn: 1, ipId: 3 }),
+    newFrame(FrameKind.data, { ...back, opcode: Opcode.readResponseOnly, psn: 203, payloadBytes: 8, syndrome: 0x1f, msn: 2, ipId: 4 }),
+    data(Opcode.writeOnlyImmediate, 204, 100, { dmaLength: 100, ackReq: true }),
+    data(Opcode.sendOnlyImmediate, 205, 256, { ackReq: true }),
+    data(Opcode.fetchAdd, 206, 0, { ackReq: true }),
+    data(Opcode.compareSwap, 207, 0, { ackReq: true }),
+    newFrame(FrameKind.ack, { ...back, opcode: Opcode.atomicAcknowledge, psn: 207, syndrome: 0x1f, msn: 5 }),
+  ];
+  const file = writePcap('read-atomic.pcap', frames, frames.map((_, i) => i * 1_000_000), 65_535);
+  assert.deepEqual(fields(file, 'infiniband', ['infiniband.bth.opcode', 'infiniband.bth.psn']), frames.map((f) => [String(f.opcode), String(f.psn)]));
+  assert.deepEqual(fields(file, 'infiniband.reth', ['infiniband.bth.opcode', 'infiniband.reth.dmalen']), [['12', '2500'], ['11', '100']]);
+  assert.deepEqual(fields(file, 'infiniband.aeth', ['infiniband.bth.opcode', 'infiniband.aeth.msn']), [['13', '1'], ['15', '1'], ['16', '2'], ['18', '5']], 'an AETH on READ responses but MIDDLE, and on the Atomic ACK');
+  assert.deepEqual(fields(file, 'infiniband.immdt', ['infiniband.bth.opcode']), [['11'], ['5']]);
+  assert.deepEqual(fields(file, 'infiniband.atomiceth', ['infiniband.bth.opcode']), [['20'], ['19']]);
+  assert.deepEqual(fields(file, 'infiniband.atomicacketh', ['infiniband.bth.opcode']), [['18']]);
+  assert.deepEqual(fields(file, PROBLEMS, ['frame.number', '_ws.expert'], CHECK_IP), []);
+});
+
 // --- captures of real runs (`rocelab run --pcap`) -----------------------------------------------
 
 function capture(file: string, ports: string, duration: string): { dir: string; result: NonNullable<ReturnType<typeof cli>['json']> } {

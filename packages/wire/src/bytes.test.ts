@@ -21,6 +21,23 @@ test('middle and last packets carry no RETH: 1024 + 62', () => {
   }
 });
 
+test('READ, atomics and immediates: each opcode adds its transport headers (IBA §9.2)', () => {
+  const sizes: Array<[string, number, number, number]> = [
+    ['READ request: RETH', Opcode.readRequest, 0, 62 + 16],
+    ['READ response FIRST: AETH', Opcode.readResponseFirst, 1024, 1024 + 62 + 4],
+    ['READ response MIDDLE: nothing', Opcode.readResponseMiddle, 1024, 1024 + 62],
+    ['READ response LAST: AETH, padded payload', Opcode.readResponseLast, 101, 104 + 62 + 4],
+    ['READ response ONLY: AETH', Opcode.readResponseOnly, 0, 62 + 4],
+    ['WRITE ONLY with immediate: RETH and ImmDt', Opcode.writeOnlyImmediate, 10, 12 + 62 + 16 + 4],
+    ['WRITE LAST with immediate: ImmDt', Opcode.writeLastImmediate, 10, 12 + 62 + 4],
+    ['SEND ONLY with immediate: ImmDt', Opcode.sendOnlyImmediate, 0, 62 + 4],
+    ['FETCH_AND_ADD: AtomicETH', Opcode.fetchAdd, 0, 62 + 28],
+    ['COMPARE_AND_SWAP: AtomicETH', Opcode.compareSwap, 0, 62 + 28],
+  ];
+  for (const [what, opcode, payload, bytes] of sizes) assert.equal(frameBytes(data(opcode, payload)), Math.max(64, bytes), what);
+  assert.equal(frameBytes(newFrame(FrameKind.ack, { opcode: Opcode.atomicAcknowledge })), 62 + 4 + 8, 'Atomic ACK: AETH and AtomicAckETH');
+});
+
 test('ACK is 62 + 4 AETH, CNP 62 + 16, PFC 64', () => {
   const ack = newFrame(FrameKind.ack, { opcode: Opcode.acknowledge });
   assert.deepEqual([frameBytes(ack), serializedBytes(ack)], [66, 86]);

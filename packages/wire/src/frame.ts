@@ -121,10 +121,15 @@ export function pfcFrame(enable: number, quanta: readonly number[]): Frame {
 }
 
 export function isWriteOpcode(opcode: number): boolean {
-  return opcode >= Opcode.writeFirst && opcode <= 0x0b;
+  return opcode >= Opcode.writeFirst && opcode <= Opcode.writeOnlyImmediate;
 }
 
-/** The first packet of a WRITE carries a RETH (16 B). */
+/** The first packet of a WRITE, and a READ request, carry a RETH (16 B). */
 export function carriesReth(opcode: number): boolean {
-  return opcode === Opcode.writeFirst || opcode === Opcode.writeOnly || opcode === 0x0b;
+  return opcode === Opcode.writeFirst || opcode === Opcode.writeOnly || opcode === Opcode.writeOnlyImmediate || opcode === Opcode.readRequest;
+}
+
+/** READ responses FIRST, LAST and ONLY carry an AETH (MIDDLE none). */
+export function isReadResponseWithAeth(opcode: number): boolean {
+  return opcode === Opcode.readResponseFirst || opcode === Opcode.readResponseLast || opcode === Opcode.readResponseOnly;
 }

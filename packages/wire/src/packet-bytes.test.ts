@@ -175,9 +175,32 @@ test('length + 4 (FCS) = frameBytes for every kind and opcode, counting the payl
   }
 });
 
+test('READ requests and responses, atomics, Atomic ACKs and immediates encode to frameBytes − FCS, their headers where IBA puts them', () => {
+  const frames = [
+    data(Opcode.readRequest, { dmaLength: 2500 }),
+    data(Opcode.readResponseFirst, { payloadBytes: 1024, syndrome: 0x1f, msn: 7 }),
+    data(Opcode.readResponseMiddle, { payloadBytes: 1024 }),
+    data(Opcode.readResponseLast, { payloadBytes: 452, syndrome: 0x1f, msn: 7 }),
+    data(Opcode.readResponseOnly, { payloadBytes: 3 }),
+    data(Opcode.writeOnlyImmediate, { payloadBytes: 10, dmaLength: 10 }),
+    data(Opcode.sendLastImmediate, { payloadBytes: 10 }),
+    data(Opcode.fetchAdd),
+    data(Opcode.compareSwap),
+    ack({ opcode: Opcode.atomicAcknowledge, syndrome: 0x1f, msn: 9 }),
+  ];
+  for (const frame of frames) assert.equal(encodeFrame(frame).length, frameBytes(frame) - 4, `opcode 0x${frame.opcode.toString(16)}`);
+  const bth = 14 + 20 + 8;
+  const at = (frame: Frame, offset: number) => new DataView(encodeFrame(frame).buffer).getUint32(bth + 12 + offset);
+  assert.equal(at(frames[0]!, 12), 2500, "the READ request's RETH DMA length");
+  assert.equal(at(frames[1]!, 0), (0x1f << 24) | 7, "a READ response's AETH: syndrome and MSN");
+  assert.equal(at(frames[9]!, 0), (0x1f << 24) | 9, "an Atomic ACK's AETH, before the AtomicAckETH");
+  assert.equal(at(frames[5]!, 12), 10, "WRITE ONLY with immediate: the RETH first, then the ImmDt");
+});
+
 test('frames no real packet matches are refused with the field, the expectation and the value', () => {
-  assert.throws(() => encodeFrame(data(0x0b)), /^RangeError: encodeFrame: frame\.opcode: expected an RC SEND or WRITE opcode .* on a data frame, got 0x0b$/);
-  assert.throws(() => encodeFrame(ack({ opcode: 0 })), /frame\.opcode: expected ACKNOWLEDGE \(0x11\) on an ack frame, got 0x00/);
+  assert.throws(() => encodeFrame(data(0x11)), /^RangeError: encodeFrame: frame\.opcode: expected an RC request or READ response opcode .* on a data frame, got 0x11$/);
+  assert.throws(() => encodeFrame(data(0x15)), /got 0x15$/);
+  assert.throws(() => encodeFrame(ack({ opcode: 0 })), /frame\.opcode: expected ACKNOWLEDGE \(0x11\) or ATOMIC ACKNOWLEDGE \(0x12\) on an ack frame, got 0x00/);
   assert.throws(() => encodeFrame(newFrame(FrameKind.cnp)), /frame\.opcode: expected CNP \(0x81\) on a cnp frame, got 0x00/);
   assert.throws(() => encodeFrame({ ...ack(), kind: 9 as FrameKind }), /frame\.kind: expected a frame kind: 1 \(data\), 2 \(ack\), 3 \(cnp\) or 4 \(pfc\), got 9/);
   assert.throws(() => encodeFrame(data(Opcode.sendOnly, { psn: 2 ** 24 })), /frame\.psn: expected a 24-bit value \(0\.\.16777215\), got 16777216/);

@@ -2,16 +2,18 @@
  * An emulated frame as the real bytes it stands for, for pcap export (Wireshark, tshark).
  *
  * Data, ACK/NAK and CNP frames are RoCEv2 (IBA vol 1 Annex A17): Ethernet II, IPv4 (no
- * options, DF), UDP to port 4791 with checksum 0, the BTH, then the RETH (first and only
- * packets of a WRITE), the AETH (ACK/NAK) or the CNP's 16 reserved bytes, the payload as zero
- * bytes padded to a multiple of 4 (BTH PadCnt), and the ICRC. PFC frames are 802.1Qbb MAC
+ * options, DF), UDP to port 4791 with checksum 0, the BTH, then the transport headers of the
+ * opcode (RETH on the first and only packets of a WRITE and on a READ request, ImmDt, AETH on
+ * ACK/NAKs and READ responses, AtomicETH, AtomicAckETH) or the CNP's 16 reserved bytes, the
+ * payload as zero bytes padded to a multiple of 4 (BTH PadCnt), and the ICRC. PFC frames are 802.1Qbb MAC
  * control frames. No FCS: pcap's LINKTYPE_ETHERNET captures exclude it, so a frame encodes to
  * `frameBytes(frame) - 4` bytes (pad bytes included: `frameBytes` counts them too).
- * The emulator has no memory regions: the RETH's virtual address and R_Key are 0.
+ * Frames do not carry addresses, keys, immediates or atomic operands yet: the RETH's virtual
+ * address and R_Key, the ImmDt, and the AtomicETH's and AtomicAckETH's fields are 0.
  */
-import { AETH_BYTES, CNP_RESERVED_BYTES, MIN_FRAME_BYTES, RETH_BYTES } from './bytes.js';
+import { AETH_BYTES, ATOMIC_ACK_ETH_BYTES, CNP_RESERVED_BYTES, MIN_FRAME_BYTES, extensionBytes } from './bytes.js';
 import { bitsExpected, isUint } from './check.js';
-import { FrameKind, Opcode, PFC_PRIORITIES, carriesReth, type Frame } from './frame.js';
+import { FrameKind, Opcode, PFC_PRIORITIES, carriesReth, isReadResponseWithAeth, type Frame } from './frame.js';
 
 const FCS_BYTES = 4;
 const ETHERNET_BYTES = 14;
@@ -46,9 +48,12 @@ const ROCE_FIELD_BITS = {
   opcode: 8, destQp: 24, psn: 24, syndrome: 8, msn: 24, dmaLength: 32, payloadBytes: 32,
 } as const;
 
+/** RC request opcodes and READ responses: every packet but ACKs and CNPs, 0x00–0x10, 0x13, 0x14. */
 const DATA_OPCODES: readonly number[] = [
-  Opcode.sendFirst, Opcode.sendMiddle, Opcode.sendLast, Opcode.sendOnly,
-  Opcode.writeFirst, Opcode.writeMiddle, Opcode.writeLast, Opcode.writeOnly,
+  Opcode.sendFirst, Opcode.sendMiddle, Opcode.sendLast, Opcode.sendLastImmediate, Opcode.sendOnly, Opcode.sendOnlyImmediate,
+  Opcode.writeFirst, Opcode.writeMiddle, Opcode.writeLast, Opcode.writeLastImmediate, Opcode.writeOnly, Opcode.writeOnlyImmediate,
+  Opcode.readRequest, Opcode.readResponseFirst, Opcode.readResponseMiddle, Opcode.readResponseLast, Opcode.readResponseOnly,
+  Opcode.compareSwap, Opcode.fetchAdd,
 ];
 
 /** Bad input reads like a WireError: `FIELD: expected EXPECTED, got ACTUAL`. */
@@ -63,12 +68,12 @@ export function encodeFrame(frame: Frame, opts: EncodeOptions = {}): Uint8Array 
   switch (frame.kind) {
     case FrameKind.data:
       if (!DATA_OPCODES.includes(frame.opcode)) {
-        refuse('opcode', `an RC SEND or WRITE opcode (${DATA_OPCODES.map(hex).join(', ')}) on a data frame`, hex(frame.opcode));
+        refuse('opcode', `an RC request or READ response opcode (${DATA_OPCODES.map(hex).join(', ')}) on a data frame`, hex(frame.opcode));
       }
-      return encodeRoce(frame, carriesReth(frame.opcode) ? RETH_BYTES : 0, frame.payloadBytes);
+      return encodeRoce(frame, extensionBytes(frame.opcode), frame.payloadBytes);
     case FrameKind.ack:
-      if (frame.opcode !== Opcode.acknowledge) refuse('opcode', 'ACKNOWLEDGE (0x11) on an ack frame', hex(frame.opcode));
-      return encodeRoce(frame, AETH_BYTES, 0);
+      if (frame.opcode !== Opcode.acknowledge && frame.opcode !== Opcode.atomicAcknowledge) refuse('opcode', 'ACKNOWLEDGE (0x11) or ATOMIC ACKNOWLEDGE (0x12) on an ack frame', hex(frame.opcode));
+      return encodeRoce(frame, AETH_BYTES + (frame.opcode === Opcode.atomicAcknowledge ? ATOMIC_ACK_ETH_BYTES : 0), 0);
     case FrameKind.cnp:
       if (frame.opcode !== Opcode.cnp) refuse('opcode', 'CNP (0x81) on a cnp frame', hex(frame.opcode));
       return encodeRoce(frame, CNP_RESERVED_BYTES, 0);
@@ -79,7 +84,7 @@ export function encodeFrame(frame: Frame, opts: EncodeOptions = {}): Uint8Array 
   }
 }
 
-/** `extensionBytes`: RETH, AETH or the CNP's reserved bytes, between the BTH and the payload. */
+/** `extensionBytes`: the transport headers or the CNP's reserved bytes, between the BTH and the payload. */
 function encodeRoce(frame: Frame, extensionBytes: number, payloadBytes: number): Uint8Array {
   for (const [field, bits] of Object.entries(ROCE_FIELD_BITS)) {
     const value = frame[field as keyof typeof ROCE_FIELD_BITS];
@@ -124,10 +129,10 @@ function encodeRoce(frame: Frame, extensionBytes: number, payloadBytes: number):
   setUint24(view, bth + 9, frame.psn);
 
   const extension = bth + BTH_BYTES;
-  if (frame.kind === FrameKind.ack) {
+  if (frame.kind === FrameKind.ack || (frame.kind === FrameKind.data && isReadResponseWithAeth(frame.opcode))) {
     view.setUint8(extension, frame.syndrome);
     setUint24(view, extension + 1, frame.msn);
-  } else if (extensionBytes === RETH_BYTES) {
+  } else if (frame.kind === FrameKind.data && carriesReth(frame.opcode)) {
     view.setUint32(extension + 12, frame.dmaLength); // after the 8-byte VA and the R_Key, all 0
   }
   const icrc = ip + ipBytes - ICRC_BYTES;
