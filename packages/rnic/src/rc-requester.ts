@@ -4,16 +4,17 @@
  * by go-back-N or go-back-0. A READ is one request packet that takes as many PSNs as its
  * responses will: the responses are its acknowledgement, each one of everything before it, and
  * a missing one is asked for again from its PSN. An atomic (FETCH_AND_ADD, COMPARE_AND_SWAP) is
- * one request and one PSN, acknowledged by its Atomic ACK, which carries the word as it was. A deterministic core (STYLE §2): the NIC decides when a packet may
- * go (pacing, DCQCN), calls `deadlinePs()`/`onTimer()` and hands in ACKs and NAKs. There is no
- * window: IB RC has none, and the rate limiter paces the QP.
+ * one request and one PSN, acknowledged by its Atomic ACK, which carries the word as it was.
+ * A deterministic core (STYLE §2): the NIC decides when a packet may go (pacing, DCQCN), calls
+ * `deadlinePs()`/`onTimer()` and hands in ACKs, NAKs and responses. There is no window: IB RC
+ * has none, and the rate limiter paces the QP.
  *
  * PSNs are unwrapped inside: `seq` counts packets from `initialPsn` (seq 0), so comparisons are
  * plain integer ones; only the wire sees 24-bit PSNs.
  */
+import { Opcode } from '@rocelab/wire';
 import { NAK_INVALID_REQUEST, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, rnrTimerPs, syndromeKind, syndromeValue } from './aeth.js';
 import { PSN_MASK, psnAdd, psnDiff } from './psn.js';
-import { Opcode } from '@rocelab/wire';
 import { packetCount, payloadOf, sendOpcode, writeOpcode } from './segmentation.js';
 
 /** go-back-N resends from the lost packet; go-back-0 resends the whole message (Guo et al., SIGCOMM 2016). */
