@@ -9,7 +9,8 @@ import { Rng } from '@rocelab/sim';
 import { localAckTimeoutPs, NAK_PSN_SEQUENCE_ERROR } from './aeth.js';
 import { RcRequester, type Completion, type RequesterConfig, type RequesterPacket, type WorkOpcode } from './rc-requester.js';
 import { RcResponder, type ReadResponses, type ResponderConfig, type ResponderReply } from './rc-responder.js';
-import { readResponseHasAeth, readResponseOpcode } from './segmentation.js';
+import { isReadResponseWithAeth } from '@rocelab/wire';
+import { readResponseOpcode } from './segmentation.js';
 
 const MTU = 1024;
 const US = 1_000_000;
@@ -47,7 +48,7 @@ const ok = (cs: Completion[]) => cs.map((c) => [c.wrId, c.opcode, c.status]);
 test('response opcodes: ONLY, or FIRST MIDDLE… LAST; every one but MIDDLE carries an AETH', () => {
   assert.deepEqual([readResponseOpcode(0, 1)], [ONLY]);
   assert.deepEqual([0, 1, 2, 3].map((i) => readResponseOpcode(i, 4)), [FIRST, MIDDLE, MIDDLE, LAST]);
-  assert.deepEqual([FIRST, MIDDLE, LAST, ONLY].map(readResponseHasAeth), [true, false, true, true]);
+  assert.deepEqual([FIRST, MIDDLE, LAST, ONLY].map(isReadResponseWithAeth), [true, false, true, true]);
 });
 
 test('a READ is one request that takes one PSN per response; the next request comes after them', () => {

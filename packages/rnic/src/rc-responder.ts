@@ -7,13 +7,13 @@
  * (the last `maxDestRdAtomic` ones). An atomic in order is applied to the memory regions and
  * answered with an Atomic ACK carrying the word as it was; the reply is cached (as many as
  * `maxDestRdAtomic`), and a duplicate is answered from the cache, never applied twice — the
- * requester sends an atomic again when its Atomic ACK was lost. A deterministic core (STYLE §2): the NIC hands in each
- * request packet and sends the reply or the responses it gets back, a QP's in PSN order (an ACK
- * for a later request goes after an earlier READ's last response).
+ * requester sends an atomic again when its Atomic ACK was lost. A deterministic core (STYLE §2):
+ * the NIC hands in each request packet and sends the reply or the responses it gets back, a
+ * QP's in PSN order (an ACK for a later request goes after an earlier READ's last response).
  */
+import { Opcode } from '@rocelab/wire';
 import { NAK_INVALID_REQUEST, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, rnrNakSyndrome } from './aeth.js';
 import type { AtomicKind, MemoryRegions } from './memory-region.js';
-import { Opcode } from '@rocelab/wire';
 import { nextPsn, PSN_MASK, psnAdd, psnAfter, psnDiff } from './psn.js';
 import { DEFAULT_MAX_RD_ATOMIC, DEFAULT_RECOVERY, type AtomicOperands, type Recovery } from './rc-requester.js';
 import { packetCount } from './segmentation.js';
@@ -92,7 +92,7 @@ type Position = 'first' | 'middle' | 'last' | 'only';
 const POSITIONS: readonly Position[] = ['first', 'middle', 'last', 'last', 'only', 'only', 'first', 'middle', 'last', 'last', 'only', 'only'];
 const LAST_SEND_OPCODE = 0x05; // SEND Only with Immediate
 /** The opcodes that carry immediate data: SEND Last/Only and WRITE Last/Only with Immediate. */
-const WITH_IMMEDIATE: ReadonlySet<number> = new Set([0x03, 0x05, 0x09, 0x0b]);
+const WITH_IMMEDIATE: ReadonlySet<number> = new Set([Opcode.sendLastImmediate, Opcode.sendOnlyImmediate, Opcode.writeLastImmediate, Opcode.writeOnlyImmediate]);
 
 export class RcResponder {
   readonly stats = {
@@ -214,15 +214,9 @@ export class RcResponder {
     if (mtu === undefined) throw new Error('RC responder: a READ request on a QP configured without an MTU');
     const read = { firstPsn: psn, count: packetCount(lengthBytes, mtu), lengthBytes };
     if (psn === this.ePsn) {
-      this.ePsn = psnAdd(psn, read.count);
-      this.nakSent = false;
-      // Its responses acknowledge everything before them: a coalesced ACK still owed is not.
-      this.sinceAck = 0;
-      this.msn = (this.msn + 1) & PSN_MASK;
-      this.msgStartPsn = this.ePsn;
+      this.executed(psnAdd(psn, read.count));
       this.stats.reads++;
-      this.recentReads.push(read);
-      if (this.recentReads.length > (this.config.maxDestRdAtomic ?? DEFAULT_MAX_RD_ATOMIC)) this.recentReads.shift();
+      this.remember(this.recentReads, read);
       return { verdict: 'accepted', reply: null, messageBytes: null, read };
     }
     if (psnAfter(psn, this.ePsn)) return this.ahead(nowPs);
@@ -263,15 +257,28 @@ export class RcResponder {
       return { verdict: 'accepted', reply: { kind: 'nak', psn, msn: this.msn, syndrome }, messageBytes: null };
     }
     if (psn !== this.ePsn) return { verdict: 'duplicate', reply: { kind: 'atomicAck', psn, msn: this.msn, original }, messageBytes: null };
-    this.ePsn = nextPsn(psn);
+    this.executed(nextPsn(psn));
+    this.stats.atomics++;
+    this.remember(this.atomicReplies, { psn, original });
+    return { verdict: 'accepted', reply: { kind: 'atomicAck', psn, msn: this.msn, original }, messageBytes: null };
+  }
+
+  /**
+   * A READ or atomic executed in order: its PSNs are consumed and it counts as a message. Its
+   * responses acknowledge everything before them, so a coalesced ACK still owed is not.
+   */
+  private executed(nextEPsn: number): void {
+    this.ePsn = nextEPsn;
     this.nakSent = false;
     this.sinceAck = 0;
     this.msn = (this.msn + 1) & PSN_MASK;
     this.msgStartPsn = this.ePsn;
-    this.stats.atomics++;
-    this.atomicReplies.push({ psn, original });
-    if (this.atomicReplies.length > (this.config.maxDestRdAtomic ?? DEFAULT_MAX_RD_ATOMIC)) this.atomicReplies.shift();
-    return { verdict: 'accepted', reply: { kind: 'atomicAck', psn, msn: this.msn, original }, messageBytes: null };
+  }
+
+  /** Keep the last `maxDestRdAtomic` READs or atomic replies, the oldest dropped first. */
+  private remember<T>(list: T[], item: T): void {
+    list.push(item);
+    if (list.length > (this.config.maxDestRdAtomic ?? DEFAULT_MAX_RD_ATOMIC)) list.shift();
   }
 
   /** A gap: drop the packet; maybe NAK the expected PSN. */

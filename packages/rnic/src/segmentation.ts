@@ -37,6 +37,3 @@ export function readResponseOpcode(index: number, count: number): number {
   if (index === 0) return Opcode.readResponseFirst;
   return index === count - 1 ? Opcode.readResponseLast : Opcode.readResponseMiddle;
 }
-
-/** Whether a READ response opcode carries an AETH (all but MIDDLE). */
-export const readResponseHasAeth = (opcode: number): boolean => opcode !== Opcode.readResponseMiddle;
