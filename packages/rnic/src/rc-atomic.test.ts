@@ -4,6 +4,7 @@
  * it was, sent again when that ACK is lost, and never applied twice at the responder.
  */
 import assert from 'node:assert/strict';
+import { Opcode } from '@rocelab/wire';
 import { test } from 'node:test';
 import { Rng } from '@rocelab/sim';
 import { localAckTimeoutPs, NAK_INVALID_REQUEST, NAK_REMOTE_ACCESS_ERROR } from './aeth.js';
@@ -75,14 +76,21 @@ test('the responder applies an atomic once; a duplicate is answered from its cac
   assert.deepEqual([p.stats.atomics, p.stats.atomicsFromCache, p.stats.atomicsForgotten], [3, 1, 1]);
 });
 
-test('a misaligned word is an invalid request; a wrong rkey or a word outside the region a remote access error; the requester’s QP errors', () => {
-  const { memory, region } = counter();
-  const p = responder();
-  const misaligned = p.onAtomic(0, 0, 'fetchAdd', { ...fetchAdd(region, 1n), address: region.address + 4n }, memory);
+test('a misaligned word is an invalid request; a wrong rkey or a word outside the region a remote access error; both QPs error', () => {
+  const { memory, region, value } = counter();
+  const misaligned = responder().onAtomic(0, 0, 'fetchAdd', { ...fetchAdd(region, 1n), address: region.address + 4n }, memory);
   assert.deepEqual(misaligned.reply, { kind: 'nak', psn: 0, msn: 0, syndrome: NAK_INVALID_REQUEST });
-  const badKey = p.onAtomic(0, 0, 'fetchAdd', { ...fetchAdd(region, 1n), rkey: region.rkey + 1 }, memory).reply as NonNullable<ResponderReply> & { syndrome: number };
+  const p = responder();
+  const refused = p.onAtomic(0, 0, 'fetchAdd', { ...fetchAdd(region, 1n), rkey: region.rkey + 1 }, memory);
+  assert.equal(refused.verdict, 'error');
+  const badKey = refused.reply as NonNullable<ResponderReply> & { syndrome: number };
   assert.equal(badKey.syndrome, NAK_REMOTE_ACCESS_ERROR);
-  assert.equal(p.onAtomic(0, 0, 'fetchAdd', { ...fetchAdd(region, 1n), address: region.address + 8n }, memory).reply?.kind, 'nak');
+  assert.equal(p.state, 'error');
+  // In error, the responder executes nothing more and answers nothing.
+  assert.deepEqual(p.onAtomic(0, 0, 'fetchAdd', fetchAdd(region, 1n), memory), { verdict: 'error', reply: null, messageBytes: null });
+  assert.equal(p.onPacket(0, 0, Opcode.writeOnly, 8, true).verdict, 'error');
+  assert.equal(value(), 0n, 'the counter was never touched');
+  assert.equal(responder().onAtomic(0, 0, 'fetchAdd', { ...fetchAdd(region, 1n), address: region.address + 8n }, memory).reply?.kind, 'nak');
   const r = requester();
   const id = postAtomic(r, 'fetchAdd', fetchAdd(region, 1n));
   send(r);

@@ -70,7 +70,8 @@ export type ResponderReply =
   | null;
 
 export interface ResponderResult {
-  verdict: 'accepted' | 'outOfSequence' | 'duplicate' | 'rnr';
+  /** `error`: refused (see `refuse`), or the QP was already in error: nothing was executed. */
+  verdict: 'accepted' | 'outOfSequence' | 'duplicate' | 'rnr' | 'error';
   reply: ResponderReply;
   /** The packet completed a message (its last packet accepted in order): bytes of that message. */
   messageBytes: number | null;
@@ -84,6 +85,8 @@ export interface ResponderResult {
 }
 
 type Position = 'first' | 'middle' | 'last' | 'only';
+
+const ERROR: ResponderResult = Object.freeze({ verdict: 'error', reply: null, messageBytes: null });
 
 /**
  * Position in its message of each RC request opcode 0x00–0x0B (PHYSICS §5.1): SEND First,
@@ -123,6 +126,7 @@ export class RcResponder {
   };
   private ePsn: number;
   private msn = 0;
+  private failed = false;
   private nakSent = false;
   private receives = 0;
   /** In-order packets accepted since the last ACK. */
@@ -155,6 +159,29 @@ export class RcResponder {
     return this.receives;
   }
 
+  /** 'error' after it refused a request: from then on it drops everything without a reply (rxe `qp->resp.goto_error`). */
+  get state(): 'ready' | 'error' {
+    return this.failed ? 'error' : 'ready';
+  }
+
+  /** Payload bytes of the message being reassembled that are already accepted: where an in-order packet's bytes go. */
+  get messageOffset(): number {
+    return this.msgBytes;
+  }
+
+  /**
+   * An in-order request the NIC could not execute against memory: a wrong rkey, an access out of
+   * bounds or without the right (remote access error), a misaligned atomic or a SEND longer than
+   * its receive (invalid request). It is NAKed with `syndrome` and the QP errors, as IB's class C
+   * errors do (rxe `do_class_ac_error`); the requester's QP errors on the NAK.
+   */
+  refuse(psn: number, syndrome: number): ResponderResult {
+    if (this.failed) return ERROR;
+    this.failed = true;
+    this.stats.accessErrors++;
+    return { verdict: 'error', reply: { kind: 'nak', psn, msn: this.msn, syndrome }, messageBytes: null };
+  }
+
   /** Post receives for SENDs (WRITEs need none). */
   postReceive(count = 1): void {
     if (!(Number.isSafeInteger(count) && count > 0)) throw new RangeError(`RC responder: receive count must be a positive integer, got ${count}`);
@@ -166,6 +193,7 @@ export class RcResponder {
    * immediate), or a READ request asking for `dmaLength` bytes.
    */
   onPacket(nowPs: number, psn: number, opcode: number, payloadBytes: number, ackReq: boolean, dmaLength = 0, immediate = 0): ResponderResult {
+    if (this.failed) return ERROR;
     if (opcode === Opcode.readRequest) return this.onReadRequest(nowPs, psn, dmaLength);
     const position = POSITIONS[opcode];
     if (position === undefined) throw new RangeError(`RC responder: opcode 0x${opcode.toString(16)} is not a SEND or WRITE request`);
@@ -237,6 +265,7 @@ export class RcResponder {
    * either NAK errors the requester's QP.
    */
   onAtomic(nowPs: number, psn: number, kind: AtomicKind, op: AtomicOperands, memory: MemoryRegions): ResponderResult {
+    if (this.failed) return ERROR;
     if (psnAfter(psn, this.ePsn)) return this.ahead(nowPs);
     if (psn !== this.ePsn) {
       this.stats.duplicates++;
@@ -251,11 +280,7 @@ export class RcResponder {
       }
     }
     const original = memory.atomic(kind, op.address, op.rkey, op.operand, op.swap);
-    if (typeof original === 'string') {
-      this.stats.accessErrors++;
-      const syndrome = original === 'misaligned' ? NAK_INVALID_REQUEST : NAK_REMOTE_ACCESS_ERROR;
-      return { verdict: 'accepted', reply: { kind: 'nak', psn, msn: this.msn, syndrome }, messageBytes: null };
-    }
+    if (typeof original === 'string') return this.refuse(psn, original === 'misaligned' ? NAK_INVALID_REQUEST : NAK_REMOTE_ACCESS_ERROR);
     if (psn !== this.ePsn) return { verdict: 'duplicate', reply: { kind: 'atomicAck', psn, msn: this.msn, original }, messageBytes: null };
     this.executed(nextPsn(psn));
     this.stats.atomics++;

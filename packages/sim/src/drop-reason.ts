@@ -18,6 +18,11 @@ export const DROP_REASONS = [
   'causality',
   /** Held by, or arriving at, a node that a `kill` fault took down (engine.ts, node-life.ts). */
   'node_lost',
+  /**
+   * A request an RC responder refused (a bad rkey, an access out of bounds or not allowed, a SEND
+   * longer than its receive) and everything that reaches its queue pair after, in the error state.
+   */
+  'qp_error',
 ] as const;
 
 export type DropReason = (typeof DROP_REASONS)[number];

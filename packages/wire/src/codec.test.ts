@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { decodeEnvelope, encodeEnvelope } from './codec.js';
 import { WireError } from './errors.js';
 import { sampleBatch, sampleEnvelopes } from './fixtures.js';
-import { FrameKind, newFrame } from './frame.js';
+import { FrameKind, newFrame, rdmaFields, u64Bytes, u64Of } from './frame.js';
 import type { Envelope } from './messages.js';
 import { validateEnvelope } from './validate.js';
 
@@ -41,6 +41,29 @@ test('defaults round-trip: zero values are absent on the wire and come back as z
   assert.ok(back.type === 'batch' && !Object.isFrozen(back.batch.frames), 'empty arrays are fresh, not shared frozen ones');
   const goodbye: Envelope = { type: 'goodbye', goodbye: { reason: '' } };
   assert.deepStrictEqual(decodeEnvelope(encodeEnvelope(goodbye)), goodbye);
+});
+
+test('the RDMA fields of a memory-backed QP round-trip, bytes and 64-bit operands included', () => {
+  const batch = sampleBatch(2);
+  const data = Uint8Array.from({ length: batch.frames[0]!.payloadBytes }, (_, i) => (i * 37) & 0xff);
+  batch.frames[0]!.rdma = rdmaFields({ va: 2 ** 40 + 4096, rkey: 0x15a, data, immediate: 0xffffffff });
+  batch.frames[1]!.kind = FrameKind.ack;
+  batch.frames[1]!.rdma = rdmaFields({ operand: u64Bytes(-1n), swap: u64Bytes(1n << 63n), original: u64Bytes(0x0123456789abcdefn) });
+  validateEnvelope({ type: 'batch', batch });
+  const back = decodeEnvelope(encodeEnvelope({ type: 'batch', batch }));
+  assert.deepStrictEqual(back, { type: 'batch', batch });
+  assert.ok(back.type === 'batch');
+  assert.equal(u64Of(back.batch.frames[1]!.rdma!.operand), 2n ** 64n - 1n);
+  assert.equal(u64Of(back.batch.frames[1]!.rdma!.original), 0x0123456789abcdefn);
+  assert.equal(back.batch.frames[0]!.rdma!.operand.length, 0, 'an absent operand is empty');
+});
+
+test('RDMA fields that could not be on a real wire are refused with their path', () => {
+  const batch = sampleBatch(1);
+  batch.frames[0]!.rdma = rdmaFields({ data: new Uint8Array(3) });
+  assert.throws(() => validateEnvelope({ type: 'batch', batch }), /Batch\.frames\[0\]\.rdma\.data.*payloadBytes/);
+  batch.frames[0]!.rdma = rdmaFields({ operand: new Uint8Array(4) });
+  assert.throws(() => validateEnvelope({ type: 'batch', batch }), /rdma\.operand.*8 bytes/);
 });
 
 test('decoded frames have every field, in newFrame order', () => {

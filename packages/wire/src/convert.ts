@@ -4,7 +4,7 @@
  * defaults on the prototype, share frozen empty arrays and may view the input buffer; the
  * engine wants own, monomorphic, independent objects. Run only after validation.
  */
-import { newFrame, type Frame, type FrameKind } from './frame.js';
+import { NO_BYTES, newFrame, type Frame, type FrameKind, type RdmaFields } from './frame.js';
 import type { rocelab as pb } from './gen/rocelab.js';
 import type {
   Directory, Envelope, Fault, Goodbye, Grant, Hello, LinkBatch, LinkCount, NodeReport, NodeStats, Report, Status,
@@ -37,7 +37,24 @@ function toFrame(f: pb.Frame): Frame {
   frame.pfcEnable = f.pfcEnable;
   // A decoded non-empty repeated field is a fresh array owned by this instance.
   if (f.pfcQuanta.length !== 0) frame.pfcQuanta = f.pfcQuanta;
+  if (f.rdma != null) frame.rdma = toRdma(f.rdma);
   return frame;
+}
+
+function toRdma(r: pb.IRdmaFields): RdmaFields {
+  return {
+    va: r.va ?? 0,
+    rkey: r.rkey ?? 0,
+    data: bytesOf(r.data),
+    immediate: r.immediate ?? 0,
+    operand: bytesOf(r.operand),
+    swap: bytesOf(r.swap),
+    original: bytesOf(r.original),
+  };
+}
+
+function bytesOf(bytes: Uint8Array | null | undefined): Uint8Array {
+  return bytes == null || bytes.length === 0 ? NO_BYTES : copyBytes(bytes);
 }
 
 /** Absent repeated fields decode to protobufjs' shared frozen empty array: never hand that out. */

@@ -1,5 +1,6 @@
 /**
- * The emulated frame: header fields only, lengths stand for the bytes (DESIGN §4).
+ * The emulated frame: header fields, with lengths standing for the bytes (DESIGN §4), except on
+ * memory-backed queue pairs, whose frames carry their bytes in `rdma`.
  * Field names and meanings match `proto/rocelab.proto` message `Frame`.
  */
 
@@ -69,9 +70,46 @@ export interface Frame {
   pfcEnable: number;
   /** Exactly 8 entries for PFC frames, empty otherwise. */
   pfcQuanta: number[];
+  /** Memory-backed queue pairs only (addresses, keys, bytes); null on every other frame. Never mutated once sent. */
+  rdma: RdmaFields | null;
 }
 
-/** Shared by every non-PFC frame, so frozen: a push would corrupt them all. */
+/**
+ * What only the frames of memory-backed QPs carry (`RdmaFields` in the proto): the RETH or
+ * AtomicETH address and key, the payload's bytes, the immediate data, the atomic operands and
+ * the Atomic ACK's original value. 64-bit values are 8 little-endian bytes, as on the wire
+ * (`u64Bytes`, `u64Of`); an absent one is empty.
+ */
+export interface RdmaFields {
+  va: number;
+  rkey: number;
+  /** The packet's payload, `payloadBytes` long; empty when it carries none. */
+  data: Uint8Array;
+  immediate: number;
+  operand: Uint8Array;
+  swap: Uint8Array;
+  original: Uint8Array;
+}
+
+/** The absent bytes field (shared: never written to). */
+export const NO_BYTES = new Uint8Array(0);
+
+export function rdmaFields(fields: Partial<RdmaFields>): RdmaFields {
+  return Object.assign({ va: 0, rkey: 0, data: NO_BYTES, immediate: 0, operand: NO_BYTES, swap: NO_BYTES, original: NO_BYTES }, fields);
+}
+
+/** A 64-bit unsigned value as 8 little-endian bytes (`BigInt.asUintN(64, …)` first). */
+export function u64Bytes(value: bigint): Uint8Array {
+  const bytes = new Uint8Array(8);
+  new DataView(bytes.buffer).setBigUint64(0, BigInt.asUintN(64, value), true);
+  return bytes;
+}
+
+/** 8 little-endian bytes as a value; empty is 0. */
+export function u64Of(bytes: Uint8Array): bigint {
+  return bytes.length === 0 ? 0n : new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
+}
+
 const NO_QUANTA = Object.freeze([]) as unknown as number[];
 
 /**
@@ -101,6 +139,7 @@ export function newFrame(kind: FrameKind, fields?: Partial<Frame>): Frame {
     payloadBytes: 0,
     pfcEnable: 0,
     pfcQuanta: NO_QUANTA,
+    rdma: null,
   };
   return fields === undefined ? frame : Object.assign(frame, fields);
 }

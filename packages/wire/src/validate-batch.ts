@@ -51,6 +51,21 @@ export function checkFrame(f: Frame, i: number): void {
   } else if (quanta.length !== 0) {
     invalid(`Batch.frames[${i}].pfcQuanta`, `no quanta on a non-PFC frame (kind ${f.kind})`, quanta.length);
   }
+  // Decoded frames without the group have it undefined or null, never a default instance.
+  if (f.rdma != null) checkRdma(f, i);
+}
+
+function checkRdma(f: Frame, i: number): void {
+  const r = f.rdma!;
+  const at = `Batch.frames[${i}].rdma`;
+  if (f.kind !== FrameKind.data && f.kind !== FrameKind.ack) invalid(at, 'RDMA fields on data and ACK frames only', `kind ${f.kind}`);
+  if (!Number.isSafeInteger(r.va) || r.va < 0) invalid(`${at}.va`, 'an address below 2^53', r.va);
+  if (!isUint(r.rkey, MAX32)) invalid(`${at}.rkey`, bitsExpected(32), r.rkey);
+  if (!isUint(r.immediate, MAX32)) invalid(`${at}.immediate`, bitsExpected(32), r.immediate);
+  if (r.data.length !== 0 && r.data.length !== f.payloadBytes) invalid(`${at}.data`, `none or exactly payloadBytes (${f.payloadBytes}) bytes`, r.data.length);
+  if (r.operand.length !== 0 && r.operand.length !== 8) invalid(`${at}.operand`, 'none or 8 bytes', r.operand.length);
+  if (r.swap.length !== 0 && r.swap.length !== 8) invalid(`${at}.swap`, 'none or 8 bytes', r.swap.length);
+  if (r.original.length !== 0 && r.original.length !== 8) invalid(`${at}.original`, 'none or 8 bytes', r.original.length);
 }
 
 function checkParallel(length: number, frames: number, name: string): void {
