@@ -5,17 +5,20 @@
  * the workload that posts messages. One port; replies (ACK/NAK/CNP) go before data, data
  * QPs round robin, each paced at its DCQCN rate.
  */
-import { FrameKind, Opcode, frameBytes, newFrame, serializedBytes, type ByteAccounting, type DscpMap, type Frame } from '@rocelab/wire';
+import { FrameKind, NO_BYTES, Opcode, carriesReth, frameBytes, newFrame, rdmaFields, serializedBytes, u64Bytes, u64Of, type ByteAccounting, type DscpMap, type Frame, type RdmaFields } from '@rocelab/wire';
 import { FixedHistogram, exponentialBounds, wireTimePs, type NodeContext, type NodeModel, type WireModel } from '@rocelab/sim';
 import type { HostTraffic, MessagePost } from '@rocelab/workload';
-import { syndromeKind } from './aeth.js';
+import { NAK_INVALID_REQUEST, NAK_REMOTE_ACCESS_ERROR, syndromeKind } from './aeth.js';
 import { DcqcnNotificationPoint } from './dcqcn-np.js';
 import { DcqcnReactionPoint } from './dcqcn-rp.js';
 import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S } from './defaults.js';
 import { NicPfc, type NicPfcTimer } from './nic-pfc.js';
 import type { NicSettings } from './nic-settings.js';
-import { RcRequester, type Completion, type WorkOpcode } from './rc-requester.js';
-import { RcResponder } from './rc-responder.js';
+import { MemoryRegions, type AccessError } from './memory-region.js';
+import { psnAdd } from './psn.js';
+import { RcRequester, type AtomicOperands, type Completion, type WorkOpcode } from './rc-requester.js';
+import { RcResponder, type ReadResponses, type ResponderResult } from './rc-responder.js';
+import { payloadOf, readResponseOpcode } from './segmentation.js';
 
 export interface HostPeer {
   name: string;
@@ -33,6 +36,11 @@ export interface QpEnd {
   dscp: number;
   /** A cap on the sending rate (a flow's `rate`), bit/s; null = none. */
   rateCapBps: number | null;
+  /**
+   * An application's QP on registered memory (issue 13): its frames carry addresses, rkeys and
+   * the bytes themselves, and its work comes from `postApp`, not from the host's traffic.
+   */
+  memory?: boolean;
 }
 
 export interface NicConfig {
@@ -54,6 +62,41 @@ export interface NicConfig {
    * out and end in error. Reconnecting is out of scope.
    */
   rebooted?: boolean;
+  /** The host's registered memory, which its memory-backed QPs read and write (an application's). */
+  memory?: MemoryRegions;
+}
+
+/**
+ * Work an application posts on a memory-backed QP (the app runtime turns its verbs into these).
+ * `local` is the registered buffer the operation uses: what a WRITE or SEND sends (read when each
+ * packet leaves, as a NIC's DMA does), where a READ's bytes land, where an atomic puts the word
+ * it found (null: nowhere).
+ */
+export interface AppWork {
+  opcode: WorkOpcode;
+  local: Uint8Array | null;
+  sizeBytes: number;
+  /** WRITE and READ: the remote address and its rkey. */
+  remote?: { address: bigint; rkey: number };
+  atomic?: AtomicOperands;
+  immediate?: number;
+}
+
+/** A message received into a posted receive of a memory-backed QP: a SEND's bytes, or a WRITE with immediate's notice. */
+export interface AppReceive {
+  opcode: 'send' | 'writeImmediate';
+  bytes: number;
+  immediate: number | null;
+  /** The receive buffer it consumed (the one posted first). */
+  buffer: Uint8Array;
+}
+
+/** What the NIC tells the application running on its host. Called from a timer event, never in the middle of a frame. */
+export interface AppEvents {
+  onCompletion(qpn: number, wrId: number, completion: Completion): void;
+  onReceive(qpn: number, receive: AppReceive): void;
+  /** The timer the app armed with `setAppTimer` fired. */
+  onTimer(nowPs: number): void;
 }
 
 /** What happened to one message this host posted (the run's per-flow results). */
@@ -118,15 +161,52 @@ interface SenderQp {
   firstFlow: number | null;
   /** CNPs (or CNP-flagged ACKs) it received. */
   cnps: number;
-}
-
-interface ReceiverQp {
-  /** Its timer: QP_TIMER_BASE + senders + index. */
-  timer: number;
-  end: QpEnd;
-  resp: RcResponder;
+  /** Memory-backed QPs: the application's work by WR id. */
+  app: Map<number, AppWork> | null;
+  /** The notification point for the READ responses coming back on it (made at the first CE mark). */
   np: DcqcnNotificationPoint | null;
 }
+
+/** What a QP that sends paced data needs: the requester for its requests, the responder for READ responses. */
+interface Paced {
+  end: QpEnd;
+  rp: DcqcnReactionPoint | null;
+  nextSendPs: number;
+  lastSendPs: number;
+  lastWireBytes: number;
+  repaceAtPs: number;
+  priority: number;
+}
+
+/** The responses a READ request asked for, sent one packet at a time at the responder's pace. */
+interface ReadOut {
+  read: ReadResponses;
+  /** The next response's index, 0..count−1. */
+  next: number;
+  msn: number;
+  /** Memory-backed QPs: the bytes read, as they were when the request was executed. */
+  data: Uint8Array | null;
+}
+
+interface ReceiverQp extends Paced {
+  /** Its timer: QP_TIMER_BASE + senders + index. */
+  timer: number;
+  resp: RcResponder;
+  np: DcqcnNotificationPoint | null;
+  /**
+   * READ responses to send, and the ACKs, NAKs and Atomic ACKs that came after them: responses
+   * leave a QP in PSN order, so a reply may not overtake a READ's responses. Null until its first READ.
+   */
+  out: Array<ReadOut | Frame> | null;
+  /** Memory-backed QPs: where the WRITE being received goes (from its RETH), and the posted receive buffers, oldest first. */
+  writeTarget: { bytes: Uint8Array; offset: number } | null;
+  receives: Uint8Array[];
+}
+
+const isFrame = (item: ReadOut | Frame): item is Frame => 'kind' in item;
+
+/** No memory registered: every access by rkey is refused. */
+const NO_MEMORY = new MemoryRegions();
 
 const PORT = 0;
 const POST_TIMER = 0;
@@ -142,6 +222,13 @@ export class Nic implements NodeModel {
   private readonly receiverByQpn = new Map<number, ReceiverQp>();
   private readonly senderByKey = new Map<string, SenderQp>();
   private readonly replies: Frame[] = [];
+  /** Receivers with READ responses or replies queued behind them, in the order they got them. */
+  private readonly responding: ReceiverQp[] = [];
+  private readonly memory: MemoryRegions;
+  private app: AppEvents | null = null;
+  private readonly appEvents: Array<() => void> = [];
+  private readonly appTimer: number;
+  private appTimerPs: number | null = null;
   readonly pfc: NicPfc;
   readonly lineRateBps: number;
   private readonly accounting: ByteAccounting;
@@ -158,6 +245,8 @@ export class Nic implements NodeModel {
     /** Frames of a lossless priority the receive buffer could not take (its PFC did not hold the ToR back). */
     losslessDrops: 0,
     messagesReceived: 0,
+    /** READ response payload taken in order by this host's requesters: a READ's goodput. */
+    readBytesReceived: 0,
   };
   readonly completion = new FixedHistogram(exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS));
   readonly probeRtt = new FixedHistogram(exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS));
@@ -191,12 +280,32 @@ export class Nic implements NodeModel {
       probe: end.probe,
       firstFlow: null,
       cnps: 0,
+      app: end.memory === true ? new Map<number, AppWork>() : null,
+      np: null,
     }));
     this.receivers = (rebooted ? [] : config.responders).map((end, index) => {
-      const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery });
-      resp.postReceive(s.postedReceives);
-      return { timer: QP_TIMER_BASE + this.senders.length + index, end, resp, np: s.dcqcn.enabled && s.dcqcn.variant !== 'hpcc-ns3' ? new DcqcnNotificationPoint(s.dcqcn.variant, s.cnpIntervalPs) : null };
+      const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery, mtu: port.out.mtu });
+      // An application posts its own receives; the built-in traffic has them posted for it.
+      if (end.memory !== true) resp.postReceive(s.postedReceives);
+      return {
+        timer: QP_TIMER_BASE + this.senders.length + index,
+        end,
+        resp,
+        np: this.notificationPoint(),
+        rp: null,
+        nextSendPs: 0,
+        lastSendPs: 0,
+        lastWireBytes: 0,
+        repaceAtPs: Infinity,
+        priority: config.dscpMap[end.dscp]!,
+        out: null,
+        writeTarget: null,
+        receives: [],
+      };
     });
+    this.memory = config.memory ?? NO_MEMORY;
+    // Timers: senders' RTOs, receivers' NPs, senders' NPs (READ responses), then the app's.
+    this.appTimer = QP_TIMER_BASE + 2 * this.senders.length + this.receivers.length;
     for (const q of this.senders) {
       this.senderByQpn.set(q.end.qpn, q);
       this.senderByKey.set(q.end.key, q);
@@ -229,17 +338,34 @@ export class Nic implements NodeModel {
       if (reply.kind === FrameKind.cnp) this.stats.cnpsSent++;
       return this.transmit(reply);
     }
+    // Requesters and responders with READ responses take turns; without READs this is the senders alone.
     const n = this.senders.length;
+    const total = n + this.responding.length;
     let wakePs = Infinity;
-    for (let k = 0; k < n; k++) {
-      const i = (this.rr + k) % n;
+    for (let k = 0; k < total; k++) {
+      const i = (this.rr + k) % total;
+      if (i >= n) {
+        const r = this.responding[i - n]!;
+        if ((pausedMask & (1 << r.priority)) !== 0) continue;
+        const head = r.out![0]!;
+        if (isFrame(head)) {
+          this.rr = (i + 1) % total;
+          return this.transmit(this.shiftOut(r));
+        }
+        if (r.nextSendPs > nowPs && !this.repace(nowPs, r)) {
+          wakePs = Math.min(wakePs, r.nextSendPs, r.repaceAtPs);
+          continue;
+        }
+        this.rr = (i + 1) % total;
+        return this.transmit(this.readResponseFrame(nowPs, r, head));
+      }
       const q = this.senders[i]!;
       if ((pausedMask & (1 << q.priority)) !== 0 || !q.req.hasPacket(nowPs)) continue;
       if (q.nextSendPs > nowPs && !this.repace(nowPs, q)) {
         wakePs = Math.min(wakePs, q.nextSendPs, q.repaceAtPs);
         continue;
       }
-      this.rr = (i + 1) % n;
+      this.rr = (i + 1) % total;
       return this.transmit(this.dataFrame(nowPs, q));
     }
     if (wakePs !== Infinity) {
@@ -254,7 +380,7 @@ export class Nic implements NodeModel {
    * new rate at once, so the gap since the last packet is re-measured at the current rate.
    * (`hpcc-ns3` keeps the gap fixed at send time, as `UpdateNextAvail` does.) True = may send now.
    */
-  private repace(nowPs: number, q: SenderQp): boolean {
+  private repace(nowPs: number, q: Paced): boolean {
     if (q.rp === null || nowPs < q.repaceAtPs) return false;
     const rate = Math.min(q.rp.rateBps(nowPs), q.end.rateCapBps ?? Infinity);
     const earliest = rate >= this.lineRateBps ? q.lastSendPs : q.lastSendPs + wireTimePs(q.lastWireBytes, rate, this.config.wire);
@@ -277,8 +403,17 @@ export class Nic implements NodeModel {
     frame.ackReq = p.ackReq;
     frame.dmaLength = p.dmaLength;
     frame.payloadBytes = p.payloadBytes;
-    // Pace the QP: the next packet may start once this one would have left at the QP's rate
-    // (HPCC `UpdateNextAvail`; a new rate takes effect from the next gap).
+    if (q.app !== null) frame.rdma = requestFields(q.app.get(p.wrId)!, p.opcode, p.offsetBytes, p.payloadBytes, p.immediate);
+    this.pace(nowPs, q, frame);
+    this.armRequester(q);
+    return frame;
+  }
+
+  /**
+   * Pace the QP: the next packet may start once this one would have left at the QP's rate
+   * (HPCC `UpdateNextAvail`; a new rate takes effect from the next gap).
+   */
+  private pace(nowPs: number, q: Paced, frame: Frame): void {
     const rate = Math.min(q.rp?.rateBps(nowPs) ?? this.lineRateBps, q.end.rateCapBps ?? Infinity);
     q.lastSendPs = nowPs;
     q.lastWireBytes = serializedBytes(frame, this.accounting);
@@ -287,8 +422,30 @@ export class Nic implements NodeModel {
       q.repaceAtPs = this.config.settings.repace && q.rp !== null ? (q.rp.nextRateChangePs() ?? Infinity) : Infinity;
     }
     q.rp?.onBytesSent(nowPs, frameBytes(frame, this.accounting));
-    this.armRequester(q);
+  }
+
+  /** The next response of the READ at the head of `r`'s queue: data on the reverse path, paced by the responder's own DCQCN. */
+  private readResponseFrame(nowPs: number, r: ReceiverQp, out: ReadOut): Frame {
+    const { read } = out;
+    const index = out.next++;
+    const mtu = this.ctx.ports[PORT]!.out.mtu;
+    const frame = this.addressed(FrameKind.data, r.end);
+    frame.ecn = 2;
+    frame.opcode = readResponseOpcode(index, read.count);
+    frame.psn = psnAdd(read.firstPsn, index);
+    frame.msn = out.msn;
+    frame.payloadBytes = read.lengthBytes === 0 ? 0 : payloadOf(index, read.lengthBytes, mtu);
+    if (out.data !== null) frame.rdma = rdmaFields({ data: out.data.subarray(index * mtu, index * mtu + frame.payloadBytes) });
+    if (out.next === read.count) this.shiftOut(r);
+    this.pace(nowPs, r, frame);
     return frame;
+  }
+
+  /** Take the head of a responder's queue; a drained responder leaves the turns. */
+  private shiftOut<T extends ReadOut | Frame>(r: ReceiverQp): T {
+    const head = r.out!.shift()!;
+    if (r.out!.length === 0) this.responding.splice(this.responding.indexOf(r), 1);
+    return head as T;
   }
 
   private transmit(frame: Frame): Frame {
@@ -311,21 +468,15 @@ export class Nic implements NodeModel {
   private process(nowPs: number, frame: Frame): void {
     switch (frame.kind) {
       case FrameKind.data:
-        this.onData(nowPs, frame);
+        if (frame.opcode >= Opcode.readResponseFirst && frame.opcode <= Opcode.readResponseOnly) this.onReadResponse(nowPs, frame);
+        else this.onData(nowPs, frame);
         break;
       case FrameKind.ack:
         this.onAckOrNak(nowPs, frame);
         break;
-      case FrameKind.cnp: {
-        const q = this.senderByQpn.get(frame.destQp);
-        if (q === undefined) {
-          this.ctx.drop(frame, 'misdelivered', PORT);
-          break;
-        }
-        this.ctx.deliver(frame);
-        this.onCnp(nowPs, q);
+      case FrameKind.cnp:
+        this.onCnpFrame(nowPs, frame);
         break;
-      }
       case FrameKind.pfc:
         throw new Error('PFC frames never reach the transport');
     }
@@ -338,10 +489,10 @@ export class Nic implements NodeModel {
     this.stats.receivedPayloadBytes += frame.payloadBytes;
     const ce = frame.ecn === 3;
     if (ce && r.np !== null) {
-      if (r.np.onCe(nowPs)) this.queueCnp(r);
-      this.armNotificationPoint(r);
+      if (r.np.onCe(nowPs)) this.queueCnp(r.end);
+      this.armNotificationPoint(r.timer, r.np);
     }
-    const result = r.resp.onPacket(nowPs, frame.psn, frame.opcode, frame.payloadBytes, frame.ackReq);
+    const result = r.end.memory === true ? this.onMemoryRequest(nowPs, r, frame) : r.resp.onPacket(nowPs, frame.psn, frame.opcode, frame.payloadBytes, frame.ackReq, frame.dmaLength);
     switch (result.verdict) {
       case 'accepted':
         this.ctx.deliver(frame);
@@ -354,19 +505,115 @@ export class Nic implements NodeModel {
       case 'rnr':
         this.ctx.drop(frame, 'buffer', PORT); // no receive posted: nowhere to put a SEND
         break;
+      case 'error':
+        this.ctx.drop(frame, 'qp_error', PORT);
+        break;
     }
+    if (result.read !== undefined) this.queueRead(r, result.read, frame);
     const reply = result.reply;
     if (reply === null) return;
-    if (reply.kind === 'atomicAck') throw new Error('NIC: an Atomic ACK, but this NIC does not carry atomics yet');
     // hpcc-ns3: no CNP packets; the ACK of a CE-marked packet carries the CNP flag (PHYSICS §1.6).
     const cnpFlag = ce && this.config.settings.dcqcn.enabled && this.config.settings.dcqcn.variant === 'hpcc-ns3';
     const ack = this.addressed(FrameKind.ack, r.end);
-    ack.opcode = Opcode.acknowledge;
+    ack.opcode = reply.kind === 'atomicAck' ? Opcode.atomicAcknowledge : Opcode.acknowledge;
     ack.psn = reply.psn;
     ack.msn = reply.msn;
-    ack.syndrome = reply.kind === 'ack' ? 0 : reply.syndrome;
+    ack.syndrome = reply.kind === 'nak' ? reply.syndrome : 0;
     ack.becn = cnpFlag;
-    this.replies.push(ack);
+    if (reply.kind === 'atomicAck') ack.rdma = rdmaFields({ original: u64Bytes(reply.original) });
+    // A reply may not overtake the READ responses queued before it on its QP.
+    if (r.out !== null && r.out.length > 0) r.out.push(ack);
+    else this.replies.push(ack);
+  }
+
+  /**
+   * A request on a memory-backed QP: the in-order one is checked against the host's memory
+   * first (rkey, bounds, access, a receive large enough), and refused with its NAK if it fails;
+   * what is accepted then moves its bytes.
+   */
+  private onMemoryRequest(nowPs: number, r: ReceiverQp, frame: Frame): ResponderResult {
+    const { resp } = r;
+    const fields = frame.rdma;
+    const op = frame.opcode;
+    if (op === Opcode.fetchAdd || op === Opcode.compareSwap) {
+      const atomic = { address: BigInt(fields?.va ?? 0), rkey: fields?.rkey ?? 0, operand: u64Of(fields?.operand ?? NO_BYTES), swap: u64Of(fields?.swap ?? NO_BYTES) };
+      return resp.onAtomic(nowPs, frame.psn, op === Opcode.fetchAdd ? 'fetchAdd' : 'compareSwap', atomic, this.memory);
+    }
+    const inOrder = resp.state === 'ready' && frame.psn === resp.expectedPsn;
+    const offset = resp.messageOffset;
+    const send = op <= Opcode.sendOnlyImmediate;
+    if (inOrder) {
+      const refusal = this.memoryRefusal(r, frame, offset, send);
+      if (refusal !== null) return resp.refuse(frame.psn, refusal);
+    }
+    const result = resp.onPacket(nowPs, frame.psn, op, frame.payloadBytes, frame.ackReq, frame.dmaLength, fields?.immediate ?? 0);
+    const data = fields?.data ?? NO_BYTES;
+    if (result.verdict === 'accepted' && data.length > 0) {
+      if (send) r.receives[0]!.set(data, offset);
+      else r.writeTarget!.bytes.set(data, r.writeTarget!.offset + offset);
+    }
+    if (result.receive !== undefined) {
+      const buffer = r.receives.shift()!;
+      const { opcode, bytes, immediate } = result.receive;
+      this.toApp(() => this.app?.onReceive(r.end.qpn, { opcode, bytes, immediate, buffer }));
+    }
+    return result;
+  }
+
+  /** Why the in-order request `frame` cannot be executed against memory (a NAK syndrome), or null. */
+  private memoryRefusal(r: ReceiverQp, frame: Frame, offset: number, send: boolean): number | null {
+    const op = frame.opcode;
+    if (send) {
+      // Its receive is the oldest posted one; none is RNR, which the responder answers itself.
+      const buffer = r.receives[0];
+      return buffer !== undefined && offset + frame.payloadBytes > buffer.length ? NAK_INVALID_REQUEST : null;
+    }
+    if (!carriesReth(op)) return null;
+    const fields = frame.rdma;
+    const read = op === Opcode.readRequest;
+    const where = this.memory.locate(BigInt(fields?.va ?? 0), frame.dmaLength, fields?.rkey ?? 0, read ? 'remoteRead' : 'remoteWrite');
+    if (typeof where === 'string') return accessSyndrome(where);
+    if (!read) r.writeTarget = where;
+    return null;
+  }
+
+  /** Queue the responses a READ request asks for (executed in order, or again for a duplicate). */
+  private queueRead(r: ReceiverQp, read: ReadResponses, request: Frame): void {
+    let data: Uint8Array | null = null;
+    if (r.end.memory === true) {
+      const bytes = this.memory.read(BigInt(request.rdma?.va ?? 0), read.lengthBytes, request.rdma?.rkey ?? 0);
+      // A duplicate is executed again without a check: the first execution passed it, and a region is never deregistered.
+      data = typeof bytes === 'string' ? new Uint8Array(read.lengthBytes) : bytes.slice();
+    }
+    if (r.out === null) {
+      r.out = [];
+      r.rp = this.config.settings.dcqcn.enabled ? new DcqcnReactionPoint(this.config.settings.dcqcn.params, this.lineRateBps) : null;
+    }
+    if (r.out.length === 0) this.responding.push(r);
+    r.out.push({ read, next: 0, msn: r.resp.messageSequence, data });
+  }
+
+  /** A READ response reached the requester: it acknowledges what came before it, and its bytes land in the READ's buffer. */
+  private onReadResponse(nowPs: number, frame: Frame): void {
+    const q = this.senderByQpn.get(frame.destQp);
+    if (q === undefined) return this.ctx.drop(frame, 'misdelivered', PORT);
+    this.stats.receivedPayloadBytes += frame.payloadBytes;
+    if (frame.ecn === 3 && this.config.settings.dcqcn.enabled && this.config.settings.dcqcn.variant !== 'hpcc-ns3') {
+      q.np ??= this.notificationPoint();
+      if (q.np!.onCe(nowPs)) this.queueCnp(q.end);
+      this.armNotificationPoint(QP_TIMER_BASE + this.senders.length + this.receivers.length + q.index, q.np!);
+    }
+    const target = q.req.responseTarget(frame.psn);
+    if (target === null) {
+      this.ctx.drop(frame, 'out_of_sequence', PORT);
+    } else {
+      this.ctx.deliver(frame);
+      this.stats.readBytesReceived += frame.payloadBytes;
+      const data = frame.rdma?.data;
+      if (data !== undefined && data.length > 0) q.app?.get(target.wrId)?.local?.set(data, target.offsetBytes);
+    }
+    this.complete(q, q.req.onReadResponse(nowPs, frame.psn));
+    this.armRequester(q);
   }
 
   private onAckOrNak(nowPs: number, frame: Frame): void {
@@ -377,7 +624,9 @@ export class Nic implements NodeModel {
     if (frame.becn) this.onCnp(nowPs, q);
     const kind = syndromeKind(frame.syndrome);
     let done: Completion[];
-    if (kind === 'ack') {
+    if (frame.opcode === Opcode.atomicAcknowledge) {
+      done = q.req.onAtomicAck(nowPs, frame.psn, u64Of(frame.rdma?.original ?? NO_BYTES));
+    } else if (kind === 'ack') {
       done = q.req.onAck(nowPs, frame.psn);
     } else {
       if (kind === 'rnrNak') this.stats.naksReceived.rnr++;
@@ -386,6 +635,20 @@ export class Nic implements NodeModel {
     }
     this.complete(q, done);
     this.armRequester(q);
+  }
+
+  /** A CNP slows the QP's sender: the requester for its requests, the responder for its READ responses. */
+  private onCnpFrame(nowPs: number, frame: Frame): void {
+    const q = this.senderByQpn.get(frame.destQp);
+    if (q !== undefined) {
+      this.ctx.deliver(frame);
+      return this.onCnp(nowPs, q);
+    }
+    const r = this.receiverByQpn.get(frame.destQp);
+    if (r === undefined) return this.ctx.drop(frame, 'misdelivered', PORT);
+    this.ctx.deliver(frame);
+    this.stats.cnpsReceived++;
+    r.rp?.onCnp(nowPs);
   }
 
   private onCnp(nowPs: number, q: SenderQp): void {
@@ -397,12 +660,17 @@ export class Nic implements NodeModel {
     q.rp?.onCnp(nowPs);
   }
 
-  private queueCnp(r: ReceiverQp): void {
-    const cnp = this.addressed(FrameKind.cnp, r.end);
+  private queueCnp(end: QpEnd): void {
+    const cnp = this.addressed(FrameKind.cnp, end);
     cnp.dscp = this.config.settings.cnpDscp;
     cnp.opcode = Opcode.cnp;
     cnp.becn = true;
     this.replies.push(cnp);
+  }
+
+  private notificationPoint(): DcqcnNotificationPoint | null {
+    const s = this.config.settings;
+    return s.dcqcn.enabled && s.dcqcn.variant !== 'hpcc-ns3' ? new DcqcnNotificationPoint(s.dcqcn.variant, s.cnpIntervalPs) : null;
   }
 
   /** A new frame of `kind` on the connection `end`: addresses, first hop, DSCP, QP, ECMP entropy. */
@@ -428,16 +696,83 @@ export class Nic implements NodeModel {
       if (frame !== null) this.process(nowPs, frame);
       return;
     }
+    if (timer === this.appTimer) return this.runApp(nowPs);
+    const n = this.senders.length;
+    const m = this.receivers.length;
     const i = timer - QP_TIMER_BASE;
-    if (i < this.senders.length) {
+    if (i < n) {
       const q = this.senders[i]!;
       this.complete(q, q.req.onTimer(nowPs));
       this.armRequester(q);
+    } else if (i < n + m) {
+      const r = this.receivers[i - n]!;
+      if (r.np?.onTimer(nowPs)) this.queueCnp(r.end);
+      this.armNotificationPoint(r.timer, r.np);
     } else {
-      const r = this.receivers[i - this.senders.length]!;
-      if (r.np?.onTimer(nowPs)) this.queueCnp(r);
-      this.armNotificationPoint(r);
+      const q = this.senders[i - n - m]!;
+      if (q.np?.onTimer(nowPs)) this.queueCnp(q.end);
+      this.armNotificationPoint(timer, q.np);
     }
+    this.ctx.kick(PORT);
+  }
+
+  // --- the application on this host (memory-backed QPs) ------------------------------------
+
+  /** The application running on this host: it hears of completions, receives and its timer through `events`. */
+  attachApp(events: AppEvents): void {
+    this.app = events;
+  }
+
+  /** Arm the application's timer (null: disarm). */
+  setAppTimer(atPs: number | null): void {
+    this.appTimerPs = atPs;
+    if (this.appEvents.length === 0) this.arm(this.appTimer, atPs);
+  }
+
+  /**
+   * Post an application's work request on the memory-backed QP `qpn`; returns its WR id. Its
+   * completion comes through `AppEvents.onCompletion`. Throws (with the requester's message)
+   * for a QP in error or a malformed request: the app runtime reports it as the app's error.
+   */
+  postApp(qpn: number, work: AppWork): number {
+    const q = this.senderByQpn.get(qpn);
+    if (q === undefined || q.app === null) throw new Error(`no memory-backed QP ${qpn} sends from ${this.ctx.name}`);
+    const id = this.wrId++;
+    q.req.post({ id, opcode: work.opcode, sizeBytes: work.sizeBytes, postedPs: this.ctx.nowPs, ...(work.atomic === undefined ? {} : { atomic: work.atomic }), ...(work.immediate === undefined ? {} : { immediate: work.immediate }) });
+    q.app.set(id, work);
+    this.ctx.kick(PORT);
+    return id;
+  }
+
+  /** Post a receive buffer on the memory-backed QP `qpn` (the one its peer sends to this host on). */
+  postAppReceive(qpn: number, buffer: Uint8Array): void {
+    const r = this.receiverByQpn.get(qpn);
+    if (r === undefined || r.end.memory !== true) throw new Error(`no memory-backed QP ${qpn} receives at ${this.ctx.name}`);
+    r.receives.push(buffer);
+    r.resp.postReceive(1);
+  }
+
+  /**
+   * Hand something to the application after the event that caused it, never in the middle of
+   * one: the app may post work, and the NIC's state must be whole when it does.
+   */
+  private toApp(event: () => void): void {
+    if (this.app === null) return;
+    if (this.appEvents.length === 0) this.ctx.setTimer(this.appTimer, this.ctx.nowPs);
+    this.appEvents.push(event);
+  }
+
+  private runApp(nowPs: number): void {
+    const events = this.appEvents.splice(0);
+    for (const event of events) event();
+    const due = this.appTimerPs;
+    if (due !== null && due <= nowPs) {
+      this.appTimerPs = null;
+      this.app?.onTimer(nowPs);
+    }
+    // Events the app's own work raised meanwhile, or its next wake-up.
+    if (this.appEvents.length > 0) this.ctx.setTimer(this.appTimer, nowPs);
+    else this.arm(this.appTimer, this.appTimerPs);
     this.ctx.kick(PORT);
   }
 
@@ -486,6 +821,7 @@ export class Nic implements NodeModel {
   }
 
   private complete(q: SenderQp, done: readonly Completion[]): void {
+    if (q.app !== null) return this.completeApp(q, q.app, done);
     for (const c of done) {
       const m = q.messages.get(c.wrId);
       if (m === undefined) continue;
@@ -499,6 +835,17 @@ export class Nic implements NodeModel {
       if (q.probe) this.probeDone(m);
       else if (c.status === 'success') this.completion.observe((c.completedPs - c.postedPs) / 1e12);
       this.onMessageDone?.(m, q.probe);
+    }
+  }
+
+  private completeApp(q: SenderQp, work: Map<number, AppWork>, done: readonly Completion[]): void {
+    for (const c of done) {
+      const w = work.get(c.wrId);
+      work.delete(c.wrId);
+      // An atomic puts the word it found in its local buffer, as the IB atomic's scatter entry does.
+      if (w?.local != null && c.atomicOriginal !== undefined) w.local.set(u64Bytes(c.atomicOriginal));
+      if (c.status === 'success') this.completion.observe((c.completedPs - c.postedPs) / 1e12);
+      this.toApp(() => this.app?.onCompletion(q.end.qpn, c.wrId, c));
     }
   }
 
@@ -523,8 +870,8 @@ export class Nic implements NodeModel {
   }
 
   /** The paper NP sends a pending CNP at the end of its window. */
-  private armNotificationPoint(r: ReceiverQp): void {
-    this.arm(r.timer, r.np?.deadlinePs() ?? null);
+  private armNotificationPoint(timer: number, np: DcqcnNotificationPoint | null): void {
+    this.arm(timer, np?.deadlinePs() ?? null);
   }
 
   private arm(timer: number, deadline: number | null): void {
@@ -560,9 +907,9 @@ export class Nic implements NodeModel {
     return this.receivers;
   }
 
-  /** Goodput: payload this host's responders hold for good (`RcResponder` stats.bytesDelivered). */
+  /** Goodput: payload this host's responders hold for good (`RcResponder` stats.bytesDelivered), and what its READs brought in. */
   get goodputBytes(): number {
-    let bytes = 0;
+    let bytes = this.stats.readBytesReceived;
     for (const r of this.receivers) bytes += r.resp.stats.bytesDelivered;
     return bytes;
   }
@@ -580,6 +927,34 @@ export class Nic implements NodeModel {
     for (const q of this.senders) if (q.probe) pending += q.messages.size;
     return { sent: this.messageLog, probes: { ...this.probes, pending } };
   }
+}
+
+/**
+ * The RDMA fields a memory-backed QP's request packet carries: a WRITE's or SEND's bytes (copied
+ * as the packet leaves: the application may change its buffer afterwards), the RETH of a WRITE's
+ * first packet and of a READ request (its address advanced to the first byte it asks for), an
+ * atomic's AtomicETH, and the immediate data of a last packet.
+ */
+function requestFields(work: AppWork, opcode: number, offsetBytes: number, payloadBytes: number, immediate: number | undefined): RdmaFields {
+  const fields = rdmaFields({ immediate: immediate ?? 0 });
+  if (work.atomic !== undefined) {
+    fields.va = Number(work.atomic.address);
+    fields.rkey = work.atomic.rkey;
+    fields.operand = u64Bytes(work.atomic.operand);
+    fields.swap = u64Bytes(work.atomic.swap);
+    return fields;
+  }
+  if (carriesReth(opcode)) {
+    fields.va = Number(work.remote?.address ?? 0n) + (opcode === Opcode.readRequest ? offsetBytes : 0);
+    fields.rkey = work.remote?.rkey ?? 0;
+  }
+  if (payloadBytes > 0 && work.local !== null) fields.data = work.local.slice(offsetBytes, offsetBytes + payloadBytes);
+  return fields;
+}
+
+/** The NAK a refused memory access gets (Linux rxe: a misaligned atomic is an invalid request, the rest remote access errors). */
+function accessSyndrome(error: AccessError): number {
+  return error === 'misaligned' ? NAK_INVALID_REQUEST : NAK_REMOTE_ACCESS_ERROR;
 }
 
 /** RoCEv2 sets the UDP source port per QP for ECMP entropy (PHYSICS §5.1). */

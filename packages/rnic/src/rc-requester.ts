@@ -310,6 +310,18 @@ export class RcRequester {
     return this.onResponse(nowPs, psn, 'atomic', original);
   }
 
+  /**
+   * Where the READ response `psn` would land if it were handed to `onReadResponse` now: its work
+   * request and the byte of the message it starts at; null when it would be dropped (stale,
+   * after a gap, or not for a READ). The NIC asks before it hands the response in.
+   */
+  responseTarget(psn: number): { wrId: number; offsetBytes: number } | null {
+    const seq = this.toSeq(psn);
+    if (seq === null || seq > this.readCap(seq)) return null;
+    const m = this.messages[this.indexOf(seq)]!;
+    return m.wr.opcode === 'read' ? { wrId: m.wr.id, offsetBytes: (seq - m.firstSeq) * this.config.mtu } : null;
+  }
+
   private onResponse(nowPs: number, psn: number, kind: 'read' | 'atomic', original: bigint | undefined): Completion[] {
     const seq = this.toSeq(psn);
     if (seq === null) return [];

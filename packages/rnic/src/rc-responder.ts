@@ -164,6 +164,11 @@ export class RcResponder {
     return this.failed ? 'error' : 'ready';
   }
 
+  /** The MSN an AETH sent now carries (READ responses take it from here). */
+  get messageSequence(): number {
+    return this.msn;
+  }
+
   /** Payload bytes of the message being reassembled that are already accepted: where an in-order packet's bytes go. */
   get messageOffset(): number {
     return this.msgBytes;
