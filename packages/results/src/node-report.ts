@@ -54,6 +54,25 @@ export interface NodeReport {
   role: string;
   ports: PortReport[];
   host: HostReport | null;
+  /** The application the host ran (issue 13); absent without one. */
+  app?: AppReport;
+}
+
+/** What a host's application did (issue 13): its outcome, its own figures (`rdma.report`), its last log lines. */
+export interface AppReport {
+  node: string;
+  module: string;
+  /** sha256 of the code it ran (bundled and instrumented). */
+  digest: string;
+  /** `running`: it had not returned when the run ended. */
+  status: 'running' | 'finished' | 'failed';
+  /** The app's first error: it names the app, the node and the operation. */
+  error: string | null;
+  finishedPs: number | null;
+  reports: Record<string, number | string | boolean>;
+  /** Its last log lines (`rdma.log`), oldest first. */
+  log: string[];
+  workRequests: { posted: number; completed: number; failed: number };
 }
 
 /** One figure per priority. */

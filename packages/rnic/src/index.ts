@@ -16,3 +16,4 @@ export * from './nic-pfc.js';
 export * from './nic-settings.js';
 export * from './nic.js';
 export * from './segmentation.js';
+export * from './memory-region.js';

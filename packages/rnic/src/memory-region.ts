@@ -32,18 +32,39 @@ interface Region extends RegionHandle {
 const FIRST_ADDRESS = 0x1000_0000n;
 const PAGE = 4096n;
 
+/** The `index`-th region, of `lengthBytes`, at `address`: the rkey's low byte is a key (as in mlx5 mkeys), the rest its index. */
+function nextRegion(index: number, address: bigint, lengthBytes: number): RegionHandle {
+  return { address, lengthBytes, rkey: ((index + 1) << 8) | 0x5a };
+}
+
+/** The next region starts at the page after this one's last, leaving a guard page. */
+function afterRegion(r: RegionHandle): bigint {
+  return r.address + ((BigInt(r.lengthBytes) + PAGE - 1n) / PAGE) * PAGE + PAGE;
+}
+
 export class MemoryRegions {
   private readonly regions: Region[] = [];
   private nextAddress = FIRST_ADDRESS;
 
   /** Register `bytes` (kept, not copied: the region is the application's buffer) for the given remote accesses. */
   register(bytes: Uint8Array, access: readonly RemoteAccess[]): RegionHandle {
-    const address = this.nextAddress;
-    // The rkey's low byte is a key (as in mlx5 mkeys); the rest is the region's index.
-    const rkey = ((this.regions.length + 1) << 8) | 0x5a;
-    this.regions.push({ address, lengthBytes: bytes.length, rkey, bytes, access: new Set(access) });
-    this.nextAddress = address + ((BigInt(bytes.length) + PAGE - 1n) / PAGE) * PAGE + PAGE;
-    return { address, lengthBytes: bytes.length, rkey };
+    const handle = nextRegion(this.regions.length, this.nextAddress, bytes.length);
+    this.regions.push({ ...handle, bytes, access: new Set(access) });
+    this.nextAddress = afterRegion(handle);
+    return handle;
+  }
+
+  /**
+   * Where regions of these lengths would be if registered in this order on a fresh host: what
+   * its peers know of a host's memory without holding its bytes (an app's `regions`, issue 13).
+   */
+  static layout(lengths: readonly number[]): RegionHandle[] {
+    let address = FIRST_ADDRESS;
+    return lengths.map((lengthBytes, index) => {
+      const handle = nextRegion(index, address, lengthBytes);
+      address = afterRegion(handle);
+      return handle;
+    });
   }
 
   /** Where `[address, address + length)` lies in the region of `rkey`, if `access` is allowed there. */

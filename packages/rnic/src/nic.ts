@@ -95,8 +95,8 @@ export interface AppReceive {
 export interface AppEvents {
   onCompletion(qpn: number, wrId: number, completion: Completion): void;
   onReceive(qpn: number, receive: AppReceive): void;
-  /** The timer the app armed with `setAppTimer` fired. */
-  onTimer(nowPs: number): void;
+  /** After the completions and receives of this instant were handed in, or when the timer the app armed with `setAppTimer` fired. */
+  run(nowPs: number): void;
 }
 
 /** What happened to one message this host posted (the run's per-flow results). */
@@ -765,11 +765,8 @@ export class Nic implements NodeModel {
   private runApp(nowPs: number): void {
     const events = this.appEvents.splice(0);
     for (const event of events) event();
-    const due = this.appTimerPs;
-    if (due !== null && due <= nowPs) {
-      this.appTimerPs = null;
-      this.app?.onTimer(nowPs);
-    }
+    if (this.appTimerPs !== null && this.appTimerPs <= nowPs) this.appTimerPs = null;
+    this.app?.run(nowPs);
     // Events the app's own work raised meanwhile, or its next wake-up.
     if (this.appEvents.length > 0) this.ctx.setTimer(this.appTimer, nowPs);
     else this.arm(this.appTimer, this.appTimerPs);

@@ -6,13 +6,14 @@
  * host's NIC without queue pairs or traffic (`rebooted`: its applications are gone).
  */
 import { DEFAULT_WIRE_MODEL, Engine, type NodeModel, type WireModel } from '@rocelab/sim';
-import { Nic, type HostPeer, type NicProblem } from '@rocelab/rnic';
+import { MemoryRegions, Nic, type HostPeer, type NicProblem } from '@rocelab/rnic';
 import { planSwitch, Switch, type SwitchProblem } from '@rocelab/switch';
 import { nicSettingsOf, resolvedWorkloads, routeTable, switchSettingsOf, type PodSpec, type Profile } from '@rocelab/topology';
 import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
 import { hostTraffic, type ResolvedWorkload } from '@rocelab/workload';
 import { firstPostPs, hostNames, linkRateOf, qpPlan, type HostQps } from './qp-plan.js';
 import { leakEveryNth } from './debug.js';
+import { AppHost, appHostOf, appRegions, type RegionEntry } from './app-host.js';
 
 /** How each profile counts bytes and time on the wire (DESIGN §5, PHYSICS §7). */
 export function wireModelFor(profile: Profile): WireModel {
@@ -30,13 +31,16 @@ export interface PodContext {
   qps: Map<string, HostQps>;
   /** The run's start: when its first message is posted (the origin of trace times). */
   startPs: number;
+  /** Every app host's regions (issue 13); empty without apps. */
+  appRegions: Map<string, RegionEntry[]>;
 }
 
 export function podContext(pod: PodSpec, seed: number): PodContext {
   const hosts = new Map<string, HostPeer>();
   for (const node of pod.nodes) if (node.role === 'host') hosts.set(node.name, { name: node.name, ip: node.ip, mac: node.mac });
   const workloads = resolvedWorkloads(pod);
-  return { pod, seed, wire: wireModelFor(pod.profile), workloads, hosts, qps: qpPlan(pod, seed, workloads, hosts), startPs: firstPostPs(pod, seed, workloads) };
+  const appRegionTable = pod.apps.length === 0 ? new Map<string, RegionEntry[]>() : appRegions(pod);
+  return { pod, seed, wire: wireModelFor(pod.profile), workloads, hosts, qps: qpPlan(pod, seed, workloads, hosts), startPs: firstPostPs(pod, seed, workloads), appRegions: appRegionTable };
 }
 
 /** How a model is built: at pod start, or for a node that boots again after a `kill`. */
@@ -55,7 +59,10 @@ export function createModel(engine: Engine, pc: PodContext, index: number, optio
     const settings = nicSettingsOf(pod, node, problems);
     if (problems.length > 0) throw new Error(`${node.name}: NIC settings: ${JSON.stringify(problems)}`);
     const qps = pc.qps.get(node.name)!;
-    return new Nic(ctx, {
+    // A host that booted again runs no app: its memory and its QPs are gone.
+    const app = options.rebooted ? undefined : pod.apps.find((a) => a.node === node.name);
+    const memory = app === undefined ? undefined : new MemoryRegions();
+    const nic = new Nic(ctx, {
       ip: node.ip,
       mac: node.mac,
       gatewayMac: peerMac(0),
@@ -66,7 +73,10 @@ export function createModel(engine: Engine, pc: PodContext, index: number, optio
       wire: pc.wire,
       dscpMap: DEFAULT_DSCP_MAP,
       rebooted: options.rebooted,
+      ...(memory === undefined ? {} : { memory }),
     });
+    if (app !== undefined) appHostOf.set(nic, new AppHost(ctx, nic, app, pc.appRegions, memory!, qps, pod));
+    return nic;
   }
   // The topology loader already checked these settings; a problem here is a bug.
   const problems: SwitchProblem[] = [];

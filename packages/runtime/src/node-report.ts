@@ -5,6 +5,7 @@
  */
 import { DROP_REASONS, type DropReason, type Engine } from '@rocelab/sim';
 import { Nic } from '@rocelab/rnic';
+import { appHostOf } from './app-host.js';
 import type { HostReport, NodeReport, PortReport } from '@rocelab/results';
 import { Switch } from '@rocelab/switch';
 import type { PodSpec } from '@rocelab/topology';
@@ -43,7 +44,8 @@ export function nodeReport(engine: Engine, index: number, role: string): NodeRep
       rxBytes: stats.rxBytes,
     };
   });
-  return { node: ctx.name, role, ports, host: nic === null ? null : hostReport(nic) };
+  const app = nic === null ? undefined : appHostOf.get(nic);
+  return { node: ctx.name, role, ports, host: nic === null ? null : hostReport(nic), ...(app === undefined ? {} : { app: app.report() }) };
 }
 
 function hostReport(nic: Nic): HostReport {

@@ -64,5 +64,20 @@ export function qpPlan(pod: PodSpec, seed: number, workloads: readonly ResolvedW
     plan.get(from)!.requesters.push({ ...common, peer: hosts.get(c.to)! });
     plan.get(c.to)!.responders.push({ ...common, peer: hosts.get(from)! });
   });
+  // Applications (issue 13): a memory-backed connection each way between every two hosts that run one.
+  let qpn = FIRST_QPN + all.length;
+  for (const a of pod.apps) {
+    for (const b of pod.apps) {
+      if (a === b) continue;
+      const common = { qpn: qpn++, key: appConnectionKey(b.node), probe: false, dscp: a.dscp, rateCapBps: null, memory: true };
+      plan.get(a.node)!.requesters.push({ ...common, peer: hosts.get(b.node)! });
+      plan.get(b.node)!.responders.push({ ...common, peer: hosts.get(a.node)! });
+    }
+  }
   return plan;
+}
+
+/** The key of an app's connection to `peer` (workload keys never start with `app:`). */
+export function appConnectionKey(peer: string): string {
+  return `app:${peer}`;
 }

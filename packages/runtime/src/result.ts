@@ -15,6 +15,7 @@ import {
   type FabricSummary,
   type FlowResult,
   type FlowTotals,
+  type AppReport,
   type NodeReport,
   type ProbeSummary,
 } from '@rocelab/results';
@@ -95,6 +96,8 @@ export interface RunResult {
   rssMiBPerNode: number;
   /** Proportional set size per node (`memory.ts`): what a node costs a machine running many; null where not measured. */
   pssMiBPerNode: number | null;
+  /** The hosts' applications (issue 13), in node order; empty without any. */
+  apps: AppReport[];
 }
 
 export interface RunMeta {
@@ -174,6 +177,7 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     lostNodes: mergeLostNodes(lostNodesOf(meta.faultLog ?? [], meta.durationPs), meta.lostNodes ?? []),
     rssMiBPerNode: meanMiB(finals.map((f) => f.rssBytes)) ?? 0,
     pssMiBPerNode: meanMiB(finals.map((f) => f.pssBytes)),
+    apps: finals.flatMap((f) => (f.report.app === undefined ? [] : [f.report.app])),
   };
 }
 

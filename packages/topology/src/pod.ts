@@ -99,4 +99,17 @@ export interface PodSpec {
   faults: FaultSpec[];
   /** Keys other packages contributed to `defaults` (e.g. `switch`, `nic`), as validated by their sub-schemas. */
   defaults: Readonly<Record<string, unknown>>;
+  /** The hosts' applications, in node order (issue 13); carried with their bundled source, so a member reads no file. */
+  apps: AppSpec[];
+}
+
+/** A host's application: its module bundled and instrumented (@rocelab/app `bundleApp`), its args. */
+export interface AppSpec {
+  node: string;
+  module: string;
+  args: Record<string, unknown>;
+  /** The DSCP of its QPs' data and ACKs (default: a flow's). */
+  dscp: number;
+  source: string;
+  digest: string;
 }

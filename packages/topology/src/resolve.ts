@@ -3,6 +3,7 @@
  * (names, wiring, references, unit strings), then numbering and defaults. All problems are
  * collected before failing, so the error lists every one of them.
  */
+import { resolveApps } from './apps.js';
 import { describeValue, Problems, TopologyError } from './errors.js';
 import type { SchemaExtensions } from './extensions.js';
 import { resolveLinks } from './links.js';
@@ -20,6 +21,8 @@ export function resolvePod(raw: RawTopology, file: string, ext: SchemaExtensions
   const workloads = resolveWorkloads(raw, file, table, ext, problems);
   const faults = resolveFaults(raw, links, table, problems);
   if (problems.list.length > 0) throw new TopologyError(file, problems.list);
+  const apps = resolveApps(raw, file, table, problems);
+  if (problems.list.length > 0) throw new TopologyError(file, problems.list);
   attachPorts(table, links);
   const pod: PodSpec = {
     name: raw.name,
@@ -32,6 +35,7 @@ export function resolvePod(raw: RawTopology, file: string, ext: SchemaExtensions
     workloads,
     faults,
     defaults: extensionDefaults(raw),
+    apps,
   };
   runChecks(pod, raw, table.declaredAt, ext, problems);
   if (problems.list.length > 0) throw new TopologyError(file, problems.list);

@@ -42,7 +42,14 @@ export interface RawNode {
   ip?: string;
   subnet?: string;
   pipelineLatency?: string;
+  app?: RawApp;
   [extension: string]: unknown;
+}
+/** A host's application (issue 13): a module path relative to the topology file, and its args. */
+export interface RawApp {
+  module: string;
+  args?: Record<string, unknown>;
+  dscp?: number;
 }
 export interface RawLink extends RawLinkParams {
   a: string;
@@ -111,10 +118,25 @@ export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
     ),
   );
   const node = object(
-    'a node {name, role, ip?, subnet?, pipelineLatency?}',
+    'a node {name, role, ip?, subnet?, pipelineLatency?, app?}',
     extensionKeys(
       'node',
-      { name: nodeName, role: { enum: [...ROLES], description: 'a node role' }, ip: { type: 'string', description: EXPECT.ipv4 }, subnet: { type: 'string', description: EXPECT.subnet }, pipelineLatency: duration },
+      {
+        name: nodeName,
+        role: { enum: [...ROLES], description: 'a node role' },
+        ip: { type: 'string', description: EXPECT.ipv4 },
+        subnet: { type: 'string', description: EXPECT.subnet },
+        pipelineLatency: duration,
+        app: object(
+          'an application {module, args?, dscp?}',
+          {
+            module: { type: 'string', minLength: 1, description: 'the path of an app module (.mjs, .js or .ts), relative to the topology file' },
+            args: { type: 'object', description: 'the app\'s arguments, an object' },
+            dscp: { type: 'integer', minimum: 0, maximum: 63, description: 'a DSCP value, an integer 0..63' },
+          },
+          ['module'],
+        ),
+      },
       ext.node,
     ),
     ['name', 'role'],

@@ -17,7 +17,7 @@ export function resultText(r: RunResult): string {
     `conservation ${r.conservation ? 'holds' : 'FAILS'}, causality violations ${r.causalityViolations}`,
     `trace hash ${r.traceHash}`,
   ];
-  return [...lines, ...lostSection(r), ...pfcSection(r), ...hostSection(r), ...flowSection(r), ...probeSection(r), ''].join('\n');
+  return [...lines, ...lostSection(r), ...pfcSection(r), ...hostSection(r), ...flowSection(r), ...probeSection(r), ...appSection(r), ''].join('\n');
 }
 
 /** One line per node lost during the run: when, why, and when it came back. */
@@ -87,6 +87,26 @@ function hostSection(r: RunResult): string[] {
     count(h.goodputBytes),
   ]);
   return ['', head, ...table(['host', 'CNP tx', 'CNP rx', 'retx', 'NAK seq/RNR', 'RTO', 'RNR waits', 'storm w/e', 'goodput B'], rows)];
+}
+
+/** Each app's outcome and its own figures (`rdma.report`); a failed one's error in full. */
+function appSection(r: RunResult): string[] {
+  if (r.apps.length === 0) return [];
+  const counts = { finished: 0, running: 0, failed: 0 };
+  for (const a of r.apps) counts[a.status]++;
+  const lines = ['', `apps: ${r.apps.length} (${r.apps[0]!.module}${new Set(r.apps.map((a) => a.module)).size > 1 ? ' and others' : ''}): ${counts.finished} finished, ${counts.running} running, ${counts.failed} failed`];
+  for (const a of r.apps) {
+    const figures = Object.entries(a.reports).map(([k, v]) => `${k}=${typeof v === 'number' ? formatFigure(v) : String(v)}`);
+    const wr = `${a.workRequests.posted} WRs (${a.workRequests.completed} ok, ${a.workRequests.failed} failed)`;
+    lines.push(`  ${a.node}: ${a.status}${a.finishedPs === null ? '' : ` at ${(a.finishedPs / 1e6).toFixed(3)} us`}, ${wr}${figures.length === 0 ? '' : `; ${figures.join(' ')}`}`);
+    if (a.error !== null) lines.push(`    error: ${a.error}`);
+  }
+  return lines;
+}
+
+/** A figure as an app reported it: integers with thousands separators, others to 4 significant digits. */
+function formatFigure(v: number): string {
+  return Number.isInteger(v) ? v.toLocaleString('en-US') : String(Number(v.toPrecision(4)));
 }
 
 function flowSection(r: RunResult): string[] {

@@ -1,0 +1,43 @@
+/**
+ * The hosts' applications (issue 13): each `app.module` is read relative to the topology file,
+ * bundled and instrumented (@rocelab/app), and carried in the pod with its args, so that every
+ * process runs the same code without reading a file. A module that cannot be run is a problem
+ * of the file, at its node's `app.module`.
+ */
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { AppModuleError, bundleApp, type BundledApp } from '@rocelab/app';
+import { DEFAULT_FLOW_DSCP } from '@rocelab/workload';
+import type { Problems } from './errors.js';
+import type { NodeTable } from './nodes.js';
+import type { AppSpec } from './pod.js';
+import type { RawTopology } from './schema.js';
+
+export function resolveApps(raw: RawTopology, file: string, table: NodeTable, problems: Problems): AppSpec[] {
+  const bundles = new Map<string, BundledApp | null>();
+  const apps: AppSpec[] = [];
+  for (const node of table.nodes) {
+    const at = table.declaredAt.get(node.name)!;
+    const app = raw.nodes[at]!.app;
+    if (app === undefined) continue;
+    const path = `nodes[${at}].app`;
+    if (node.role !== 'host') {
+      problems.add('value', path, 'an app on a host only (it runs on the host and its NIC)', `an app on ${node.name}, a ${node.role}`);
+      continue;
+    }
+    const modulePath = isAbsolute(app.module) ? app.module : resolve(file === '<inline>' ? process.cwd() : dirname(file), app.module);
+    let bundled = bundles.get(modulePath);
+    if (bundled === undefined) {
+      try {
+        bundled = bundleApp(modulePath, app.module);
+      } catch (err) {
+        if (!(err instanceof AppModuleError)) throw err;
+        problems.add('value', `${path}.module`, 'an app module that builds (an ES module; TypeScript type-checked against rocelab/app)', err.problems.join('; '));
+        bundled = null;
+      }
+      bundles.set(modulePath, bundled);
+    }
+    if (bundled === null) continue;
+    apps.push({ node: node.name, module: app.module, args: app.args ?? {}, dscp: app.dscp ?? DEFAULT_FLOW_DSCP, source: bundled.source, digest: bundled.digest });
+  }
+  return apps;
+}
