@@ -18,7 +18,7 @@ import type * as Esbuild from 'esbuild';
 export interface BundledApp {
   /** The module as the topology names it. */
   module: string;
-  /** The script the sandbox evaluates: it assigns the module's exports to `__app`. */
+  /** The script the sandbox evaluates: a function of the tick that returns the module's exports. */
   source: string;
   /** sha256 of `source`, hex. */
   digest: string;
@@ -102,7 +102,11 @@ function typeCheck(path: string, module: string): void {
   );
 }
 
-/** `__rocelab_tick()` first in every loop body and every function body. */
+/**
+ * `__rocelab_tick()` first in every loop body and every function body, and the whole wrapped in
+ * a function of that tick: a call to a local is some 50× cheaper in a context than one to a global.
+ * The result evaluates to `(tick) => exports`.
+ */
 export function instrument(script: string, file: string): string {
   const ts = load('typescript') as typeof TS;
   const source = ts.createSourceFile(file, script, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
@@ -131,5 +135,5 @@ export function instrument(script: string, file: string): string {
   const result = ts.transform(source, [transformer]);
   const out = ts.createPrinter().printFile(result.transformed[0]!);
   result.dispose();
-  return out;
+  return `(function (__rocelab_tick) {\n${out}\nreturn __app;\n})`;
 }

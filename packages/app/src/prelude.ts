@@ -9,43 +9,26 @@
  * await) stops the app instead.
  */
 export const PRELUDE = String.raw`
-(function (host, LIMIT) {
+(function (host, ticks) {
   'use strict';
   const label = host.label;
-  let ticks = 0;
-  let stopped = null;
+  ticks.onStop((message) => host.failed(message));
+  const stop = (message) => ticks.stop(message);
+  const print = (...parts) => host.log(parts.map(String).join(' '), null);
+  globalThis.console = { log: print, info: print, warn: print, error: print, debug: print };
 
-  function stop(message) {
-    if (stopped !== null) return;
-    stopped = message;
-    host.failed(message);
+  /**
+   * What the app threw, with the app's own functions from its stack: the frames of the engine
+   * below them differ between one process and many, and positions are the bundle's, not the file's.
+   */
+  function thrown(err) {
+    if (!(err instanceof Error)) return String(err);
+    const frames = String(err.stack ?? '').split('\n').slice(1)
+      .map((line) => line.trim())
+      .filter((line) => line.startsWith('at ') && line.includes(host.module + ':'))
+      .map((line) => line.replace(/ \(.*\)$/, '').replace(/ \S+:\d+:\d+$/, ''));
+    return err.name + ': ' + err.message + (frames.length === 0 ? '' : ' (' + frames.join(', ') + ')');
   }
-
-  // Called at the top of every loop body and function body of the app (bundle.ts puts it there).
-  function tick() {
-    if (stopped !== null) throw new Error(stopped);
-    if (++ticks > LIMIT) {
-      stop(label + ': ran ' + LIMIT.toLocaleString('en-US') + ' loop iterations and calls without waiting for the fabric (an endless loop?); stopped');
-      throw new Error(stopped);
-    }
-  }
-  Object.defineProperty(globalThis, '__rocelab_tick', { value: tick });
-
-  Math.random = function () { throw new Error(label + ': Math.random is not deterministic: use rdma.random()'); };
-  const RealDate = Date;
-  globalThis.Date = new Proxy(RealDate, {
-    construct(target, args) {
-      if (args.length === 0) throw new Error(label + ': new Date() reads the wall clock: use rdma.now() (virtual picoseconds)');
-      return new target(...args);
-    },
-    apply() { throw new Error(label + ': Date() reads the wall clock: use rdma.now()'); },
-    get(target, key) {
-      if (key === 'now') return function () { throw new Error(label + ': Date.now() reads the wall clock: use rdma.now()'); };
-      return target[key];
-    },
-  });
-  const log = (message) => host.log(String(message), null);
-  globalThis.console = { log, info: log, warn: log, error: log, debug: log };
 
   /** A settle-once outcome that makes a real promise only when someone asks for one. */
   function outcome(describe, signaled) {
@@ -89,7 +72,7 @@ export const PRELUDE = String.raw`
 
   function qpFor(peer) {
     const post = (opcode, local, remote, size, options, operand, swap) => {
-      if (stopped !== null) throw new Error(stopped);
+      if (ticks.stopped !== null) throw new Error(ticks.stopped);
       const signaled = options?.signaled !== false;
       const immediate = options?.immediate;
       const describe = opcode + ' of ' + size + ' bytes to ' + peer + describeRemote(remote);
@@ -107,7 +90,7 @@ export const PRELUDE = String.raw`
       fetchAdd: (local, remote, add) => post('fetchAdd', local, remote, 8, undefined, BigInt(add), 0n),
       compareSwap: (local, remote, compare, swap) => post('compareSwap', local, remote, 8, undefined, BigInt(compare), BigInt(swap)),
       recv(buffer) {
-        if (stopped !== null) throw new Error(stopped);
+        if (ticks.stopped !== null) throw new Error(ticks.stopped);
         host.postRecv(peer, buffer);
         const o = outcome('receive from ' + peer, true);
         let queue = receives.get(peer);
@@ -158,23 +141,23 @@ export const PRELUDE = String.raw`
   return {
     /** Start the app's default export. */
     start(main) {
-      ticks = 0;
+      ticks.reset();
       let result;
       try {
         result = main(rdma);
       } catch (err) {
-        stop(label + ': threw: ' + (err && err.stack ? err.stack : String(err)));
+        stop(label + ': threw: ' + thrown(err));
         return;
       }
       Promise.resolve(result).then(
-        () => { if (stopped === null) host.finished(); },
-        (err) => stop(err instanceof Error && err.message.startsWith(label) ? err.message : label + ': threw: ' + (err && err.stack ? err.stack : String(err))),
+        () => { if (ticks.stopped === null) host.finished(); },
+        (err) => stop(err instanceof Error && err.message.startsWith(label) ? err.message : label + ': threw: ' + thrown(err)),
       );
     },
     /** Hand in what happened since the last dispatch (completions, receives, the time). */
     dispatch() {
-      if (stopped !== null) return;
-      ticks = 0;
+      if (ticks.stopped !== null) return;
+      ticks.reset();
       for (const e of host.takeEvents()) {
         if (e.kind === 'completion') {
           const o = works.get(e.id);

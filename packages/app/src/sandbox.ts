@@ -30,6 +30,8 @@ export type SandboxEvent =
 export interface SandboxHost {
   /** "app <module> on <node>": how every error names the app. */
   readonly label: string;
+  /** The module as the topology names it (its frames in a stack are the app's own). */
+  readonly module: string;
   readonly info: SetupContext;
   nowPs(): number;
   random(): number;
@@ -82,20 +84,67 @@ function describe(err: unknown): string {
   return typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string' ? (err as Error).message : String(err);
 }
 
+/** The count of loop iterations and calls since the app last waited (in-context, so its errors are the app's). */
+interface Ticks {
+  tick(): void;
+  reset(): void;
+  stop(message: string): void;
+  readonly stopped: string | null;
+  onStop(f: (message: string) => void): void;
+}
+
 /**
- * A fresh context with the app's bundle evaluated in it (`__app` holds its exports). Until the
- * prelude replaces it, the tick counts too: the bundle's top level and `regions()` are bounded.
+ * The tick count, and the guards of determinism, set before the app's code runs: `Math.random`
+ * and the wall clock fail with a message saying what to use instead.
  */
-function evaluate(source: string, file: string): { context: vm.Context; exports: AppExports } {
+const TICKS = String.raw`(() => {
+  const label = LABEL;
+  Math.random = function () { throw new Error(label + ': Math.random is not deterministic: use rdma.random()'); };
+  const RealDate = Date;
+  globalThis.Date = new Proxy(RealDate, {
+    construct(target, args) {
+      if (args.length === 0) throw new Error(label + ': new Date() reads the wall clock: use rdma.now() (virtual picoseconds)');
+      return new target(...args);
+    },
+    apply() { throw new Error(label + ': Date() reads the wall clock: use rdma.now()'); },
+    get(target, key) {
+      if (key === 'now') return function () { throw new Error(label + ': Date.now() reads the wall clock: use rdma.now()'); };
+      return target[key];
+    },
+  });
+  let n = 0;
+  let stopped = null;
+  let onStop = null;
+  const s = {
+    tick() {
+      if (stopped !== null) throw new Error(stopped);
+      if (++n > ${TICK_LIMIT}) {
+        s.stop(label + ': ran ${TICK_LIMIT.toLocaleString('en-US')} loop iterations and calls without waiting for the fabric (an endless loop?); stopped');
+        throw new Error(stopped);
+      }
+    },
+    reset() { n = 0; },
+    stop(message) {
+      if (stopped !== null) return;
+      stopped = message;
+      if (onStop !== null) onStop(message);
+    },
+    get stopped() { return stopped; },
+    onStop(f) { onStop = f; },
+  };
+  return s;
+})()`;
+
+/** A fresh context with the app's bundle evaluated in it, and its tick count (which also bounds the bundle's top level and `regions()`). */
+function evaluate(source: string, file: string, label: string): { context: vm.Context; exports: AppExports; ticks: Ticks } {
   const context = vm.createContext({}, { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-  vm.runInContext(
-    `{ let n = 0; Object.defineProperty(globalThis, '__rocelab_tick', { configurable: true, value: () => { if (++n > ${TICK_LIMIT}) throw new Error('ran ${TICK_LIMIT} loop iterations and calls while loading (an endless loop?)'); } }); }`,
-    context,
-  );
+  const ticks = vm.runInContext(TICKS.replace('LABEL', JSON.stringify(label)), context) as Ticks;
   appPromises.push(vm.runInContext('Promise', context) as PromiseConstructor);
   watchRejections();
-  vm.runInContext(source, context, { filename: file });
-  return { context, exports: (context as { __app?: AppExports }).__app ?? {} };
+  const factory = vm.runInContext(source, context, { filename: file }) as (tick: () => void) => AppExports;
+  const exports = factory(ticks.tick) ?? {};
+  (context as { __app?: AppExports }).__app = exports;
+  return { context, exports, ticks };
 }
 
 /**
@@ -103,7 +152,7 @@ function evaluate(source: string, file: string): { context: vm.Context; exports:
  * once per host in a scratch context. Throws an Error naming the app and the host.
  */
 export function declaredRegions(source: string, module: string, ctx: SetupContext): Array<[string, RegionSpec]> {
-  const { exports } = evaluate(source, module);
+  const { exports } = evaluate(source, module, `app ${module} on ${ctx.node} (regions)`);
   if (exports.regions === undefined) return [];
   if (typeof exports.regions !== 'function') throw new Error(`app ${module}: its export "regions" must be a function (node, hosts, args) → {name: {bytes, access}}`);
   let declared: unknown;
@@ -142,11 +191,11 @@ export class AppSandbox {
     module: string,
     private readonly host: SandboxHost,
   ) {
-    const { context, exports } = evaluate(source, module);
+    const { context, exports, ticks } = evaluate(source, module, host.label);
     if (typeof exports.default !== 'function') throw new Error(`app ${module}: its default export must be the app, an (async) function of rdma; got ${typeof exports.default}`);
     this.context = context;
-    const make = vm.runInContext(PRELUDE, context, { filename: 'rocelab-app-prelude.js' }) as (h: SandboxHost, limit: number) => Prelude;
-    (context as { __rocelab_prelude?: Prelude }).__rocelab_prelude = make(host, TICK_LIMIT);
+    const make = vm.runInContext(PRELUDE, context, { filename: 'rocelab-app-prelude.js' }) as (h: SandboxHost, t: Ticks) => Prelude;
+    (context as { __rocelab_prelude?: Prelude }).__rocelab_prelude = make(host, ticks);
   }
 
   /** Run the app until it first waits (its continuations included). */

@@ -66,6 +66,11 @@ export interface NicSettings {
   qpMetrics: boolean;
   /** A rate increase shortens a pacing gap already running (hardware limiters); false in hpcc-ns3. */
   repace: boolean;
+  /**
+   * Responders answer a duplicate atomic from their cache of replies (IB requires it). Test
+   * only: false applies a retried atomic again, to show what the cache prevents (atomic-counter).
+   */
+  atomicReplyCache: boolean;
 }
 
 /** The port a NIC sizes its buffer for: what arrives from its ToR. */
@@ -129,6 +134,7 @@ export const nicConfigSchema = {
       properties: { enabled: { type: 'boolean' }, critical: DURATION, minor: DURATION },
     },
     qpMetrics: { type: 'boolean' },
+    atomicReplyCache: { type: 'boolean', description: 'true (IB), or false to show what the cache of atomic replies prevents (test only)' },
     dcqcn: {
       type: 'object',
       additionalProperties: false,
@@ -170,6 +176,7 @@ export function nicProfileSettings(profile: NicProfile, timing: NicTiming, port:
     pfcRefreshPs: Math.floor((PFC_MAX_QUANTA * serializationPs(PFC_QUANTUM_BITS / 8, port.in.rateBps)) / 2),
     qpMetrics: false,
     repace: !hpcc,
+    atomicReplyCache: true,
   };
 }
 
@@ -208,6 +215,7 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
   set('postedReceives', parse('postedReceives', raw.postedReceives, Number, int(0, Number.MAX_SAFE_INTEGER), 'receives posted per QP, ≥ 0'));
   set('dataDscp', parse('dataDscp', raw.dataDscp, Number, int(0, 63), 'a DSCP 0..63'));
   set('qpMetrics', raw.qpMetrics as boolean | undefined);
+  set('atomicReplyCache', raw.atomicReplyCache as boolean | undefined);
   const pfc = s.pfc;
   pfc.bufferBytes = parse('rxBufferBytes', raw.rxBufferBytes, units.bytes, (v) => v > 0, 'a receive buffer in bytes > 0') ?? pfc.bufferBytes;
   pfc.xoffBytes = parse('xoffBytes', raw.xoffBytes, units.bytes) ?? pfc.xoffBytes;

@@ -8,7 +8,7 @@
 import { FrameKind, NO_BYTES, Opcode, carriesReth, frameBytes, newFrame, rdmaFields, serializedBytes, u64Bytes, u64Of, type ByteAccounting, type DscpMap, type Frame, type RdmaFields } from '@rocelab/wire';
 import { FixedHistogram, exponentialBounds, wireTimePs, type NodeContext, type NodeModel, type WireModel } from '@rocelab/sim';
 import type { HostTraffic, MessagePost } from '@rocelab/workload';
-import { NAK_INVALID_REQUEST, NAK_REMOTE_ACCESS_ERROR, syndromeKind } from './aeth.js';
+import { NAK_INVALID_REQUEST, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, syndromeKind } from './aeth.js';
 import { DcqcnNotificationPoint } from './dcqcn-np.js';
 import { DcqcnReactionPoint } from './dcqcn-rp.js';
 import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S } from './defaults.js';
@@ -284,7 +284,7 @@ export class Nic implements NodeModel {
       np: null,
     }));
     this.receivers = (rebooted ? [] : config.responders).map((end, index) => {
-      const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery, mtu: port.out.mtu });
+      const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery, mtu: port.out.mtu, atomicReplyCache: s.atomicReplyCache });
       // An application posts its own receives; the built-in traffic has them posted for it.
       if (end.memory !== true) resp.postReceive(s.postedReceives);
       return {
@@ -630,7 +630,7 @@ export class Nic implements NodeModel {
       done = q.req.onAck(nowPs, frame.psn);
     } else {
       if (kind === 'rnrNak') this.stats.naksReceived.rnr++;
-      else this.stats.naksReceived.seq++;
+      else if (frame.syndrome === NAK_PSN_SEQUENCE_ERROR) this.stats.naksReceived.seq++;
       done = q.req.onNak(nowPs, frame.psn, frame.syndrome);
     }
     this.complete(q, done);

@@ -140,6 +140,7 @@ export class AppHost implements AppEvents {
     const rng = this.ctx.rng('app');
     return {
       label,
+      module: this.spec.module,
       info: { node: this.ctx.name, hosts, args: this.spec.args },
       nowPs: () => this.ctx.nowPs,
       random: () => rng.nextFloat(),

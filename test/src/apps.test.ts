@@ -1,0 +1,93 @@
+/**
+ * Your own RDMA code (issue 13), end to end through `rocelab run`: the examples give the same
+ * trace hash as local processes as in one process, atomic-counter ends at exactly 16,000 (and
+ * not without the cache of atomic replies), random bytes written and read back across a lossy
+ * Clos all match, and apps that throw, spin, use a wrong rkey or reach for `Math.random` are
+ * stopped with an error naming the app, the node and the operation while the pod runs on.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { AppReport } from '@rocelab/results';
+import { cli, fixture, ROOT } from './harness.js';
+
+function run(file: string, duration: string, mode: 'inproc' | 'procs' = 'inproc') {
+  const r = cli(['run', file, '--duration', duration, '--mode', mode, '--json'], {}, 300_000);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(r.json !== null, r.stdout);
+  assert.ok(r.json.conservation, `${file} (${mode}): every packet delivered, dropped with a reason or queued`);
+  return r.json;
+}
+
+const example = (name: string, file = 'pod.yaml'): string => join(ROOT, 'examples', name, file);
+const appOf = (apps: AppReport[], node: string): AppReport => apps.find((a) => a.node === node)!;
+
+/** Every example: its command, and what its apps must report. */
+const EXAMPLES: Array<{ name: string; duration: string; check(apps: AppReport[]): void }> = [
+  {
+    name: 'rdma-hello',
+    duration: '20us',
+    check: (apps) => assert.ok((appOf(apps, 'h1').reports.latencyUs as number) > 0),
+  },
+  {
+    name: 'atomic-counter',
+    duration: '6ms',
+    check: (apps) => {
+      assert.equal(appOf(apps, 'h17').reports.counter, 16_000);
+      assert.equal(apps.filter((a) => a.reports.adds === 1000).length, 16);
+    },
+  },
+];
+
+for (const ex of EXAMPLES) {
+  test(`example ${ex.name}: every app finishes, with the same trace hash in procs as inproc`, () => {
+    const inproc = run(example(ex.name), ex.duration);
+    for (const a of inproc.apps) assert.equal(a.status, 'finished', `${a.node}: ${a.error}`);
+    ex.check(inproc.apps);
+    const procs = run(example(ex.name), ex.duration, 'procs');
+    assert.equal(procs.traceHash, inproc.traceHash);
+    assert.deepEqual(procs.apps, inproc.apps, 'the apps did, reported and logged the same');
+  });
+}
+
+test('atomic-counter without the cache of atomic replies: retried atomics are applied twice, so the count overshoots 16,000', () => {
+  const r = run(example('atomic-counter', 'pod-no-cache.yaml'), '6ms');
+  const counter = appOf(r.apps, 'h17').reports.counter as number;
+  assert.ok(counter > 16_000, `counter ${counter}`);
+  assert.ok(r.summary.hostTotals.retransmittedPackets > 0);
+});
+
+test('random bytes written with WRITE and read back with READ across a Clos with a lossy link all match', () => {
+  const r = run(fixture('apps/write-read-back.yaml'), '20ms');
+  assert.equal(r.apps.length, 4);
+  for (const a of r.apps) {
+    assert.equal(a.status, 'finished', `${a.node}: ${a.error}`);
+    assert.equal(a.reports.mismatches, 0, a.node);
+    assert.ok((a.reports.bytesChecked as number) > 200_000, `${a.node} checked ${a.reports.bytesChecked} bytes`);
+  }
+  assert.ok(r.droppedByReason.loss > 0 && r.summary.hostTotals.retransmittedPackets > 0, 'the lossy link lost packets and go-back-N resent them');
+  const procs = run(fixture('apps/write-read-back.yaml'), '20ms', 'procs');
+  assert.equal(procs.traceHash, r.traceHash);
+});
+
+test('apps that throw, spin, use a wrong rkey or Math.random are stopped with errors naming app, node and operation; the pod runs on', () => {
+  const r = run(fixture('apps/misbehave.yaml'), '2ms');
+  const error = (node: string): string => {
+    const a = appOf(r.apps, node);
+    assert.equal(a.status, 'failed', node);
+    return a.error!;
+  };
+  assert.match(error('h1'), /^app misbehave\.mjs on h1: threw: Error: the app gave up/);
+  assert.match(error('h2'), /^app misbehave\.mjs on h2: ran 50,000,000 loop iterations and calls without waiting/);
+  assert.match(error('h3'), /^app misbehave\.mjs on h3: write of 100 bytes to h4 at 0x10000000 \(rkey 0x15b\) failed: remote access error/);
+  assert.match(error('h5'), /^app misbehave\.mjs on h5: Math\.random is not deterministic: use rdma\.random\(\)/);
+  assert.equal(appOf(r.apps, 'h2').finishedPs, 5_000_000, 'the spin is stopped at the virtual instant it began');
+  const h4 = appOf(r.apps, 'h4');
+  assert.equal(h4.status, 'finished');
+  assert.equal(h4.reports.writes, 10);
+  assert.equal(r.flowTotals.completed, 1, 'the built-in flow beside them completed');
+  assert.equal(r.droppedByReason.qp_error, 1, 'the refused WRITE is dropped with its reason');
+  const procs = run(fixture('apps/misbehave.yaml'), '2ms', 'procs');
+  assert.equal(procs.traceHash, r.traceHash);
+  assert.deepEqual(procs.apps, r.apps);
+});
