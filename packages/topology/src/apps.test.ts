@@ -1,0 +1,51 @@
+// A host's `app`: where its module is read from, and what a module that cannot run looks like.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { loadTopologyFile } from './load.js';
+import { assertProblem } from './testing.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'rocelab-topology-apps-'));
+
+function pod(h1: string, sw1 = ''): string {
+  const file = join(dir, `pod-${Math.abs(hash(h1 + sw1))}.yaml`);
+  writeFileSync(
+    file,
+    `name: apps\nnodes:\n  - {name: h1, role: host, ip: 10.0.1.1${h1}}\n  - {name: h2, role: host, ip: 10.0.1.2}\n  - {name: sw1, role: tor, subnet: 10.0.1.0/24${sw1}}\nlinks:\n  - {a: h1:p0, b: sw1:p1}\n  - {a: h2:p0, b: sw1:p2}\n`,
+  );
+  return file;
+}
+
+function hash(text: string): number {
+  let h = 0;
+  for (const c of text) h = (h * 31 + c.charCodeAt(0)) | 0;
+  return h;
+}
+
+writeFileSync(join(dir, 'ok.mjs'), 'export default async (rdma) => rdma.log("hi");\n');
+
+test('an app module is read relative to the topology file and carried bundled in the pod', () => {
+  const spec = loadTopologyFile(pod(', app: {module: ok.mjs, args: {n: 1}}'));
+  assert.equal(spec.apps.length, 1);
+  const [app] = spec.apps;
+  assert.deepEqual({ node: app!.node, module: app!.module, args: app!.args, dscp: app!.dscp }, { node: 'h1', module: 'ok.mjs', args: { n: 1 }, dscp: 26 });
+  assert.match(app!.source, /__rocelab_tick/);
+  assert.match(app!.digest, /^[0-9a-f]{64}$/);
+});
+
+test('a module that does not exist is a problem at the node’s app.module', () => {
+  const file = pod(', app: {module: missing.mjs}');
+  assertProblem(() => loadTopologyFile(file), { file, code: 'value', path: 'nodes[0].app.module', expected: 'an app module that builds', actual: 'Could not resolve' });
+});
+
+test('an app on a switch is refused: apps run on hosts', () => {
+  const file = pod('', ', app: {module: ok.mjs}');
+  assertProblem(() => loadTopologyFile(file), { file, code: 'value', path: 'nodes[2].app', expected: 'an app on a host only', actual: 'an app on sw1, a tor' });
+});
+
+test('an app without a module is a schema problem naming what a module is', () => {
+  const file = pod(', app: {args: {}}');
+  assertProblem(() => loadTopologyFile(file), { file, code: 'schema', path: 'nodes[0].app.module', expected: 'the path of an app module' });
+});
