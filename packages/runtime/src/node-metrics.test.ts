@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadTopologyFile } from '@rocelab/topology';
 import { buildEngine, podContext } from './models.js';
 import { NodeMetrics } from './node-metrics.js';
 import { onePod } from './testing.js';
@@ -28,4 +31,20 @@ test('a restarted node’s metrics read its new model; while dead they show its 
   engine.runUntil(250 * US);
   assert.notEqual(metrics.registry(h2), first, 'rebooted: a registry over the new model');
   assert.equal(await goodput(), 0, 'its model counters start over');
+});
+
+test('an app’s own counters and histograms appear in its node’s /metrics once it creates them', async () => {
+  const pod = loadTopologyFile(join(fileURLToPath(new URL('../../../examples/atomic-counter/pod.yaml', import.meta.url))));
+  const pc = podContext(pod, 1);
+  const all = pod.nodes.map((n) => n.index);
+  const engine = buildEngine(pc, all);
+  const h1 = pod.nodes.find((n) => n.name === 'h1')!.index;
+  const metrics = new NodeMetrics(pod, all, () => engine, () => 0);
+  assert.doesNotMatch(await metrics.registry(h1)!.metrics(), /rocelab_app_/, 'nothing before the app made one');
+  engine.runUntil(200 * US);
+  const text = await metrics.registry(h1)!.metrics();
+  const count = /^rocelab_app_fetch_add_seconds_count\{app="counter\.mjs",node="h1",role="host"\} (\d+)$/m.exec(text);
+  assert.ok(count !== null, text.split('\n').filter((l) => l.includes('rocelab_app')).join('\n'));
+  assert.ok(Number(count[1]) > 10, `${count[1]} round trips observed`);
+  assert.match(text, /^# HELP rocelab_app_fetch_add_seconds FETCH_AND_ADD round trips$/m);
 });

@@ -6,13 +6,14 @@
 import type { Engine, NodeModel } from '@rocelab/sim';
 import { Nic } from '@rocelab/rnic';
 import { Switch } from '@rocelab/switch';
-import { createNodeRegistry, serveMetrics, type MetricsEndpoint, type NicMetricsSource, type NodeMetricsSource, type SwitchMetricsSource } from '@rocelab/telemetry';
+import { createNodeRegistry, serveMetrics, syncAppMetrics, type MetricsEndpoint, type NicMetricsSource, type NodeMetricsSource, type SwitchMetricsSource } from '@rocelab/telemetry';
 import { PFC_PRIORITIES } from '@rocelab/wire';
 import type { PodSpec } from '@rocelab/topology';
 import type { Registry } from 'prom-client';
 import type { RequestListener } from 'node:http';
 import { createHardenedServer, httpLimitsFromEnv, type HttpLimits } from './http-limits.js';
 import { VERSION } from './version.js';
+import { appHostOf } from './app-host.js';
 
 export class NodeMetrics {
   /** Each node's registry, and the model it reads (a node restarted by a `kill`/`restart` gets a new one). */
@@ -36,9 +37,14 @@ export class NodeMetrics {
     if (engine === null) return null;
     const model = engine.model(index);
     const cached = this.registries.get(index);
-    if (cached !== undefined && (cached.model === model || model === null)) return cached.registry;
-    const registry = createNodeRegistry({ node: this.pod.nodes[index]!.name, role: this.pod.nodes[index]!.role, version: VERSION }, sourceOf(engine, index, this.windows));
-    this.registries.set(index, { registry, model });
+    let registry: Registry;
+    if (cached !== undefined && (cached.model === model || model === null)) registry = cached.registry;
+    else {
+      registry = createNodeRegistry({ node: this.pod.nodes[index]!.name, role: this.pod.nodes[index]!.role, version: VERSION }, sourceOf(engine, index, this.windows));
+      this.registries.set(index, { registry, model });
+    }
+    const app = model === null ? undefined : appHostOf.get(model);
+    if (app !== undefined) syncAppMetrics(registry, app.spec.module, app.metrics);
     return registry;
   }
 

@@ -76,6 +76,28 @@ export interface NodeIdentity {
   version: string;
 }
 
+/** One of an app's own metrics (issue 13): a counter's value or a histogram, read at each scrape. */
+export interface AppMetricView {
+  name: string;
+  help: string;
+  counter: { value: number } | null;
+  histogram: HistogramView | null;
+}
+
+/**
+ * Register the app's metrics this registry does not have yet: an app creates them as it runs,
+ * so each scrape calls this first. `rocelab_app_<name>_total` for counters, `rocelab_app_<name>`
+ * for histograms, with the app's module as the `app` label.
+ */
+export function syncAppMetrics(registry: Registry, app: string, metrics: readonly AppMetricView[]): void {
+  for (const m of metrics) {
+    const name = m.counter !== null ? `rocelab_app_${m.name}_total` : `rocelab_app_${m.name}`;
+    if (registry.getSingleMetric(name) !== undefined) continue;
+    if (m.counter !== null) readCounter(registry, name, m.help, ['app'], (emit) => emit({ app }, m.counter!.value));
+    else readHistogram(registry, name, m.help, ['app'], (emit) => emit({ app }, m.histogram!));
+  }
+}
+
 export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ node: id.node, role: id.role });
