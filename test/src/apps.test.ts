@@ -70,6 +70,15 @@ test('random bytes written with WRITE and read back with READ across a Clos with
   assert.equal(procs.traceHash, r.traceHash);
 });
 
+test('SENDs with immediates land in posted receives after RNR waits; unsignaled WRITEs and a WRITE with immediate arrive in order', () => {
+  const r = run(fixture('apps/send-recv.yaml'), '1ms');
+  for (const a of r.apps) assert.equal(a.status, 'finished', `${a.node}: ${a.error}`);
+  const h1 = appOf(r.apps, 'h1');
+  assert.deepEqual(h1.reports, { mismatches: 0, received: 6 });
+  assert.equal(appOf(r.apps, 'h2').reports.signaledAfterUnsignaled, true);
+  assert.ok(r.summary.hostTotals.naksReceived.rnr > 0, 'the first SENDs found no receive and were NAKed RNR');
+});
+
 test('apps that throw, spin, use a wrong rkey or Math.random are stopped with errors naming app, node and operation; the pod runs on', () => {
   const r = run(fixture('apps/misbehave.yaml'), '2ms');
   const error = (node: string): string => {
