@@ -49,3 +49,9 @@ test('an app without a module is a schema problem naming what a module is', () =
   const file = pod(', app: {args: {}}');
   assertProblem(() => loadTopologyFile(file), { file, code: 'schema', path: 'nodes[0].app.module', expected: 'the path of an app module' });
 });
+
+test('a regions() that declares a bad region is a problem at the node’s app, found when the file is loaded', () => {
+  writeFileSync(join(dir, 'bad-regions.mjs'), 'export const regions = ({ node }) => ({ buf: { bytes: node === "h1" ? -1 : 8 } });\nexport default async () => {};\n');
+  const file = pod(', app: {module: bad-regions.mjs}');
+  assertProblem(() => loadTopologyFile(file), { file, code: 'value', path: 'nodes[0].app', expected: 'regions() declares', actual: 'region "buf" needs bytes, an integer 0..2^30, got -1' });
+});

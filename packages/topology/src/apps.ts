@@ -5,7 +5,7 @@
  * of the file, at its node's `app.module`.
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { AppModuleError, bundleApp, type BundledApp } from '@rocelab/app';
+import { AppModuleError, bundleApp, declaredRegions, type BundledApp } from '@rocelab/app';
 import { DEFAULT_FLOW_DSCP } from '@rocelab/workload';
 import type { Problems } from './errors.js';
 import type { NodeTable } from './nodes.js';
@@ -39,5 +39,18 @@ export function resolveApps(raw: RawTopology, file: string, table: NodeTable, pr
     if (bundled === null) continue;
     apps.push({ node: node.name, module: app.module, args: app.args ?? {}, dscp: app.dscp ?? DEFAULT_FLOW_DSCP, source: bundled.source, digest: bundled.digest });
   }
+  checkRegions(apps, table, problems);
   return apps;
+}
+
+/** Each app's `regions()` for its host, run once here so that a bad declaration is a problem of the file, not of a running pod. */
+function checkRegions(apps: readonly AppSpec[], table: NodeTable, problems: Problems): void {
+  const hosts = apps.map((a) => a.node);
+  for (const app of apps) {
+    try {
+      declaredRegions(app.source, app.module, { node: app.node, hosts, args: app.args });
+    } catch (err) {
+      problems.add('value', `nodes[${table.declaredAt.get(app.node)!}].app`, 'an app whose regions() declares {name: {bytes, access}} for its host', err instanceof Error ? err.message : String(err));
+    }
+  }
 }
