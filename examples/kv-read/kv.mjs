@@ -22,7 +22,7 @@ export default async function kvRead(rdma) {
   const { server, slots, lookups } = rdma.args;
   if (!(Number.isInteger(slots) && slots > 0 && (slots & (slots - 1)) === 0)) throw new Error(`slots must be a power of two, got ${slots}`);
   if (rdma.node === server) {
-    // Filled in the app's first step at time 0; no READ can reach the server before then.
+    // Filled in the app's first step, at time 0; clients wait 1 µs before their first READ.
     const table = rdma.region('table').bytes;
     const view = new DataView(table.buffer, table.byteOffset, table.byteLength);
     for (let key = 0; key < slots; key++) {

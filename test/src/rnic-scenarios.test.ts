@@ -130,3 +130,22 @@ test('dcqcn-stagger.yaml gives the same trace hash in inproc, procs and --worker
   });
   assert.equal(new Set(hashes).size, 1, hashes.join(' '));
 });
+
+test('READ incast: the responses converge on the requester’s ToR port, its CNPs slow the responders, and every READ completes in procs as inproc', () => {
+  const run = (mode: string) => {
+    const r = cli(['run', fixture('rnic/read-incast.yaml'), '--duration', '3ms', '--mode', mode, '--json'], {}, 300_000);
+    assert.equal(r.status, 0, r.stderr);
+    return r.json!;
+  };
+  const r = run('inproc');
+  assert.ok(r.conservation);
+  assert.equal(r.flowTotals.completed, 4);
+  const host = (name: string) => r.summary.hosts.find((h) => h.host === name)!;
+  assert.equal(host('h1').goodputBytes, 8_000_000, 'the READs’ bytes are the requester’s goodput');
+  assert.ok(host('h1').cnpsSent > 0, 'the requester marks the READ responses’ congestion back');
+  for (const responder of ['h2', 'h3', 'h4', 'h5']) assert.ok(host(responder).cnpsReceived > 0, `${responder}’s responses were slowed`);
+  const marked = r.summary.ports.find((p) => p.port === 'tor1:p1');
+  assert.ok(marked !== undefined && marked.ecnMarked > 0, 'the bottleneck is the port toward the requester');
+  for (const f of r.flows) assert.ok(f.fctNs !== null && f.fctNs > 400_000, `flow ${f.flow}: ${f.fctNs} ns, at least 2 MB at 40 Gb/s`);
+  assert.equal(run('procs').traceHash, r.traceHash);
+});

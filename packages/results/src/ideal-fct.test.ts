@@ -39,3 +39,11 @@ test('a rate cap spaces the packets by their wire time at the cap', () => {
   const starts = (1122 + 8 * 1106) * 800; // the last packet starts after 9 gaps at 800 ps/B
   assert.equal(capped, starts + 866 * 200 + 1_000_000 + 846 * 100 + 86 * 200 + 1_000_000 + 66 * 100);
 });
+
+test('a READ: its request crosses and drains, then its responses come back and the last one drained completes it', () => {
+  // The request is 78 B (62 + the 16 B RETH): 98 B on the wire at 200 ps/B, 1 µs, 78 B drained at
+  // 100 ps/B: executed at 1,027,400 ps. The responses, FIRST 1090 B (with its 4 B AETH), 8 MIDDLE
+  // 1086 B and LAST 850 B (784 B + 62 + AETH), leave back to back: (1110 + 8 × 1106 + 870) × 200 ps
+  // later the last has left, 1 µs later it arrives and 85,000 ps later it is drained.
+  assert.equal(idealFctPs({ ...base, opcode: 'read' }), 1_027_400 + (1110 + 8 * 1106 + 870) * 200 + 1_000_000 + 850 * 100);
+});

@@ -10,9 +10,9 @@
  * reverse path, where the sender's memory drains the last ACK: that instant is the completion.
  * The arithmetic is the engine's (`wireTimePs`, the pod's byte accounting), so it is exact.
  */
-import { packetCount, payloadOf, sendOpcode, writeOpcode, type WorkOpcode } from '@rocelab/rnic';
+import { packetCount, payloadOf, readResponseOpcode, sendOpcode, writeOpcode, type WorkOpcode } from '@rocelab/rnic';
 import { wireTimePs, type WireModel } from '@rocelab/sim';
-import { FrameKind, Opcode, frameBytes, newFrame, serializedBytes } from '@rocelab/wire';
+import { FrameKind, Opcode, frameBytes, newFrame, serializedBytes, type Frame } from '@rocelab/wire';
 
 export interface Hop {
   rateBps: number;
@@ -39,38 +39,61 @@ export interface IdealFctInput {
 /** Picoseconds from posting the message to its completion, alone on an empty fabric. */
 export function idealFctPs(m: IdealFctInput): number {
   if (m.forward.length === 0 || m.reverse.length === 0) throw new RangeError('ideal FCT: a path needs at least one link each way');
-  const accounting = m.wire.accounting;
   const n = packetCount(m.sizeBytes, m.mtu);
-  const hops = m.forward.length;
-  const doneAt = new Array<number>(hops).fill(0); // when each hop last finished serializing
-  let startPs = 0;
-  let prevStartPs = 0;
-  let prevGapPs = 0;
-  let drainedPs = 0;
-  let sinceAck = 0;
-  const ackAtPs: number[] = [];
-  const paced = m.rateCapBps !== null && m.rateCapBps < m.forward[0]!.rateBps;
-  for (let i = 0; i < n; i++) {
+  if (m.opcode === 'read') return idealReadPs(m, n);
+  const frames = Array.from({ length: n }, (_, i) => {
     const opcode = m.opcode === 'write' ? writeOpcode(i, n) : sendOpcode(i, n);
-    const frame = newFrame(FrameKind.data, { opcode, payloadBytes: payloadOf(i, m.sizeBytes, m.mtu), dmaLength: m.opcode === 'write' && i === 0 ? m.sizeBytes : 0 });
-    const wireBytes = serializedBytes(frame, accounting);
-    startPs = i === 0 ? 0 : Math.max(doneAt[0]!, paced ? prevStartPs + prevGapPs : 0);
-    let arrivalPs = startPs;
-    for (let h = 0; h < hops; h++) {
-      const hop = m.forward[h]!;
-      const beginPs = h === 0 ? startPs : Math.max(arrivalPs, doneAt[h]!);
-      doneAt[h] = beginPs + wireTimePs(wireBytes, hop.rateBps, m.wire);
-      arrivalPs = doneAt[h]! + hop.latencyPs;
-    }
-    drainedPs = Math.max(arrivalPs, drainedPs) + wireTimePs(frameBytes(frame, accounting), m.receiverDrainBps, m.wire);
+    return newFrame(FrameKind.data, { opcode, payloadBytes: payloadOf(i, m.sizeBytes, m.mtu), dmaLength: m.opcode === 'write' && i === 0 ? m.sizeBytes : 0 });
+  });
+  const drained = pipeline(m, frames, m.forward, m.receiverDrainBps, 0);
+  const ackAtPs: number[] = [];
+  let sinceAck = 0;
+  drained.forEach((atPs, i) => {
     if (++sinceAck >= m.ackEvery || i === n - 1) {
-      ackAtPs.push(drainedPs);
+      ackAtPs.push(atPs);
       sinceAck = 0;
     }
+  });
+  return lastAckDrainedPs(m, ackAtPs);
+}
+
+/**
+ * A READ: its request crosses to the responder and drains there; the responses, paced like the
+ * requester's data (they take the connection's rate cap too), cross back; the last one drained
+ * at the requester completes it.
+ */
+function idealReadPs(m: IdealFctInput, n: number): number {
+  const request = newFrame(FrameKind.data, { opcode: Opcode.readRequest, dmaLength: m.sizeBytes });
+  const executedPs = pipeline(m, [request], m.forward, m.receiverDrainBps, 0)[0]!;
+  const responses = Array.from({ length: n }, (_, i) => newFrame(FrameKind.data, { opcode: readResponseOpcode(i, n), payloadBytes: m.sizeBytes === 0 ? 0 : payloadOf(i, m.sizeBytes, m.mtu) }));
+  return pipeline(m, responses, m.reverse, m.senderDrainBps, executedPs).at(-1)!;
+}
+
+/**
+ * Packets sent back to back from `startPs` over `hops`, store and forward, each drained at the
+ * far end at `drainBps`: when each one was drained. A rate cap spaces their starts.
+ */
+function pipeline(m: IdealFctInput, frames: readonly Frame[], hops: readonly Hop[], drainBps: number, startAtPs: number): number[] {
+  const accounting = m.wire.accounting;
+  const doneAt = new Array<number>(hops.length).fill(startAtPs); // when each hop last finished serializing
+  const paced = m.rateCapBps !== null && m.rateCapBps < hops[0]!.rateBps;
+  let prevStartPs = startAtPs;
+  let prevGapPs = 0;
+  let drainedPs = 0;
+  return frames.map((frame, i) => {
+    const wireBytes = serializedBytes(frame, accounting);
+    const startPs = i === 0 ? startAtPs : Math.max(doneAt[0]!, paced ? prevStartPs + prevGapPs : 0);
+    let arrivalPs = startPs;
+    for (let h = 0; h < hops.length; h++) {
+      const beginPs = h === 0 ? startPs : Math.max(arrivalPs, doneAt[h]!);
+      doneAt[h] = beginPs + wireTimePs(wireBytes, hops[h]!.rateBps, m.wire);
+      arrivalPs = doneAt[h]! + hops[h]!.latencyPs;
+    }
+    drainedPs = Math.max(arrivalPs, drainedPs) + wireTimePs(frameBytes(frame, accounting), drainBps, m.wire);
     prevStartPs = startPs;
     prevGapPs = paced ? wireTimePs(wireBytes, m.rateCapBps!, m.wire) : 0;
-  }
-  return lastAckDrainedPs(m, ackAtPs);
+    return drainedPs;
+  });
 }
 
 /** The ACKs leave the receiver when generated (its wire is otherwise idle) and drain at the sender. */

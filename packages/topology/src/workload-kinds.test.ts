@@ -90,7 +90,7 @@ test('times: durations, a positive interval, stop after start', () => {
 
 test('shape: unknown keys, opcodes, kinds', () => {
   assertProblem(variant('stagger: 2us', 'stager: 2us'), { file: FILE, code: 'schema', path: 'workloads[1].stager', expected: 'one of the keys kind, to, from, sizeBytes, start, stagger', actual: 'unknown key "stager"' });
-  assertProblem(variant('opcode: send', 'opcode: read'), { file: FILE, code: 'schema', path: 'workloads[0].opcode', expected: 'one of "write", "send"', actual: '"read"' });
+  assertProblem(variant('opcode: send', 'opcode: atomic'), { file: FILE, code: 'schema', path: 'workloads[0].opcode', expected: 'one of "write", "send", "read"', actual: '"atomic"' });
   assertProblem(variant('{kind: shuffle', '{kind: alltoall'), { file: FILE, code: 'schema', path: 'workloads[3].kind', expected: 'one of "flow", "incast", "permutation", "pingmesh", "poisson", "shuffle"', actual: '"alltoall"' });
   assertProblem(variant('sizes: {cdf: cdf/websearch-small.txt}', 'sizes: {cdf: 3}'), { file: FILE, code: 'schema', path: 'workloads[4].sizes', expected: 'message sizes: {cdf: path/to/file.txt} or {fixed: 64KB}' });
 });

@@ -16,7 +16,7 @@ import type { Opcode } from './traffic.js';
 /** DSCP 26 → priority 3, the lossless RoCE class (DESIGN §9). */
 export const DEFAULT_FLOW_DSCP = 26;
 
-export const OPCODE_SCHEMA = { enum: ['write', 'send'], description: 'an RDMA operation: write or send' } as const;
+export const OPCODE_SCHEMA = { enum: ['write', 'send', 'read'], description: 'an RDMA operation: write, send or read (the bytes come back from the other host)' } as const;
 
 /** One `{kind: flow, ...}` item; `additionalProperties: false` so a typo names the unknown key. */
 export const flowSchema = {

@@ -11,7 +11,8 @@ import type { Rng } from '@rocelab/sim';
 import { DEFAULT_FLOW_DSCP } from './flow-schema.js';
 import { connectionKey, flowId } from './flow-id.js';
 
-export type Opcode = 'write' | 'send';
+/** What a built-in workload posts: a WRITE or SEND carries the bytes from `from` to `to`; a READ asks `to` for them (its responses carry them back). */
+export type Opcode = 'write' | 'send' | 'read';
 
 /** A message a host's NIC must post. The same connection key → the same QP (messages queue on it in order). */
 export interface MessagePost {
