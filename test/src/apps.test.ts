@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { AppReport } from '@rocelab/results';
+import type { RunResult } from '@rocelab/runtime';
 import { cli, fixture, ROOT } from './harness.js';
 
 function run(file: string, duration: string, mode: 'inproc' | 'procs' = 'inproc') {
@@ -22,8 +23,8 @@ function run(file: string, duration: string, mode: 'inproc' | 'procs' = 'inproc'
 const example = (name: string, file = 'pod.yaml'): string => join(ROOT, 'examples', name, file);
 const appOf = (apps: AppReport[], node: string): AppReport => apps.find((a) => a.node === node)!;
 
-/** Every example: its command, and what its apps must report. */
-const EXAMPLES: Array<{ name: string; duration: string; check(apps: AppReport[]): void }> = [
+/** Every example pod: its command, and what its apps must report. */
+const EXAMPLES: Array<{ name: string; file?: string; duration: string; check(apps: AppReport[], result: RunResult): void }> = [
   {
     name: 'rdma-hello',
     duration: '20us',
@@ -37,14 +38,74 @@ const EXAMPLES: Array<{ name: string; duration: string; check(apps: AppReport[])
       assert.equal(apps.filter((a) => a.reports.adds === 1000).length, 16);
     },
   },
+  {
+    name: 'kv-read',
+    duration: '2ms',
+    check: (apps) => {
+      for (const c of clients(apps, 'h1')) {
+        assert.deepEqual([c.reports.lookups, c.reports.mismatches], [150, 0], c.node);
+        assert.ok((c.reports.p99Us as number) < 10, `${c.node}: idle P99 ${c.reports.p99Us} µs`);
+      }
+    },
+  },
+  {
+    name: 'kv-read',
+    file: 'incast.yaml',
+    duration: '2ms',
+    check: (apps, r) => {
+      for (const c of clients(apps, 'h1')) {
+        assert.equal(c.reports.mismatches, 0, c.node);
+        assert.ok((c.reports.p99Us as number) > 40, `${c.node}: P99 ${c.reports.p99Us} µs behind the incast`);
+        assert.ok((c.reports.p50Us as number) < 10, `${c.node}: P50 ${c.reports.p50Us} µs, as idle`);
+      }
+      assert.equal(r.flowTotals.completed, r.flowTotals.total, 'the incast completed');
+    },
+  },
+  {
+    name: 'sst',
+    duration: '1ms',
+    check: (apps) => {
+      for (const a of apps) {
+        assert.deepEqual([a.reports.regressions, a.reports.pushes], [0, 250], a.node);
+        assert.ok((a.reports.barrierP99Us as number) < 5 && (a.reports.updatesPerSec as number) > 1e6, JSON.stringify(a.reports));
+      }
+    },
+  },
+  {
+    name: 'sst',
+    file: 'batch1000.yaml',
+    duration: '1ms',
+    check: (apps) => {
+      for (const a of apps) {
+        assert.deepEqual([a.reports.regressions, a.reports.pushes], [0, 10], a.node);
+        // Batching: far more updates per second than batch 1's ~1.9 M, each seen far later than its ~4.3 µs.
+        assert.ok((a.reports.updatesPerSec as number) > 20e6 && (a.reports.seenP50Us as number) > 20, JSON.stringify(a.reports));
+      }
+    },
+  },
+  {
+    name: 'sst',
+    file: 'shuffle.yaml',
+    duration: '1ms',
+    check: (apps, r) => {
+      for (const a of apps) {
+        assert.equal(a.reports.regressions, 0, a.node);
+        assert.ok((a.reports.barrierP50Us as number) > 4.5, `${a.node}: barrier P50 ${a.reports.barrierP50Us} µs beside the shuffle (idle 4.3)`);
+      }
+      assert.equal(r.flowTotals.completed, r.flowTotals.total, 'the shuffle completed');
+    },
+  },
 ];
 
+const clients = (apps: AppReport[], server: string): AppReport[] => apps.filter((a) => a.node !== server);
+
 for (const ex of EXAMPLES) {
-  test(`example ${ex.name}: every app finishes, with the same trace hash in procs as inproc`, () => {
-    const inproc = run(example(ex.name), ex.duration);
+  const file = ex.file ?? 'pod.yaml';
+  test(`example ${ex.name}/${file}: every app finishes, with the same trace hash in procs as inproc`, () => {
+    const inproc = run(example(ex.name, file), ex.duration);
     for (const a of inproc.apps) assert.equal(a.status, 'finished', `${a.node}: ${a.error}`);
-    ex.check(inproc.apps);
-    const procs = run(example(ex.name), ex.duration, 'procs');
+    ex.check(inproc.apps, inproc);
+    const procs = run(example(ex.name, file), ex.duration, 'procs');
     assert.equal(procs.traceHash, inproc.traceHash);
     assert.deepEqual(procs.apps, inproc.apps, 'the apps did, reported and logged the same');
   });
