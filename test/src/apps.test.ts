@@ -140,7 +140,7 @@ test('SENDs with immediates land in posted receives after RNR waits; unsignaled 
   assert.ok(r.summary.hostTotals.naksReceived.rnr > 0, 'the first SENDs found no receive and were NAKed RNR');
 });
 
-test('apps that throw, spin, use a wrong rkey or Math.random are stopped with errors naming app, node and operation; the pod runs on', () => {
+test('apps that throw, spin, use a wrong rkey, READ out of bounds, SEND too much, lose their peer or call Math.random are stopped with errors naming app, node and operation; the pod runs on', () => {
   const r = run(fixture('apps/misbehave.yaml'), '2ms');
   const error = (node: string): string => {
     const a = appOf(r.apps, node);
@@ -151,12 +151,15 @@ test('apps that throw, spin, use a wrong rkey or Math.random are stopped with er
   assert.match(error('h2'), /^app misbehave\.mjs on h2: ran 10,000,000 loop iterations and calls without waiting/);
   assert.match(error('h3'), /^app misbehave\.mjs on h3: write of 100 bytes to h4 at 0x10000000 \(rkey 0x15b\) failed: remote access error/);
   assert.match(error('h5'), /^app misbehave\.mjs on h5: Math\.random is not deterministic: use rdma\.random\(\)/);
+  assert.match(error('h7'), /^app misbehave\.mjs on h7: read of 100 bytes from h4 at 0x10000ffa \(rkey 0x15a\) failed: remote access error/);
+  assert.match(error('h8'), /^app misbehave\.mjs on h8: send of 200 bytes to h4 failed: remote invalid request/);
+  assert.match(error('h9'), /^app misbehave\.mjs on h9: write of 8 bytes to h10 at 0x10000000 \(rkey 0x15a\) failed: transport retries exhausted/);
   assert.equal(appOf(r.apps, 'h2').finishedPs, 5_000_000, 'the spin is stopped at the virtual instant it began');
   const h4 = appOf(r.apps, 'h4');
   assert.equal(h4.status, 'finished');
   assert.equal(h4.reports.writes, 10);
   assert.equal(r.flowTotals.completed, 1, 'the built-in flow beside them completed');
-  assert.equal(r.droppedByReason.qp_error, 1, 'the refused WRITE is dropped with its reason');
+  assert.equal(r.droppedByReason.qp_error, 3, 'the refused WRITE, READ and SEND are dropped with their reason');
   const procs = run(fixture('apps/misbehave.yaml'), '2ms', 'procs');
   assert.equal(procs.traceHash, r.traceHash);
   assert.deepEqual(procs.apps, r.apps);

@@ -75,7 +75,7 @@ export const PRELUDE = String.raw`
       if (ticks.stopped !== null) throw new Error(ticks.stopped);
       const signaled = options?.signaled !== false;
       const immediate = options?.immediate;
-      const describe = opcode + ' of ' + size + ' bytes to ' + peer + describeRemote(remote);
+      const describe = opcode + ' of ' + size + ' bytes ' + (opcode === 'read' ? 'from ' : 'to ') + peer + describeRemote(remote);
       const id = host.post(peer, opcode, local, remote, size, immediate === undefined ? -1 : immediate, operand, swap, signaled, describe);
       const o = outcome(describe, signaled);
       works.set(id, o);

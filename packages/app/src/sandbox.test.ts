@@ -93,7 +93,7 @@ test('a failed work request rejects with the app, node and operation; uncaught, 
   h.events.push({ kind: 'completion', id: 1, ok: false, error: 'remote access error' });
   s.dispatch();
   assert.equal(h.status, 'failed');
-  assert.equal(h.error, 'app t.mjs on h1: read of 0 bytes to h2 at 0x10000000 (rkey 0x15a) failed: remote access error');
+  assert.equal(h.error, 'app t.mjs on h1: read of 0 bytes from h2 at 0x10000000 (rkey 0x15a) failed: remote access error');
 });
 
 test('an endless loop is stopped after a counted number of iterations, and the app stays stopped', () => {
