@@ -141,10 +141,9 @@ export const MAX_PROBE_SAMPLES = 100_000;
  */
 export type NicFault = { kind: 'nicPauseStorm'; on: boolean } | { kind: 'drainRate'; drainBps: number | null } | { kind: 'pfc'; enabled: boolean | null };
 
-interface SenderQp {
-  index: number;
+/** What a QP that sends paced data needs: the requester for its requests, the responder for READ responses. */
+interface Paced {
   end: QpEnd;
-  req: RcRequester;
   rp: DcqcnReactionPoint | null;
   nextSendPs: number;
   /** The last packet's start and wire bytes: a rate increase may let the next one go earlier. */
@@ -153,6 +152,11 @@ interface SenderQp {
   /** When to look again whether a rate increase shortened the running gap (cached: costly to find). */
   repaceAtPs: number;
   priority: number;
+}
+
+interface SenderQp extends Paced {
+  index: number;
+  req: RcRequester;
   /** Uncompleted work requests by id. */
   messages: Map<number, MessageResult>;
   /** A pingmesh probe connection. */
@@ -165,17 +169,6 @@ interface SenderQp {
   app: Map<number, AppWork> | null;
   /** The notification point for the READ responses coming back on it (made at the first CE mark). */
   np: DcqcnNotificationPoint | null;
-}
-
-/** What a QP that sends paced data needs: the requester for its requests, the responder for READ responses. */
-interface Paced {
-  end: QpEnd;
-  rp: DcqcnReactionPoint | null;
-  nextSendPs: number;
-  lastSendPs: number;
-  lastWireBytes: number;
-  repaceAtPs: number;
-  priority: number;
 }
 
 /** The responses a READ request asked for, sent one packet at a time at the responder's pace. */
