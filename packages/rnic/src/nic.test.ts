@@ -15,7 +15,8 @@ function traffic(posts: MessagePost[], connections: ReturnType<HostTraffic['conn
   return { next: () => posts.shift() ?? null, connections: () => connections };
 }
 
-function pair(sizeBytes: number, tweak: (s: NicSettings) => void = () => undefined) {
+/** `messages`, when given, are posted at 0 instead of one WRITE of `sizeBytes`. */
+function pair(sizeBytes: number, tweak: (s: NicSettings) => void = () => undefined, messages: Array<Pick<MessagePost, 'opcode' | 'sizeBytes'>> = []) {
   const nodes = testNodes([{ a: 'a', b: 'b' }]);
   const engine = new Engine({ seed: 1, nodes, hosted: [0, 1], wire: DEFAULT_WIRE_MODEL });
   const end = (peer: typeof A): QpEnd => ({ qpn: 1, key: 'w0:a->b', peer, probe: false, dscp: 26, rateCapBps: null });
@@ -26,7 +27,8 @@ function pair(sizeBytes: number, tweak: (s: NicSettings) => void = () => undefin
   };
   const connection = { key: 'w0:a->b', to: 'b', probe: false, dscp: 26, rateBps: null };
   const post: MessagePost = { atPs: 0, to: 'b', connection: 'w0:a->b', opcode: 'write', sizeBytes, flow: 0, probe: false };
-  const a = new Nic(engine.context(0), { ip: A.ip, mac: A.mac, gatewayMac: B.mac, requesters: [end(B)], responders: [], traffic: traffic([post], [connection]), settings: settings(0), wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP });
+  const posts = messages.length === 0 ? [post] : messages.map((m, i): MessagePost => ({ ...post, ...m, flow: i }));
+  const a = new Nic(engine.context(0), { ip: A.ip, mac: A.mac, gatewayMac: B.mac, requesters: [end(B)], responders: [], traffic: traffic(posts, [connection]), settings: settings(0), wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP });
   const b = new Nic(engine.context(1), { ip: B.ip, mac: B.mac, gatewayMac: A.mac, requesters: [], responders: [end(A)], traffic: traffic([], []), settings: settings(1), wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP });
   engine.attach(0, a);
   engine.attach(1, b);
@@ -54,6 +56,27 @@ test('a 10,000 B WRITE completes when its last ACK has drained into host memory,
   assert.equal(a.completion.count, 1);
   // ACKs every 4 packets (psn 3 and 7) and the last: 3 ACKs, 10 data frames.
   assert.deepEqual([engine.context(0).stats.sent, engine.context(1).stats.sent], [10, 3]);
+  const { sent, accounted } = audit();
+  assert.equal(sent, accounted);
+});
+
+test('a READ completes when its last response has drained at the requester; the ACK of a WRITE after it waits behind its responses', () => {
+  // The request (62 + 16 B RETH = 78 B; 98 B on the wire at 200 ps/B, 1 µs, 78 B drained at
+  // 100 ps/B) is executed at 1,027,400 ps. The responses — FIRST 1090 B (with its AETH), 8 MIDDLE
+  // 1086 B, LAST 784 + 62 + 4 = 850 B — leave b back to back; the last drains at a
+  // 1,027,400 + (1110 + 8·1106 + 870)·200 + 1,000,000 + 850·100 = 4,278,000 ps (ideal-fct.test.ts).
+  const { engine, a, b, audit } = pair(0, () => undefined, [{ opcode: 'read', sizeBytes: 10_000 }, { opcode: 'write', sizeBytes: 1000 }]);
+  engine.runUntil(10_000_000);
+  const [read, write] = a.results().sent;
+  assert.deepEqual([read!.status, read!.completedPs], ['success', 4_278_000]);
+  assert.equal(write!.status, 'success');
+  assert.ok(write!.completedPs! > read!.completedPs!, 'the WRITE after the READ completes after it');
+  // Had the WRITE's ACK overtaken the READ's responses, a would have taken it for a lost response
+  // (an ACK past a pending READ) and asked for the READ again.
+  assert.equal(a.senderQps[0]!.req.stats.readRetries, 0);
+  assert.equal(b.receiverQps[0]!.resp.stats.reads, 1);
+  assert.equal(a.stats.readBytesReceived, 10_000);
+  assert.equal(a.goodputBytes, 10_000, 'a READ is its requester’s goodput');
   const { sent, accounted } = audit();
   assert.equal(sent, accounted);
 });

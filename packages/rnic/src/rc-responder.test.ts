@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Rng } from '@rocelab/sim';
-import { localAckTimeoutPs, NAK_PSN_SEQUENCE_ERROR, rnrNakSyndrome } from './aeth.js';
+import { localAckTimeoutPs, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, rnrNakSyndrome } from './aeth.js';
 import { RcRequester, type Completion, type RequesterPacket, type WorkOpcode } from './rc-requester.js';
 import { RcResponder, type ResponderConfig, type ResponderResult } from './rc-responder.js';
 
@@ -232,4 +232,26 @@ test('goodput: go-back-N counts bytes as they are accepted in order; go-back-0 o
   assert.equal(gb0.stats.bytesDelivered, 0);
   writeMessage(gb0, 0, 3);
   assert.equal(gb0.stats.bytesDelivered, 3 * MTU);
+});
+
+test('a request the NIC refuses against memory is NAKed with its syndrome, and the QP then drops everything without a reply', () => {
+  const r = responder();
+  assert.equal(r.onPacket(0, 0, 0x0a, 100, true).verdict, 'accepted'); // a WRITE ONLY that passed its checks
+  assert.equal(r.messageOffset, 0);
+  const refused = r.refuse(1, NAK_REMOTE_ACCESS_ERROR);
+  assert.deepEqual(refused, { verdict: 'error', reply: { kind: 'nak', psn: 1, msn: 1, syndrome: NAK_REMOTE_ACCESS_ERROR }, messageBytes: null });
+  assert.equal(r.state, 'error');
+  assert.equal(r.expectedPsn, 1, 'nothing of the refused request was executed');
+  for (const psn of [1, 2, 0]) assert.deepEqual(r.onPacket(0, psn, 0x0a, 100, true), { verdict: 'error', reply: null, messageBytes: null });
+  assert.equal(r.stats.accessErrors, 1);
+});
+
+test('messageOffset is where the next in-order packet of a message goes; a new message starts at 0', () => {
+  const r = responder();
+  r.onPacket(0, 0, 0x06, 1024, false); // WRITE FIRST
+  assert.equal(r.messageOffset, 1024);
+  r.onPacket(0, 1, 0x07, 1024, false); // MIDDLE
+  assert.equal(r.messageOffset, 2048);
+  r.onPacket(0, 2, 0x08, 10, true); // LAST
+  assert.equal(r.messageOffset, 0);
 });
