@@ -129,6 +129,8 @@ test('random bytes written with WRITE and read back with READ across a Clos with
   assert.ok(r.droppedByReason.loss > 0 && r.summary.hostTotals.retransmittedPackets > 0, 'the lossy link lost packets and go-back-N resent them');
   const procs = run(fixture('apps/write-read-back.yaml'), '20ms', 'procs');
   assert.equal(procs.traceHash, r.traceHash);
+  const workers = cli(['run', fixture('apps/write-read-back.yaml'), '--duration', '20ms', '--workers', '2', '--json'], {}, 300_000);
+  assert.equal(workers.json?.traceHash, r.traceHash, 'and as two workers');
 });
 
 test('SENDs with immediates land in posted receives after RNR waits; unsignaled WRITEs and a WRITE with immediate arrive in order', () => {

@@ -36,9 +36,10 @@ export interface SetupContext {
 /**
  * The regions a host registers, by name: a pure function of the context. Every process
  * evaluates it for every host, so each app knows its peers' addresses and rkeys before time 0,
- * as rdma_cm's private data would tell them at connect time.
+ * as rdma_cm's private data would tell them at connect time. A name whose value is `undefined`
+ * declares nothing (so hosts of different kinds may return differently shaped objects).
  */
-export type Regions = (ctx: SetupContext) => Readonly<Record<string, RegionSpec>>;
+export type Regions = (ctx: SetupContext) => Readonly<Record<string, RegionSpec | undefined>>;
 
 /** A region registered on this host: its bytes are the app's to read and write at any time. */
 export interface Region {

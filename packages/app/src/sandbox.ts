@@ -170,6 +170,7 @@ function checkRegions(declared: unknown, module: string, node: string): Array<[s
   if (typeof declared !== 'object' || declared === null) throw new Error(`${where} must return {name: {bytes, access}}, got ${String(declared)}`);
   const out: Array<[string, RegionSpec]> = [];
   for (const [name, spec] of Object.entries(declared)) {
+    if (spec === undefined) continue;
     const s = spec as Partial<RegionSpec> | null;
     if (typeof s !== 'object' || s === null || !(Number.isSafeInteger(s.bytes) && s.bytes! >= 0 && s.bytes! <= 1 << 30)) {
       throw new Error(`${where}: region "${name}" needs bytes, an integer 0..2^30, got ${JSON.stringify(s?.bytes ?? spec)}`);

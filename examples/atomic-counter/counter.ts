@@ -3,13 +3,22 @@
 // atomic is sent again, and the counter's host answers the duplicate from its cache of replies
 // instead of adding twice. So the counter ends at exactly 16,000. With the cache switched off
 // (pod-no-cache.yaml, a test-only NIC setting) every retried atomic whose ACK was lost adds again.
-export const regions = ({ node, args }) =>
-  node === args.counterHost
-    ? { counter: { bytes: 8, access: ['remoteAtomic'] }, inbox: { bytes: 64 } }
-    : { old: { bytes: 8 }, note: { bytes: 8 } };
+// Written in TypeScript: `rocelab run` type-checks it against rocelab/app before it runs.
+import type { Rdma, Regions } from 'rocelab/app';
 
-export default async function atomicCounter(rdma) {
-  const { counterHost, adds } = rdma.args;
+/** The app's args in the topology. */
+interface Args {
+  counterHost: string;
+  adds: number;
+}
+
+export const regions: Regions = ({ node, args }) => {
+  if (node === (args as unknown as Args).counterHost) return { counter: { bytes: 8, access: ['remoteAtomic'] }, inbox: { bytes: 64 } };
+  return { old: { bytes: 8 }, note: { bytes: 8 } };
+};
+
+export default async function atomicCounter(rdma: Rdma): Promise<void> {
+  const { counterHost, adds } = rdma.args as unknown as Args;
   const clients = rdma.hosts.filter((h) => h !== counterHost);
   if (rdma.node === counterHost) {
     // Each client says it is done with a zero-byte SEND; then the counter is final.
