@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import Docker from 'dockerode';
-import { CloseCode, Connection, HandshakeError, podKey } from '@rocelab/runtime';
+import { CloseCode, Connection, HandshakeError, podKey, type RunResult } from '@rocelab/runtime';
 import { loadDashboards, panelQueries } from './dashboards.js';
 import { captureLog, CLI, cli, ROOT } from './harness.js';
 
@@ -344,6 +344,20 @@ test('rocelab run --mode docker gives the trace hash, the summary, and the trace
   assert.ok(containers.result.conservation);
   assert.deepEqual(Object.keys(containers.files).sort(), ['pcap/h1-p0.pcap', 'pcap/tor1-up1.pcap', 'trace/events.csv', 'trace/fct.csv', 'trace/pfc.csv', 'trace/probes.csv', 'trace/queue.csv', 'trace/rates.csv']);
   for (const [name, bytes] of Object.entries(procs.files)) assert.ok(bytes.equals(containers.files[name]!), `${name} differs between procs and docker`);
+});
+
+test('an app pod runs in containers as in one process: the same trace hash and the same app outcomes (the app bundled in each container from the mounted directory)', { timeout: 600_000 }, (t) => {
+  if (!needsDocker(t)) return;
+  const file = join(ROOT, 'examples', 'rdma-hello', 'pod.yaml');
+  const [inproc, containers] = (['inproc', 'docker'] as const).map((mode) => {
+    const r = cli(['run', file, '--duration', '20us', '--mode', mode, '--image', IMAGE, '--json']);
+    assert.equal(r.status, 0, `${mode}: ${r.stderr}`);
+    return r.json!;
+  }) as [RunResult, RunResult];
+  assert.equal(containers.mode, 'docker');
+  assert.equal(containers.traceHash, inproc.traceHash);
+  assert.deepEqual(containers.apps, inproc.apps);
+  assert.deepEqual(containers.apps.map((a) => a.status), ['finished', 'finished']);
 });
 
 /** The containers of this machine's runs of pod `small` (label io.rocelab.pod), by name; with `runs`, only those of runs not in it that are running. */

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as TS from 'typescript';
 import type * as Esbuild from 'esbuild';
@@ -53,6 +53,8 @@ export function bundleApp(path: string, module: string): BundledApp {
   try {
     const out = esbuild.buildSync({
       entryPoints: [path],
+      // Paths in the bundle's comments are relative to here, so its digest does not depend on where the module lives (a container mounts it elsewhere).
+      absWorkingDir: dirname(resolve(path)),
       bundle: true,
       write: false,
       format: 'iife',

@@ -146,3 +146,10 @@ test('an app that imports a Node module is refused: an app is pure', () => {
   const path = module('io.mjs', `import { readFileSync } from 'node:fs'; export default async () => readFileSync('/etc/passwd');`);
   assert.throws(() => bundleApp(path, 'io.mjs'), /app io\.mjs: .*io\.mjs:1:\d+: Could not resolve "node:fs" \(an app is pure: no Node modules\)/);
 });
+
+test('a bundle’s digest does not depend on where its module lives (a container mounts the directory elsewhere)', () => {
+  const text = 'export default async (rdma) => rdma.log("same");\n';
+  const elsewhere = mkdtempSync(join(tmpdir(), 'rocelab-app-elsewhere-'));
+  writeFileSync(join(elsewhere, 'same.mjs'), text);
+  assert.equal(bundleApp(module('same.mjs', text), 'same.mjs').digest, bundleApp(join(elsewhere, 'same.mjs'), 'same.mjs').digest);
+});
