@@ -43,7 +43,7 @@ test('an app’s own counters and histograms appear in its node’s /metrics onc
   assert.doesNotMatch(await metrics.registry(h1)!.metrics(), /rocelab_app_/, 'nothing before the app made one');
   engine.runUntil(200 * US);
   const text = await metrics.registry(h1)!.metrics();
-  const count = /^rocelab_app_fetch_add_seconds_count\{app="counter\.mjs",node="h1",role="host"\} (\d+)$/m.exec(text);
+  const count = /^rocelab_app_fetch_add_seconds_count\{app="counter\.ts",node="h1",role="host"\} (\d+)$/m.exec(text);
   assert.ok(count !== null, text.split('\n').filter((l) => l.includes('rocelab_app')).join('\n'));
   assert.ok(Number(count[1]) > 10, `${count[1]} round trips observed`);
   assert.match(text, /^# HELP rocelab_app_fetch_add_seconds FETCH_AND_ADD round trips$/m);
