@@ -16,4 +16,5 @@ export * from './nic-pfc.js';
 export * from './nic-settings.js';
 export * from './nic.js';
 export * from './segmentation.js';
+export * from './tcp.js';
 export * from './memory-region.js';
