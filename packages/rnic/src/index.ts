@@ -17,4 +17,5 @@ export * from './nic-settings.js';
 export * from './nic.js';
 export * from './segmentation.js';
 export * from './tcp.js';
+export * from './selective-repeat.js';
 export * from './memory-region.js';

@@ -1,0 +1,81 @@
+// Selective repeat (IRN) against hand-computed cases (issue 14).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SelectiveRepeatReceiver, SelectiveRepeatSender, type SelectiveRepeatConfig } from './selective-repeat.js';
+
+const US = 1_000_000;
+const CONFIG: SelectiveRepeatConfig = { bdpCapPackets: 16, rtoLowPs: 100 * US, lowRtoBelowPackets: 3, rtoHighPs: 320 * US };
+
+/**
+ * Packets cross a FIFO channel one at a time; each reply reaches the sender at once and it sends
+ * what it may. `lose` drops a packet on its first transmission only. Time moves only for timeouts.
+ */
+function run(sender: SelectiveRepeatSender, receiver: SelectiveRepeatReceiver, lose: (psn: number, retransmission: boolean) => boolean) {
+  let now = 0;
+  const channel: Array<{ psn: number; retransmission: boolean }> = [];
+  let maxInFlight = 0;
+  const sendAll = () => {
+    for (let p = sender.nextPacket(now); p !== null; p = sender.nextPacket(now)) {
+      channel.push(p);
+      maxInFlight = Math.max(maxInFlight, sender.inFlight);
+    }
+  };
+  sendAll();
+  for (let step = 0; step < 10_000; step++) {
+    const p = channel.shift();
+    if (p === undefined) {
+      const deadline = sender.deadlinePs();
+      if (deadline === null) break;
+      now = deadline;
+      sender.onTimer(now);
+    } else if (!lose(p.psn, p.retransmission)) {
+      sender.onReply(now, receiver.onPacket(p.psn));
+    }
+    sendAll();
+  }
+  return { maxInFlight, now };
+}
+
+test('two holes are recovered with exactly two retransmissions: only what is missing is sent again', () => {
+  const sender = new SelectiveRepeatSender(CONFIG);
+  const receiver = new SelectiveRepeatReceiver();
+  sender.post(10);
+  // 3 and 6 are lost. 4 arrives: NACK(ePSN 3, SACK 4) → 3 is a hole below the highest SACK: resent.
+  // 5: nothing new. 7: NACK(3, SACK 7) → 6 is now a hole too: resent. 8, 9: nothing. The resent
+  // 3 brings ePSN to 6, the resent 6 to 10. Out of order: 4, 5, 7, 8, 9.
+  run(sender, receiver, (psn, again) => !again && (psn === 3 || psn === 6));
+  assert.equal(receiver.expected, 10);
+  assert.equal(sender.cumulative, 10);
+  assert.deepEqual({ ...sender.stats }, { packetsSent: 12, retransmissions: 2, recoveries: 1, timeouts: 0 });
+  assert.deepEqual({ ...receiver.stats }, { accepted: 10, outOfOrder: 5, duplicates: 0 });
+});
+
+test('the BDP cap bounds the packets in flight, with or without losses', () => {
+  const sender = new SelectiveRepeatSender({ ...CONFIG, bdpCapPackets: 8 });
+  const receiver = new SelectiveRepeatReceiver();
+  sender.post(100);
+  const { maxInFlight } = run(sender, receiver, (psn, again) => !again && psn % 17 === 5);
+  assert.equal(maxInFlight, 8);
+  assert.equal(receiver.expected, 100);
+});
+
+test('a tail loss has no later packet to be SACKed: the short timeout resends it', () => {
+  const sender = new SelectiveRepeatSender(CONFIG);
+  const receiver = new SelectiveRepeatReceiver();
+  sender.post(5);
+  const { now } = run(sender, receiver, (psn, again) => !again && psn === 4);
+  assert.equal(receiver.expected, 5);
+  assert.deepEqual({ ...sender.stats }, { packetsSent: 6, retransmissions: 1, recoveries: 0, timeouts: 1 });
+  assert.equal(now, 100 * US, 'RTO_low: one packet was in flight');
+});
+
+test('a lost retransmission is sent again by the timeout, not by more NACKs', () => {
+  const sender = new SelectiveRepeatSender(CONFIG);
+  const receiver = new SelectiveRepeatReceiver();
+  sender.post(20);
+  let lostAgain = false;
+  run(sender, receiver, (psn, again) => psn === 2 && (!again || (lostAgain ? false : (lostAgain = true))));
+  assert.equal(receiver.expected, 20);
+  assert.equal(sender.stats.retransmissions, 2);
+  assert.equal(sender.stats.timeouts, 1);
+});
