@@ -22,3 +22,4 @@ export * from './engine.js';
 export * from './node-life.js';
 export * from './units.js';
 export * from './fields.js';
+export * from './credit-flow.js';
