@@ -20,3 +20,4 @@ export * from './profiles.js';
 export * from './config.js';
 export * from './plan.js';
 export * from './switch.js';
+export * from './tagger.js';
