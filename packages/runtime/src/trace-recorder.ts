@@ -167,7 +167,7 @@ export class TraceRecorder {
       const sw = this.engine.model(index);
       if (!(sw instanceof Switch)) continue;
       const ctx = this.engine.context(index);
-      const threshold = sw.mmu.groupLimit();
+
       for (let port = 0; port < ctx.ports.length; port++) {
         const paused = ctx.transmitters[port]!.pausedMask(timePs);
         for (let p = 0; p < PFC_PRIORITIES; p++) {
@@ -185,7 +185,7 @@ export class TraceRecorder {
             ctx.ports[port]!.name,
             p,
             queueBytes,
-            threshold,
+            sw.mmu.groupLimit(p),
             ingress,
             sw.mmu.headroomBytes(port, p),
             (paused >> p) & 1,

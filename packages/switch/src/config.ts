@@ -14,7 +14,7 @@
  */
 import { PFC_MAX_QUANTA, PFC_PRIORITIES, type DscpMap } from '@rocelab/wire';
 import { formatDuration, readField, type FieldProblem, type UnitParsers } from '@rocelab/sim';
-import { profileSettings, type SwitchProfile, type SwitchSettings, type SwitchTiming } from './profiles.js';
+import { profileSettings, type BufferPool, type SwitchProfile, type SwitchSettings, type SwitchTiming } from './profiles.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
 
 const BYTES = { type: ['integer', 'string'], description: 'a size in bytes: an integer or a string like 64KB or 1MiB' } as const;
@@ -39,6 +39,17 @@ export const switchConfigSchema = {
     xoffBytes: BYTES,
     xonBytes: BYTES,
     xonOffsetBytes: BYTES,
+    pools: {
+      type: 'array',
+      description: 'buffer pools [{name, priorities, size, alpha?}] that together cover every priority 0..7 once',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        description: 'a buffer pool {name, priorities, size, alpha?}',
+        properties: { name: { type: 'string', description: 'a pool name' }, priorities: PRIORITY_LIST, size: BYTES, alpha: { type: 'number', description: 'a dynamic-threshold factor α > 0' } },
+        required: ['name', 'priorities', 'size'],
+      },
+    },
     pauseQuanta: { type: 'integer', description: 'pause quanta 1..65535' },
     pauseRefresh: { type: 'string', description: 'half, none, or a duration like 100us' },
     ecn: {
@@ -124,6 +135,15 @@ function applyLayer(s: SwitchSettings, raw: Raw, units: UnitParsers, problems: S
   set('xoffBytes', parse('xoffBytes', raw.xoffBytes, units.bytes, positive('an XOFF threshold in bytes')));
   set('xonBytes', parse('xonBytes', raw.xonBytes, units.bytes));
   set('xonOffsetBytes', parse('xonOffsetBytes', raw.xonOffsetBytes, units.bytes));
+  const pools = raw.pools as Raw[] | undefined;
+  if (pools !== undefined) {
+    s.pools = pools.map((pool, i) => ({
+      name: String(pool.name),
+      priorities: parse(`pools[${i}].priorities`, pool.priorities, priorities) ?? [],
+      sizeBytes: parse(`pools[${i}].size`, pool.size, units.bytes, positive('a pool size in bytes')) ?? 0,
+      alpha: parse(`pools[${i}].alpha`, pool.alpha, Number, (v) => (v > 0 && Number.isFinite(v) ? null : 'a dynamic-threshold factor α > 0')) ?? null,
+    }));
+  }
   set('pauseQuanta', parse('pauseQuanta', raw.pauseQuanta, Number, (v) => (Number.isInteger(v) && v >= 1 && v <= PFC_MAX_QUANTA ? null : 'pause quanta in 1..65535')));
   set('pauseRefresh', parse('pauseRefresh', raw.pauseRefresh, (v: string) => (v === 'half' || v === 'none' ? v : units.duration(v)), (v) => (v === 0 ? 'half, none, or a duration > 0' : null)));
   const ecn = raw.ecn as Raw | undefined;
@@ -167,6 +187,7 @@ function checkTogether(s: SwitchSettings, problems: SwitchProblem[]): void {
   } else if (s.xoffBytes !== null && s.xonBytes! >= s.xoffBytes) {
     problems.push({ field: 'xonBytes', expected: `an XON threshold below XOFF (< ${s.xoffBytes} B)`, actual: s.xonBytes });
   }
+  if (s.pools !== null) checkPools(s.pools, problems);
   if (s.ecn.kmaxBytes <= s.ecn.kminBytes) problems.push({ field: 'ecn.kmax', expected: `Kmax above Kmin (> ${s.ecn.kminBytes} B)`, actual: s.ecn.kmaxBytes });
   const w = s.watchdog;
   if (w.enabled && (w.pollPs > w.detectionPs || w.pollPs > w.restorationPs)) {
@@ -176,6 +197,23 @@ function checkTogether(s: SwitchSettings, problems: SwitchProblem[]): void {
       actual: formatDuration(w.pollPs),
     });
   }
+}
+
+/** Every priority in exactly one pool, and pool names unique: a priority without a pool would have no buffer to use. */
+function checkPools(pools: readonly BufferPool[], problems: SwitchProblem[]): void {
+  const owner = new Map<number, string>();
+  for (const pool of pools) {
+    for (const p of pool.priorities) {
+      const other = owner.get(p);
+      if (other !== undefined) problems.push({ field: 'pools', expected: 'pools that cover every priority 0..7 exactly once', actual: `priority ${p} in both ${other} and ${pool.name}` });
+      owner.set(p, pool.name);
+    }
+  }
+  const missing = Array.from({ length: PFC_PRIORITIES }, (_, p) => p).filter((p) => !owner.has(p));
+  if (missing.length > 0) problems.push({ field: 'pools', expected: 'pools that cover every priority 0..7 exactly once', actual: `priorit${missing.length === 1 ? 'y' : 'ies'} ${missing.join(', ')} in none` });
+  const names = pools.map((p) => p.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) problems.push({ field: 'pools', expected: 'pool names used once', actual: `${twice} twice` });
 }
 
 function priorities(list: number[]): number[] {

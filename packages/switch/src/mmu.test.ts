@@ -117,3 +117,24 @@ test('a lossy egress queue is limited to α_e of the free pool', () => {
 test('the buffer must leave a shared pool after reserves and headrooms', () => {
   assert.throws(() => new Mmu({ ...HPCC_3PORT, bufferBytes: 57_288 }, 3), /leave no shared pool/);
 });
+
+test('split pools: a lossy class that fills its own pool leaves the lossless threshold where it was; in one shared pool it shrinks it', () => {
+  const lossyFill = (config: MmuConfig): { lossless: number; lossyHeld: number } => {
+    const mmu = new Mmu(config, 3);
+    // Priority 0 (lossy) from port 0 to port 2 until the MMU drops it.
+    let held = 0;
+    while (mmu.admit(0, 0, 2, 0, 1_000) === 'admitted' && held < 20_000_000) held += 1_000;
+    return { lossless: mmu.threshold(3), lossyHeld: held };
+  };
+  const shared = lossyFill(HPCC_3PORT);
+  const space = HPCC_3PORT.bufferBytes - HPCC_3PORT.totalReserveBytes - HPCC_3PORT.totalHeadroomBytes;
+  const split = lossyFill({ ...HPCC_3PORT, pools: [{ priorities: [3], bytes: space / 2, alpha: 1 / 8 }, { priorities: [0, 1, 2, 4, 5, 6, 7], bytes: space / 2, alpha: 1 / 8 }] });
+  assert.ok(shared.lossless < 1_565_703, `one pool: the lossy bytes shrank the lossless threshold to ${shared.lossless}`);
+  assert.equal(split.lossless, Math.floor((1 / 8) * (space / 2)), 'split: the lossless pool is untouched');
+  assert.ok(split.lossyHeld < shared.lossyHeld, 'and the lossy class has only its own half to fill');
+});
+
+test('pools must cover every priority exactly once', () => {
+  assert.throws(() => new Mmu({ ...HPCC_3PORT, pools: [{ priorities: [3], bytes: 1000, alpha: 1 }] }, 3), /pools must cover every priority 0\.\.7, they cover 3/);
+  assert.throws(() => new Mmu({ ...HPCC_3PORT, pools: [{ priorities: [0, 1, 2, 3], bytes: 1000, alpha: 1 }, { priorities: [3, 4, 5, 6, 7], bytes: 1000, alpha: 1 }] }, 3), /priority 3 is in two pools/);
+});

@@ -12,6 +12,10 @@
  * resume (XON) when headroom is empty and shared use is an offset below the threshold; lossy
  * groups are dropped (`buffer`) at the threshold or when their egress queue exceeds its own
  * dynamic limit. A static mode replaces the dynamic threshold by fixed XOFF/XON points.
+ *
+ * The shared space may be split into pools (issue 14), each serving a set of priorities with its
+ * own size and α: then a group's threshold and the lossy limits follow its own pool's free bytes,
+ * and what one class holds never shrinks another's. One pool (the default) is the formula above.
  */
 import { PFC_PRIORITIES } from '@rocelab/wire';
 
@@ -40,6 +44,8 @@ export interface MmuConfig {
   staticThresholds: StaticThresholds | null;
   /** Egress lossy queue limit: this factor times the free pool (SONiC egress_lossy_profile). */
   egressLossyAlpha: number;
+  /** The shared space split into pools by priority, with their bytes and α; null = one pool of it all, with `alpha`. */
+  pools?: ReadonlyArray<{ priorities: readonly number[]; bytes: number; alpha: number }> | null;
 }
 
 export type Admission = 'admitted' | 'buffer' | 'headroom_full';
@@ -55,8 +61,11 @@ export class Mmu {
   private readonly ingress: Float64Array;
   private readonly headroom: Float64Array;
   private readonly egress: Float64Array;
-  private shared = 0;
-  private readonly poolBytes: number;
+  /** Per pool: shared bytes in use, size, α; and each priority's pool. */
+  private readonly shared: Float64Array;
+  private readonly poolBytes: Float64Array;
+  private readonly poolAlpha: Float64Array;
+  private readonly poolOf = new Uint8Array(PFC_PRIORITIES);
   /** Per (port, group): lossless (1) or not, and fixed XOFF/XON (-1: the switch's rule). */
   private readonly lossless: Uint8Array;
   private readonly xoff: Float64Array;
@@ -74,13 +83,27 @@ export class Mmu {
     this.xoff = new Float64Array(slots).fill(-1);
     this.xon = new Float64Array(slots).fill(-1);
     for (let port = 0; port < ports; port++) for (let pg = 0; pg < PFC_PRIORITIES; pg++) this.lossless[port * PFC_PRIORITIES + pg] = config.lossless[pg] ? 1 : 0;
-    this.poolBytes = config.bufferBytes - config.totalHeadroomBytes - config.totalReserveBytes;
-    if (this.poolBytes <= 0) throw new RangeError(`MMU: reserves and headrooms (${config.totalReserveBytes + config.totalHeadroomBytes} B) leave no shared pool in ${config.bufferBytes} B`);
+    const space = config.bufferBytes - config.totalHeadroomBytes - config.totalReserveBytes;
+    if (space <= 0) throw new RangeError(`MMU: reserves and headrooms (${config.totalReserveBytes + config.totalHeadroomBytes} B) leave no shared pool in ${config.bufferBytes} B`);
+    const pools = config.pools ?? [{ priorities: Array.from({ length: PFC_PRIORITIES }, (_, p) => p), bytes: space, alpha: config.alpha }];
+    this.shared = new Float64Array(pools.length);
+    this.poolBytes = Float64Array.from(pools, (p) => p.bytes);
+    this.poolAlpha = Float64Array.from(pools, (p) => p.alpha);
+    const covered = new Set<number>();
+    pools.forEach((pool, k) => {
+      for (const p of pool.priorities) {
+        if (covered.has(p)) throw new RangeError(`MMU: priority ${p} is in two pools`);
+        covered.add(p);
+        this.poolOf[p] = k;
+      }
+    });
+    if (covered.size !== PFC_PRIORITIES) throw new RangeError(`MMU: pools must cover every priority 0..7, they cover ${[...covered].sort().join(', ')}`);
   }
 
-  /** The dynamic threshold now: how far one group may grow into the shared pool. */
-  threshold(): number {
-    return Math.floor(this.config.alpha * (this.poolBytes - this.shared));
+  /** The dynamic threshold now of priority `pg`'s pool: how far one of its groups may grow into it. */
+  threshold(pg = 0): number {
+    const k = this.poolOf[pg]!;
+    return Math.floor(this.poolAlpha[k]! * (this.poolBytes[k]! - this.shared[k]!));
   }
 
   /** Shared bytes of a group: what it holds beyond its reserve (headroom aside). */
@@ -95,24 +118,27 @@ export class Mmu {
   admit(inPort: number, pg: number, outPort: number, queue: number, bytes: number): Admission {
     const i = inPort * PFC_PRIORITIES + pg;
     const c = this.config;
+    const k = this.poolOf[pg]!;
+    const shared = this.shared[k]!;
+    const poolBytes = this.poolBytes[k]!;
     const ingress = this.ingress[i]!;
-    const limit = this.limitOf(i);
+    const limit = this.limitOf(i, pg);
     const wouldShare = ingress + bytes - c.reserveBytes;
     if (this.lossless[i] === 1) {
       // HPCC `CheckIngressAdmission`: drop only if neither the headroom nor the shared pool has room.
       if (bytes + this.headroom[i]! > c.headroomBytes[inPort]! && bytes + this.sharedOf(inPort, pg) > limit) return 'headroom_full';
-      if (ingress + bytes > c.reserveBytes && (wouldShare > limit || this.shared + Math.min(bytes, wouldShare) > this.poolBytes)) {
+      if (ingress + bytes > c.reserveBytes && (wouldShare > limit || shared + Math.min(bytes, wouldShare) > poolBytes)) {
         this.headroom[i] = this.headroom[i]! + bytes;
         this.egress[outPort * PFC_PRIORITIES + queue] = this.egress[outPort * PFC_PRIORITIES + queue]! + bytes;
         return 'admitted';
       }
     } else {
-      if (ingress + bytes > c.reserveBytes && (wouldShare > limit || this.shared + Math.min(bytes, wouldShare) > this.poolBytes)) return 'buffer';
+      if (ingress + bytes > c.reserveBytes && (wouldShare > limit || shared + Math.min(bytes, wouldShare) > poolBytes)) return 'buffer';
       const e = outPort * PFC_PRIORITIES + queue;
-      if (this.egress[e]! + bytes > c.egressLossyAlpha * (this.poolBytes - this.shared) + c.reserveBytes) return 'buffer';
+      if (this.egress[e]! + bytes > c.egressLossyAlpha * (poolBytes - shared) + c.reserveBytes) return 'buffer';
     }
     this.ingress[i] = ingress + bytes;
-    if (wouldShare > 0) this.shared += Math.min(bytes, wouldShare);
+    if (wouldShare > 0) this.shared[k] = shared + Math.min(bytes, wouldShare);
     this.egress[outPort * PFC_PRIORITIES + queue] = this.egress[outPort * PFC_PRIORITIES + queue]! + bytes;
     return 'admitted';
   }
@@ -127,7 +153,8 @@ export class Mmu {
       const before = this.sharedOf(inPort, pg);
       this.ingress[i] = this.ingress[i]! - rest;
       if (this.ingress[i]! < 0) throw new Error(`MMU: ingress (${inPort}, ${pg}) released more than it held`);
-      this.shared -= before - this.sharedOf(inPort, pg);
+      const k = this.poolOf[pg]!;
+      this.shared[k] = this.shared[k]! - (before - this.sharedOf(inPort, pg));
     }
     const e = outPort * PFC_PRIORITIES + queue;
     this.egress[e] = this.egress[e]! - bytes;
@@ -138,7 +165,7 @@ export class Mmu {
   shouldPause(port: number, pg: number): boolean {
     const i = port * PFC_PRIORITIES + pg;
     if (this.lossless[i] !== 1) return false;
-    return this.headroom[i]! > 0 || this.sharedOf(port, pg) >= this.limitOf(i);
+    return this.headroom[i]! > 0 || this.sharedOf(port, pg) >= this.limitOf(i, pg);
   }
 
   /** XON: headroom empty and shared use an offset below the threshold (HPCC `CheckShouldResume`). */
@@ -149,7 +176,7 @@ export class Mmu {
     if (this.xon[i]! >= 0) return shared <= this.xon[i]!;
     const s = this.config.staticThresholds;
     if (s !== null) return shared <= s.xonBytes;
-    return shared === 0 || shared + this.config.xonOffsetBytes <= this.threshold();
+    return shared === 0 || shared + this.config.xonOffsetBytes <= this.threshold(pg);
   }
 
   ingressBytes(port: number, pg: number): number {
@@ -164,8 +191,11 @@ export class Mmu {
     return this.egress[port * PFC_PRIORITIES + queue]!;
   }
 
+  /** Shared bytes in use, over every pool. */
   sharedUsedBytes(): number {
-    return this.shared;
+    let used = 0;
+    for (let k = 0; k < this.shared.length; k++) used += this.shared[k]!;
+    return used;
   }
 
   /** Bytes held anywhere (reserve, shared and headroom), for audits. */
@@ -175,16 +205,16 @@ export class Mmu {
     return total;
   }
 
-  /** How far a group may grow into the shared pool before it pauses: the dynamic threshold, or the static XOFF. */
-  groupLimit(): number {
+  /** How far a group of priority `pg` may grow into its pool before it pauses: the dynamic threshold, or the static XOFF. */
+  groupLimit(pg = 0): number {
     const s = this.config.staticThresholds;
-    return s === null ? this.threshold() : s.xoffBytes;
+    return s === null ? this.threshold(pg) : s.xoffBytes;
   }
 
   /** A group's own limit: its fixed XOFF when a fault set one, else the switch's. */
-  private limitOf(slot: number): number {
+  private limitOf(slot: number, pg: number): number {
     const x = this.xoff[slot]!;
-    return x >= 0 ? x : this.groupLimit();
+    return x >= 0 ? x : this.groupLimit(pg);
   }
 
   isLossless(port: number, pg: number): boolean {

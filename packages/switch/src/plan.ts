@@ -44,6 +44,11 @@ export function planSwitch(s: SwitchSettings, ports: readonly PortLink[], proble
     });
     return null;
   }
+  const pooled = s.pools === null ? 0 : s.pools.reduce((n, pool) => n + pool.sizeBytes, 0);
+  if (pooled > poolBytes) {
+    problems.push({ field: 'pools', expected: `pool sizes that fit the shared buffer (≤ ${poolBytes} B after reserves and headrooms in all)`, actual: pooled });
+    return null;
+  }
   if (s.xoffBytes !== null && s.xoffBytes > poolBytes) {
     problems.push({ field: 'xoffBytes', expected: `an XOFF threshold that fits the shared pool (≤ ${poolBytes} B after reserves and headrooms)`, actual: s.xoffBytes });
     return null;
@@ -66,6 +71,7 @@ export function planSwitch(s: SwitchSettings, ports: readonly PortLink[], proble
       xonOffsetBytes: s.xonOffsetBytes ?? maxFrameBytes,
       staticThresholds: s.xoffBytes === null ? null : { xoffBytes: s.xoffBytes, xonBytes: s.xonBytes! },
       egressLossyAlpha: s.egressLossyAlpha,
+      pools: s.pools === null ? null : s.pools.map((pool) => ({ priorities: pool.priorities, bytes: pool.sizeBytes, alpha: pool.alpha ?? s.alpha })),
     },
     refreshPs,
     maxFrameBytes,

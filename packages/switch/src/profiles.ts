@@ -33,6 +33,14 @@ export type SwitchProfile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
 export type SwitchTiming = 'default' | 'drill';
 
 /** Every switch setting, resolved to base units (bytes, ps, ratios). */
+/** One pool of the shared buffer: its priorities, its bytes of the shared space, its α (null: the switch's). */
+export interface BufferPool {
+  name: string;
+  priorities: number[];
+  sizeBytes: number;
+  alpha: number | null;
+}
+
 export interface SwitchSettings {
   bufferBytes: number;
   alpha: number;
@@ -51,6 +59,11 @@ export interface SwitchSettings {
   xonOffsetBytes: number | null;
   /** Reserves and headrooms count in the pool per (port, priority) (`vendor`) or per port (`hpcc-ns3`). */
   budget: 'perPriority' | 'perPort';
+  /**
+   * The shared buffer split into named pools, each for a set of priorities with its own size and
+   * α (issue 14: RDMA and TCP classes that do not share buffer); null = one pool for all, as today.
+   */
+  pools: BufferPool[] | null;
   egressLossyAlpha: number;
   pauseQuanta: number;
   /** Refresh of a standing pause: half the pause time, a fixed period, or none (pause until resume). */
@@ -89,6 +102,7 @@ export function profileSettings(profile: SwitchProfile, timing: SwitchTiming, ra
     xonBytes: null,
     xonOffsetBytes: null,
     budget: 'perPriority',
+    pools: null,
     egressLossyAlpha: EGRESS_LOSSY_ALPHA,
     pauseQuanta: PAUSE_QUANTA,
     pauseRefresh: 'half',

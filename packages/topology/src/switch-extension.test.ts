@@ -88,3 +88,15 @@ test('bad ECN scopes and ECMP seeds are rejected with file, path, field and rang
   assert.equal(rejection(pod('ecmpSeed: 1.5')), 'pod.yaml: defaults.switch.ecmpSeed: expected an ECMP hash seed: an integer in 0..4294967295, got 1.5');
   assert.equal(rejection(pod('ecmpHash: crc32')), 'pod.yaml: defaults.switch.ecmpHash: expected one of "rocelab", "hpcc-ns3", got "crc32"');
 });
+
+test('buffer pools resolve, and a pool set that does not cover every priority once, or does not fit, is rejected with file, path and expectation', () => {
+  const p = parseTopology(pod('pools: [{name: rdma, priorities: [3], size: 4MB, alpha: 0.5}, {name: other, priorities: [0, 1, 2, 4, 5, 6, 7], size: 2MB}]'), 'pod.yaml');
+  const s = switchSettingsOf(p, p.nodes.find((n) => n.name === 'tor1')!);
+  assert.deepEqual(s.pools, [
+    { name: 'rdma', priorities: [3], sizeBytes: 4_000_000, alpha: 0.5 },
+    { name: 'other', priorities: [0, 1, 2, 4, 5, 6, 7], sizeBytes: 2_000_000, alpha: null },
+  ]);
+  assert.equal(rejection(pod('pools: [{name: rdma, priorities: [3], size: 1MB}, {name: tcp, priorities: [0, 1], size: 1MB}]')), 'pod.yaml: defaults.switch.pools: expected pools that cover every priority 0..7 exactly once, got "priorities 2, 4, 5, 6, 7 in none"');
+  assert.equal(rejection(pod('', 'pools: [{name: a, priorities: [0, 1, 2, 3], size: 1MB}, {name: b, priorities: [3, 4, 5, 6, 7], size: 1MB}]')), 'pod.yaml: nodes[0].switch.pools: expected pools that cover every priority 0..7 exactly once, got "priority 3 in both a and b"');
+  assert.match(rejection(pod('bufferBytes: 1MiB, pools: [{name: a, priorities: [0, 1, 2, 3], size: 1MB}, {name: b, priorities: [4, 5, 6, 7], size: 1MB}]')), /^pod\.yaml: defaults\.switch\.pools: expected pool sizes that fit the shared buffer \(≤ \d+ B after reserves and headrooms in all\), got 2000000$/);
+});
