@@ -146,6 +146,9 @@ test('READ incast: the responses converge on the requester’s ToR port, its CNP
   for (const responder of ['h2', 'h3', 'h4', 'h5']) assert.ok(host(responder).cnpsReceived > 0, `${responder}’s responses were slowed`);
   const marked = r.summary.ports.find((p) => p.port === 'tor1:p1');
   assert.ok(marked !== undefined && marked.ecnMarked > 0, 'the bottleneck is the port toward the requester');
-  for (const f of r.flows) assert.ok(f.fctNs !== null && f.fctNs > 400_000, `flow ${f.flow}: ${f.fctNs} ns, at least 2 MB at 40 Gb/s`);
+  for (const f of r.flows) {
+    assert.equal(f.opcode, 'read');
+    assert.ok(f.fctNs !== null && f.fctNs > 400_000, `flow ${f.flow}: ${f.fctNs} ns, at least 2 MB at 40 Gb/s`);
+  }
   assert.equal(run('procs').traceHash, r.traceHash);
 });

@@ -8,8 +8,10 @@ import type { MessageResult } from '@rocelab/rnic';
 
 export interface FlowResult {
   flow: number;
+  /** The host that posted it, and its peer: a WRITE or SEND carries the bytes from → to, a READ to → from. */
   from: string;
   to: string;
+  opcode: string;
   sizeBytes: number;
   startNs: number;
   /** When its last packet was acknowledged; null if it did not complete within the run. */
@@ -50,6 +52,7 @@ export function flowResult(from: string, m: MessageResult, endPs: number): FlowR
     flow: m.flow,
     from,
     to: m.to,
+    opcode: m.opcode,
     sizeBytes: m.sizeBytes,
     startNs: m.postedPs / 1000,
     completionNs: m.completedPs === null ? null : m.completedPs / 1000,

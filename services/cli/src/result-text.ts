@@ -116,7 +116,7 @@ function flowSection(r: RunResult): string[] {
   const shown = r.flows.slice(0, 20);
   const rows = shown.map((f) => [
     String(f.flow),
-    `${f.from}→${f.to}`,
+    f.opcode === 'read' ? `${f.from}⇠${f.to}` : `${f.from}→${f.to}`,
     count(f.sizeBytes),
     f.stalled ? 'STALLED' : f.status,
     f.fctNs === null ? '–' : us(f.fctNs),
