@@ -5,8 +5,8 @@
  * do checks its arguments and fails with a message naming the app, the node and the operation;
  * a failed app stops, and the rest of the pod runs on.
  */
-import { AppSandbox, declaredRegions, type SandboxEvent, type SandboxHost } from '@rocelab/app';
-import { MemoryRegions, type AppEvents, type AppWork, type Completion, type CompletionStatus, type Nic, type RegionHandle, type RemoteAccess, type WorkOpcode } from '@rocelab/rnic';
+import { AppSandbox, type SandboxEvent, type SandboxHost } from '@rocelab/app';
+import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S, MemoryRegions, type AppEvents, type AppWork, type Completion, type CompletionStatus, type Nic, type RegionHandle, type RemoteAccess, type WorkOpcode } from '@rocelab/rnic';
 import type { NodeContext } from '@rocelab/sim';
 import type { AppSpec, PodSpec } from '@rocelab/topology';
 import type { AppReport } from '@rocelab/results';
@@ -19,14 +19,12 @@ export interface RegionEntry extends RegionHandle {
   access: RemoteAccess[];
 }
 
-/** Every app host's regions, from its app's `regions` (the same table in every process). */
+/** Every app host's regions where its NIC will register them: the same table in every process, from what the pod carries. */
 export function appRegions(pod: PodSpec): Map<string, RegionEntry[]> {
-  const hosts = pod.apps.map((a) => a.node);
   const table = new Map<string, RegionEntry[]>();
   for (const app of pod.apps) {
-    const declared = declaredRegions(app.source, app.module, { node: app.node, hosts, args: app.args });
-    const handles = MemoryRegions.layout(declared.map(([, spec]) => spec.bytes));
-    table.set(app.node, declared.map(([name, spec], i) => ({ ...handles[i]!, name, access: [...(spec.access ?? [])] })));
+    const handles = MemoryRegions.layout(app.regions.map((r) => r.bytes));
+    table.set(app.node, app.regions.map((r, i) => ({ ...handles[i]!, name: r.name, access: [...r.access] })));
   }
   return table;
 }
@@ -255,7 +253,7 @@ export class AppHost implements AppEvents {
       if ((existing.counter !== null) !== (kind === 'counter')) throw new Error(`${this.label}: metric ${name} is already a ${existing.counter !== null ? 'counter' : 'histogram'}`);
       return existing;
     }
-    const m: AppMetric = { name, help, counter: kind === 'counter' ? { value: 0 } : null, histogram: kind === 'histogram' ? new FixedHistogram(bounds ?? exponentialBounds(1e-6, 2, 21)) : null };
+    const m: AppMetric = { name, help, counter: kind === 'counter' ? { value: 0 } : null, histogram: kind === 'histogram' ? new FixedHistogram(bounds ?? exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS)) : null };
     this.metrics.push(m);
     return m;
   }

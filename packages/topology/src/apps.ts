@@ -37,18 +37,18 @@ export function resolveApps(raw: RawTopology, file: string, table: NodeTable, pr
       bundles.set(modulePath, bundled);
     }
     if (bundled === null) continue;
-    apps.push({ node: node.name, module: app.module, args: app.args ?? {}, dscp: app.dscp ?? DEFAULT_FLOW_DSCP, source: bundled.source, digest: bundled.digest });
+    apps.push({ node: node.name, module: app.module, args: app.args ?? {}, dscp: app.dscp ?? DEFAULT_FLOW_DSCP, source: bundled.source, digest: bundled.digest, regions: [] });
   }
-  checkRegions(apps, table, problems);
+  declareRegions(apps, table, problems);
   return apps;
 }
 
-/** Each app's `regions()` for its host, run once here so that a bad declaration is a problem of the file, not of a running pod. */
-function checkRegions(apps: readonly AppSpec[], table: NodeTable, problems: Problems): void {
+/** Each app's `regions()` for its host, run once here: the pod carries the result, and a bad declaration is a problem of the file, not of a running pod. */
+function declareRegions(apps: AppSpec[], table: NodeTable, problems: Problems): void {
   const hosts = apps.map((a) => a.node);
   for (const app of apps) {
     try {
-      declaredRegions(app.source, app.module, { node: app.node, hosts, args: app.args });
+      app.regions = declaredRegions(app.source, app.module, { node: app.node, hosts, args: app.args }).map(([name, spec]) => ({ name, bytes: spec.bytes, access: [...(spec.access ?? [])] }));
     } catch (err) {
       problems.add('value', `nodes[${table.declaredAt.get(app.node)!}].app`, 'an app whose regions() declares {name: {bytes, access}} for its host', err instanceof Error ? err.message : String(err));
     }

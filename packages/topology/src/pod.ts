@@ -10,6 +10,7 @@ export type Role = 'host' | 'tor' | 'leaf' | 'spine' | 'switch';
 export type Profile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
 export type Timing = 'default' | 'drill';
 
+import type { RemoteAccess } from '@rocelab/rnic';
 import type { ImpairmentConfig, LinkDirectionConfig } from '@rocelab/sim';
 
 /**
@@ -112,4 +113,6 @@ export interface AppSpec {
   dscp: number;
   source: string;
   digest: string;
+  /** What its `regions()` declared for this host, in order: evaluated once, when the pod is loaded. */
+  regions: Array<{ name: string; bytes: number; access: RemoteAccess[] }>;
 }
