@@ -7,7 +7,8 @@
  * and on a READ request, 4 B ImmDt, 4 B AETH on READ responses, 28 B AtomicETH), the payload
  * padded to a multiple of 4 B (the BTH's PadCnt, IBTA §9.2: a 1 B payload travels as 4);
  * ACK/NAK 62 + 4 (AETH), an Atomic ACK 8 B more (AtomicAckETH); CNP 62 + 16 reserved; PFC 64.
- * Frames shorter than Ethernet's 64 B minimum are padded. Serialization adds 20 B of
+ * A TCP segment is its payload + 70 B (Ethernet 14, IPv4 20, TCP 20 with 12 B of timestamps,
+ * FCS 4). Frames shorter than Ethernet's 64 B minimum are padded. Serialization adds 20 B of
  * preamble, SFD and inter-frame gap per frame.
  *
  * `hpcc-ns3`: payload + 48 B and no gap, as that simulator counts (PHYSICS §7).
@@ -27,6 +28,8 @@ export const PFC_FRAME_BYTES = 64;
 export const MIN_FRAME_BYTES = 64;
 export const PREAMBLE_AND_GAP_BYTES = 20;
 export const HPCC_HEADER_BYTES = 48;
+/** A TCP segment: Ethernet 14, IPv4 20, TCP 20 + 12 of timestamps option (Linux's default), FCS 4. */
+export const TCP_HEADER_BYTES = 70;
 
 /**
  * The transport headers between a request's (or READ response's) BTH and its payload, by RC
@@ -74,6 +77,10 @@ export function frameBytes(frame: Frame, accounting: ByteAccounting = 'rocelab')
       break;
     case FrameKind.pfc:
       bytes = PFC_FRAME_BYTES;
+      break;
+    case FrameKind.tcpData:
+    case FrameKind.tcpAck:
+      bytes = frame.payloadBytes + TCP_HEADER_BYTES;
       break;
   }
   return bytes < MIN_FRAME_BYTES ? MIN_FRAME_BYTES : bytes;

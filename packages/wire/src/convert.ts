@@ -32,6 +32,9 @@ function toFrame(f: pb.Frame): Frame {
   frame.becn = f.becn;
   frame.syndrome = f.syndrome;
   frame.msn = f.msn;
+  frame.sackPsn = f.sackPsn;
+  frame.tcpSeq = f.tcpSeq;
+  frame.tcpAck = f.tcpAck;
   frame.dmaLength = f.dmaLength;
   frame.payloadBytes = f.payloadBytes;
   frame.pfcEnable = f.pfcEnable;

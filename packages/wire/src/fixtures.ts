@@ -26,6 +26,7 @@ export function sampleDataFrame(i = 0): Frame {
     becn: true,
     syndrome: 0x60,
     msn: 0x12_34_56,
+    sackPsn: 0xab_cd_00,
     dmaLength: 4_000_000_000,
     payloadBytes: 1024,
     pfcEnable: 0x08,

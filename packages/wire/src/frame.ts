@@ -10,6 +10,10 @@ export const FrameKind = {
   ack: 2,
   cnp: 3,
   pfc: 4,
+  /** A TCP segment with data (issue 14: a host's TCP-like transport beside RoCE). */
+  tcpData: 5,
+  /** A pure TCP ACK; `becn` is its ECE flag (DCTCP). */
+  tcpAck: 6,
 } as const;
 export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];
 
@@ -65,6 +69,11 @@ export interface Frame {
   becn: boolean;
   syndrome: number;
   msn: number;
+  /** Selective repeat (IRN) NAK: the out-of-order PSN the receiver holds (its SACK); 0 otherwise. */
+  sackPsn: number;
+  /** TCP (kinds tcpData, tcpAck): the sequence number of the segment's first byte and the cumulative ACK, both 32 bits and wrapping. */
+  tcpSeq: number;
+  tcpAck: number;
   dmaLength: number;
   payloadBytes: number;
   pfcEnable: number;
@@ -135,6 +144,9 @@ export function newFrame(kind: FrameKind, fields?: Partial<Frame>): Frame {
     becn: false,
     syndrome: 0,
     msn: 0,
+    sackPsn: 0,
+    tcpSeq: 0,
+    tcpAck: 0,
     dmaLength: 0,
     payloadBytes: 0,
     pfcEnable: 0,

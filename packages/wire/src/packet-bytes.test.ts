@@ -202,7 +202,7 @@ test('frames no real packet matches are refused with the field, the expectation 
   assert.throws(() => encodeFrame(data(0x15)), /got 0x15$/);
   assert.throws(() => encodeFrame(ack({ opcode: 0 })), /frame\.opcode: expected ACKNOWLEDGE \(0x11\) or ATOMIC ACKNOWLEDGE \(0x12\) on an ack frame, got 0x00/);
   assert.throws(() => encodeFrame(newFrame(FrameKind.cnp)), /frame\.opcode: expected CNP \(0x81\) on a cnp frame, got 0x00/);
-  assert.throws(() => encodeFrame({ ...ack(), kind: 9 as FrameKind }), /frame\.kind: expected a frame kind: 1 \(data\), 2 \(ack\), 3 \(cnp\) or 4 \(pfc\), got 9/);
+  assert.throws(() => encodeFrame({ ...ack(), kind: 9 as FrameKind }), /frame\.kind: expected a frame kind: 1 \(data\), 2 \(ack\), 3 \(cnp\), 4 \(pfc\), 5 \(TCP segment\) or 6 \(TCP ACK\), got 9/);
   assert.throws(() => encodeFrame(data(Opcode.sendOnly, { psn: 2 ** 24 })), /frame\.psn: expected a 24-bit value \(0\.\.16777215\), got 16777216/);
   assert.throws(() => encodeFrame(data(Opcode.sendOnly, { dscp: 64 })), /frame\.dscp: expected a 6-bit value/);
   assert.throws(() => encodeFrame(data(Opcode.sendOnly, { srcMac: -1 })), /frame\.srcMac: expected a 48-bit value/);
@@ -211,4 +211,22 @@ test('frames no real packet matches are refused with the field, the expectation 
   assert.throws(() => encodeFrame({ ...pfcFrame(1, [0, 0, 0, 0, 0, 0, 0, 0]), pfcQuanta: [1] }), /frame\.pfcQuanta: expected exactly 8 quanta on a PFC frame, got 1/);
   assert.throws(() => encodeFrame({ ...pfcFrame(1, [0, 0, 0, 0, 0, 0, 0, 0]), pfcQuanta: [0, 0, 0, 0, 0, 0, 0, 65_536] }), /frame\.pfcQuanta\[7\]: expected a 16-bit value/);
   assert.throws(() => encodeFrame(pfcFrame(1, [0, 0, 0, 0, 0, 0, 0, 0]), { srcMacForPfc: 2 ** 48 }), /frame\.srcMac \(or srcMacForPfc\): expected a 48-bit value/);
+});
+
+test('a TCP segment and a TCP ACK encode as IPv4/TCP with their ports, numbers, flags and a checksum that verifies', () => {
+  const fields = { srcMac: 0x02_00_00_00_00_01, dstMac: 0x02_00_00_00_00_02, srcIp: 0x0a_01_01_01, dstIp: 0x0a_02_01_01, dscp: 0, ecn: 2, ttl: 64, udpSrcPort: 49_200, tcpSeq: 0xffff_fff0, tcpAck: 7 };
+  const segment = encodeFrame(newFrame(FrameKind.tcpData, { ...fields, payloadBytes: 1000 }));
+  assert.equal(segment.length, 14 + 20 + 32 + 1000);
+  const view = new DataView(segment.buffer);
+  assert.deepEqual([view.getUint8(14 + 9), view.getUint16(14 + 2), view.getUint8(14 + 1)], [6, 20 + 32 + 1000, 2], 'protocol TCP, IP length, ECT(0)');
+  const tcp = 34;
+  assert.deepEqual([view.getUint16(tcp), view.getUint16(tcp + 2), view.getUint32(tcp + 4), view.getUint32(tcp + 8), view.getUint8(tcp + 12) >> 4, view.getUint8(tcp + 13)], [49_200, 5001, 0xffff_fff0, 7, 8, 0x18]);
+  // The ones' complement sum over the pseudo-header and the segment is all ones.
+  let sum = 0x0a01 + 0x0101 + 0x0a02 + 0x0101 + 6 + 32 + 1000;
+  for (let at = tcp; at < segment.length; at += 2) sum += view.getUint16(at);
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  assert.equal(sum, 0xffff);
+  const pureAck = encodeFrame(newFrame(FrameKind.tcpAck, { ...fields, ecn: 0, becn: true }));
+  assert.equal(pureAck.length, 14 + 20 + 32, 'no payload, no padding: 66 bytes is above the 60-byte minimum');
+  assert.equal(new DataView(pureAck.buffer).getUint8(tcp + 13), 0x50, 'ACK and ECE');
 });

@@ -29,6 +29,15 @@ const ETHERTYPE_MAC_CONTROL = 0x8808;
 const IPV4_VERSION_IHL = 0x45;
 const IPV4_DONT_FRAGMENT = 0x4000;
 const IP_PROTOCOL_UDP = 17;
+const IP_PROTOCOL_TCP = 6;
+/** TCP header with the timestamps option (NOP, NOP, kind 8 length 10), as Linux sends it. */
+const TCP_BYTES = 32;
+/** The port rocelab's TCP connections listen on (iperf's), the source being the connection's ECMP entropy. */
+export const TCP_DST_PORT = 5001;
+const TCP_ACK = 0x10;
+const TCP_PSH = 0x08;
+const TCP_ECE = 0x40;
+const TCP_FIELD_BITS = { srcMac: 48, dstMac: 48, srcIp: 32, dstIp: 32, dscp: 6, ecn: 2, ipId: 16, ttl: 8, udpSrcPort: 16, tcpSeq: 32, tcpAck: 32, payloadBytes: 32 } as const;
 const ROCEV2_UDP_PORT = 4791;
 const DEFAULT_PKEY = 0xffff;
 const BTH_BECN = 0x40;
@@ -79,8 +88,11 @@ export function encodeFrame(frame: Frame, opts: EncodeOptions = {}): Uint8Array 
       return encodeRoce(frame, CNP_RESERVED_BYTES, 0);
     case FrameKind.pfc:
       return encodePfc(frame, frame.srcMac === 0 ? opts.srcMacForPfc ?? 0 : frame.srcMac);
+    case FrameKind.tcpData:
+    case FrameKind.tcpAck:
+      return encodeTcp(frame);
     default:
-      return refuse('kind', 'a frame kind: 1 (data), 2 (ack), 3 (cnp) or 4 (pfc)', String(frame.kind));
+      return refuse('kind', 'a frame kind: 1 (data), 2 (ack), 3 (cnp), 4 (pfc), 5 (TCP segment) or 6 (TCP ACK)', String(frame.kind));
   }
 }
 
@@ -97,23 +109,8 @@ function encodeRoce(frame: Frame, extensionBytes: number, payloadBytes: number):
     const most = (0xffff - (ipBytes - payloadBytes - padBytes)) & ~3;
     refuse('payloadBytes', `at most ${most} here (an IPv4 packet has at most 65535 bytes)`, payloadBytes);
   }
-  // Ethernet pads short frames after the IP packet; IP and UDP lengths do not count the pad.
-  const bytes = new Uint8Array(Math.max(ETHERNET_BYTES + ipBytes, MIN_FRAME_BYTES - FCS_BYTES));
-  const view = new DataView(bytes.buffer);
-  writeEthernet(view, frame.dstMac, frame.srcMac, ETHERTYPE_IPV4);
-
+  const { bytes, view } = ipv4Packet(frame, ipBytes, IP_PROTOCOL_UDP);
   const ip = ETHERNET_BYTES;
-  view.setUint8(ip, IPV4_VERSION_IHL);
-  view.setUint8(ip + 1, (frame.dscp << 2) | frame.ecn);
-  view.setUint16(ip + 2, ipBytes);
-  view.setUint16(ip + 4, frame.ipId);
-  view.setUint16(ip + 6, IPV4_DONT_FRAGMENT);
-  view.setUint8(ip + 8, frame.ttl);
-  view.setUint8(ip + 9, IP_PROTOCOL_UDP);
-  view.setUint32(ip + 12, frame.srcIp);
-  view.setUint32(ip + 16, frame.dstIp);
-  view.setUint16(ip + 10, ipv4Checksum(view, ip));
-
   const udp = ip + IPV4_BYTES;
   view.setUint16(udp, frame.udpSrcPort);
   view.setUint16(udp + 2, ROCEV2_UDP_PORT);
@@ -137,6 +134,58 @@ function encodeRoce(frame: Frame, extensionBytes: number, payloadBytes: number):
   }
   const icrc = ip + ipBytes - ICRC_BYTES;
   view.setUint32(icrc, roceIcrc(bytes), true);
+  return bytes;
+}
+
+/** Ethernet and IPv4 headers for an IP packet of `ipBytes`; Ethernet pads short frames after it (IP lengths do not count the pad). */
+function ipv4Packet(frame: Frame, ipBytes: number, protocol: number): { bytes: Uint8Array; view: DataView } {
+  const bytes = new Uint8Array(Math.max(ETHERNET_BYTES + ipBytes, MIN_FRAME_BYTES - FCS_BYTES));
+  const view = new DataView(bytes.buffer);
+  writeEthernet(view, frame.dstMac, frame.srcMac, ETHERTYPE_IPV4);
+  const ip = ETHERNET_BYTES;
+  view.setUint8(ip, IPV4_VERSION_IHL);
+  view.setUint8(ip + 1, (frame.dscp << 2) | frame.ecn);
+  view.setUint16(ip + 2, ipBytes);
+  view.setUint16(ip + 4, frame.ipId);
+  view.setUint16(ip + 6, IPV4_DONT_FRAGMENT);
+  view.setUint8(ip + 8, frame.ttl);
+  view.setUint8(ip + 9, protocol);
+  view.setUint32(ip + 12, frame.srcIp);
+  view.setUint32(ip + 16, frame.dstIp);
+  view.setUint16(ip + 10, ipv4Checksum(view, ip));
+  return { bytes, view };
+}
+
+/**
+ * A TCP segment or pure ACK (issue 14): source port the connection's entropy, destination port
+ * 5001, ACK (and PSH with data), ECE for DCTCP's echo, a 64 KiB window, the timestamps option
+ * zeroed, zero payload bytes, and a correct checksum over the pseudo-header.
+ */
+function encodeTcp(frame: Frame): Uint8Array {
+  for (const [field, bits] of Object.entries(TCP_FIELD_BITS)) {
+    const value = frame[field as keyof typeof TCP_FIELD_BITS];
+    if (!isUint(value, 2 ** bits - 1)) refuse(field, bitsExpected(bits), value);
+  }
+  const payloadBytes = frame.kind === FrameKind.tcpData ? frame.payloadBytes : 0;
+  const ipBytes = IPV4_BYTES + TCP_BYTES + payloadBytes;
+  if (ipBytes > 0xffff) refuse('payloadBytes', `at most ${0xffff - IPV4_BYTES - TCP_BYTES} (an IPv4 packet has at most 65535 bytes)`, payloadBytes);
+  const { bytes, view } = ipv4Packet(frame, ipBytes, IP_PROTOCOL_TCP);
+  const tcp = ETHERNET_BYTES + IPV4_BYTES;
+  view.setUint16(tcp, frame.udpSrcPort);
+  view.setUint16(tcp + 2, TCP_DST_PORT);
+  view.setUint32(tcp + 4, frame.tcpSeq);
+  view.setUint32(tcp + 8, frame.tcpAck);
+  view.setUint8(tcp + 12, (TCP_BYTES / 4) << 4);
+  view.setUint8(tcp + 13, TCP_ACK | (payloadBytes > 0 ? TCP_PSH : 0) | (frame.becn ? TCP_ECE : 0));
+  view.setUint16(tcp + 14, 0xffff);
+  view.setUint8(tcp + 20, 1); // NOP, NOP, timestamps (kind 8, length 10)
+  view.setUint8(tcp + 21, 1);
+  view.setUint8(tcp + 22, 8);
+  view.setUint8(tcp + 23, 10);
+  let sum = (frame.srcIp >>> 16) + (frame.srcIp & 0xffff) + (frame.dstIp >>> 16) + (frame.dstIp & 0xffff) + IP_PROTOCOL_TCP + TCP_BYTES + payloadBytes;
+  for (let at = tcp; at < tcp + TCP_BYTES; at += 2) sum += view.getUint16(at); // the payload is zeros
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  view.setUint16(tcp + 16, ~sum & 0xffff);
   return bytes;
 }
 

@@ -20,8 +20,8 @@ function bad(i: number, name: string, bits: number, value: number): never {
 }
 
 export function checkFrame(f: Frame, i: number): void {
-  if (!isUint(f.kind, FrameKind.pfc) || f.kind < FrameKind.data) {
-    invalid(`Batch.frames[${i}].kind`, 'a frame kind: 1 (data), 2 (ack), 3 (cnp) or 4 (pfc)', f.kind);
+  if (!isUint(f.kind, FrameKind.tcpAck) || f.kind < FrameKind.data) {
+    invalid(`Batch.frames[${i}].kind`, 'a frame kind: 1 (data), 2 (ack), 3 (cnp), 4 (pfc), 5 (TCP segment) or 6 (TCP ACK)', f.kind);
   }
   if (!isUint(f.srcMac, MAX48)) bad(i, 'srcMac', 48, f.srcMac);
   if (!isUint(f.dstMac, MAX48)) bad(i, 'dstMac', 48, f.dstMac);
@@ -37,6 +37,9 @@ export function checkFrame(f: Frame, i: number): void {
   if (!isUint(f.psn, MAX24)) bad(i, 'psn', 24, f.psn);
   if (!isUint(f.syndrome, MAX8)) bad(i, 'syndrome', 8, f.syndrome);
   if (!isUint(f.msn, MAX24)) bad(i, 'msn', 24, f.msn);
+  if (!isUint(f.sackPsn, MAX24)) bad(i, 'sackPsn', 24, f.sackPsn);
+  if (!isUint(f.tcpSeq, MAX32)) bad(i, 'tcpSeq', 32, f.tcpSeq);
+  if (!isUint(f.tcpAck, MAX32)) bad(i, 'tcpAck', 32, f.tcpAck);
   if (!isUint(f.dmaLength, MAX32)) bad(i, 'dmaLength', 32, f.dmaLength);
   if (!isUint(f.payloadBytes, MAX32)) bad(i, 'payloadBytes', 32, f.payloadBytes);
   if (!isUint(f.pfcEnable, MAX8)) bad(i, 'pfcEnable', 8, f.pfcEnable);

@@ -41,6 +41,7 @@ const frameCases: [keyof Frame, number, string][] = [
   ['psn', 16_777_216, 'a 24-bit value (0..16777215)'],
   ['syndrome', 300, 'an 8-bit value (0..255)'],
   ['msn', 2 ** 31, 'a 24-bit value (0..16777215)'],
+  ['sackPsn', 2 ** 24, 'a 24-bit value (0..16777215)'],
   ['pfcEnable', 0x100, 'an 8-bit value (0..255)'],
 ];
 
@@ -60,13 +61,13 @@ test('the example from the brief, word for word', () => {
   assert.throws(decode, isWireError('invalid_field', 'Batch.frames[3].psn: expected a 24-bit value (0..16777215), got 16777216'));
 });
 
-test('frame kind must be 1..4', () => {
-  for (const kind of [0, 5, 255]) {
+test('frame kind must be 1..6', () => {
+  for (const kind of [0, 7, 255]) {
     const decode = decodeChanged((b) => {
       b.frames[1]!.kind = kind as FrameKind;
       b.frames[1]!.pfcQuanta = [];
     });
-    assert.throws(decode, isWireError('invalid_field', `Batch.frames[1].kind: expected a frame kind: 1 (data), 2 (ack), 3 (cnp) or 4 (pfc), got ${kind}`));
+    assert.throws(decode, isWireError('invalid_field', `Batch.frames[1].kind: expected a frame kind: 1 (data), 2 (ack), 3 (cnp), 4 (pfc), 5 (TCP segment) or 6 (TCP ACK), got ${kind}`));
   }
 });
 
