@@ -48,7 +48,7 @@ export interface Expectation {
   /** `expect[i]` in the drill file. */
   id: string;
   kind: ExpectationKind;
-  /** The variant it applies to; null: each variant (or, for goodputRatio, across two). */
+  /** The variant it applies to; null: each variant (or, for goodputRatio and fctSlowdownRatio, across two). */
   variant: string | null;
   description: string | null;
   /** The item as written (each kind's keys). */

@@ -40,6 +40,16 @@ export const EXPECTATION_KINDS = {
     required: ['variantA', 'variantB', 'flows', 'during'],
     summary: "the selected flows' goodput in variantA over that in variantB",
   },
+  fctSlowdown: {
+    keys: { flows, percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, min: { type: 'number', minimum: 0, description: 'a slowdown' }, max: { type: 'number', minimum: 0, description: 'a slowdown' } },
+    required: ['flows', 'percentile'],
+    summary: "a percentile of the selected messages' FCT slowdown (FCT over the ideal FCT, fct.csv; one not completed counts as infinitely slow)",
+  },
+  fctSlowdownRatio: {
+    keys: { variantA: name, variantB: name, flows, percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, min: { type: 'number', minimum: 0, description: 'a ratio' }, max: { type: 'number', minimum: 0, description: 'a ratio' } },
+    required: ['variantA', 'variantB', 'flows', 'percentile'],
+    summary: "a percentile of the selected messages' FCT slowdown in variantA over that in variantB",
+  },
   pausePropagated: {
     keys: { from, to: nodes, within: duration, reach: { enum: ['any', 'all'], description: 'any or all of the nodes' } },
     required: ['from', 'to', 'within'],
@@ -89,6 +99,8 @@ export const EXPECTATION_KINDS = {
 } as const satisfies Record<string, { keys: Record<string, JsonSchema>; required: readonly string[]; summary: string }>;
 
 export type ExpectationKind = keyof typeof EXPECTATION_KINDS;
+/** The kinds that compare two variants (`variantA`, `variantB`) instead of applying to one. */
+export const ACROSS_VARIANTS: ReadonlySet<ExpectationKind> = new Set<ExpectationKind>(['goodputRatio', 'fctSlowdownRatio']);
 export const EXPECTATION_KIND_NAMES = Object.keys(EXPECTATION_KINDS) as ExpectationKind[];
 
 function expectationItem(): JsonSchema {
@@ -100,7 +112,7 @@ function expectationItem(): JsonSchema {
     allOf: EXPECTATION_KIND_NAMES.map((kind) => {
       const def = EXPECTATION_KINDS[kind];
       const common: Record<string, JsonSchema> = { kind: { const: kind }, description: { type: 'string', description: 'a sentence' } };
-      if (kind !== 'goodputRatio') common.variant = name;
+      if (!ACROSS_VARIANTS.has(kind)) common.variant = name;
       return {
         if: { type: 'object', required: ['kind'], properties: { kind: { const: kind } } },
         then: object(`a ${kind} expectation {${Object.keys({ ...common, ...def.keys }).join(', ')}}`, { ...common, ...def.keys }, ['kind', ...def.required]),

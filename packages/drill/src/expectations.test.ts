@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EventRow, PfcRow, ProbeRow, QueueRow, RateRow, TraceTables } from '@rocelab/results';
+import type { EventRow, FctRow, PfcRow, ProbeRow, QueueRow, RateRow, TraceTables } from '@rocelab/results';
 import { parseTopology } from '@rocelab/topology';
 import type { Expectation } from './drill-file.js';
 import { evaluate, type VariantData } from './expectations.js';
@@ -142,4 +142,19 @@ test('metric: summed over the matching series of the node reports', () => {
   const bad = check({ kind: 'metric', name: 'rocelab_naks_sent_total', labels: { type: 'rnr' }, op: '<', value: 1 }, v);
   assert.deepEqual([bad.pass, bad.value, bad.margin], [false, 2, '1 the wrong side']);
   assert.equal(check({ kind: 'metric', name: 'rocelab_goodput_bytes_total', labels: { node: 'h2' }, op: '>=', value: 1000 }, v).pass, true);
+});
+
+const fct = (from: string, to: string, slowdown: number | null): FctRow => ({ run: '', flow: '0', from, to, sizeBytes: 1000, startUs: 0, completionUs: slowdown === null ? null : slowdown, fctUs: slowdown, idealFctUs: 1, slowdown, status: slowdown === null ? 'pending' : 'completed' });
+
+test('fctSlowdown and fctSlowdownRatio: nearest-rank percentiles of the selected messages, one not completed infinitely slow', () => {
+  // h1 → h2: 1, 2, …, 10; h3 → h2: one that never completed.
+  const a = variant('a', { 'fct.csv': [...Array.from({ length: 10 }, (_, i) => fct('h1', 'h2', i + 1)), fct('h3', 'h2', null)] });
+  const b = variant('b', { 'fct.csv': Array.from({ length: 10 }, (_, i) => fct('h1', 'h2', 2 * (i + 1))) });
+  const p50 = check({ kind: 'fctSlowdown', flows: { from: 'h1' }, percentile: 50, max: 5 }, a);
+  assert.deepEqual([p50.pass, p50.value, p50.measured], [true, 5, '5× (10 messages)']);
+  const all = check({ kind: 'fctSlowdown', flows: {}, percentile: 100, max: 50 }, a);
+  assert.deepEqual([all.pass, all.value, all.measured], [false, Infinity, '∞ (11 messages, 1 not completed)']);
+  const ratio = check({ kind: 'fctSlowdownRatio', variantA: 'a', variantB: 'b', flows: { from: 'h1' }, percentile: 50, max: 0.4 }, [a, b]);
+  assert.deepEqual([ratio.pass, ratio.value, ratio.margin, ratio.variant], [false, 0.5, '0.1× over', null]);
+  assert.equal(check({ kind: 'fctSlowdown', flows: { from: 'h2' }, percentile: 50, max: 5 }, a).measured, 'no such message in fct.csv');
 });

@@ -5,7 +5,7 @@
  * Everything here is a pure function of those inputs, so the same run gives the same report in
  * every mode.
  */
-import { nearestRank, pauseIntervals, type EventRow, type NodeReport, type PfcRow, type ProbeRow, type QueueRow, type RateRow, type TraceTables } from '@rocelab/results';
+import { nearestRank, pauseIntervals, type EventRow, type FctRow, type NodeReport, type PfcRow, type ProbeRow, type QueueRow, type RateRow, type TraceTables } from '@rocelab/results';
 import { parseBytes, parseDuration, parseRate, type PodSpec } from '@rocelab/topology';
 import { findDeadlock } from './deadlock.js';
 import type { Expectation } from './drill-file.js';
@@ -37,6 +37,7 @@ export function evaluate(expectations: readonly Expectation[], variants: readonl
   const byName = new Map(variants.map((v) => [v.name, v]));
   return expectations.flatMap((e) => {
     if (e.kind === 'goodputRatio') return [goodputRatio(e, byName.get(e.raw.variantA as string)!, byName.get(e.raw.variantB as string)!)];
+    if (e.kind === 'fctSlowdownRatio') return [fctSlowdownRatio(e, byName.get(e.raw.variantA as string)!, byName.get(e.raw.variantB as string)!)];
     const targets = e.variant === null ? variants : [byName.get(e.variant)!];
     return targets.map((v) => one(e, v));
   });
@@ -66,8 +67,11 @@ function one(e: Expectation, v: VariantData): ExpectationOutcome {
       return probeLatencyRatio(e, v);
     case 'metric':
       return metric(e, v);
+    case 'fctSlowdown':
+      return fctSlowdown(e, v);
     case 'goodputRatio':
-      throw new Error('goodputRatio is evaluated across variants');
+    case 'fctSlowdownRatio':
+      throw new Error(`${e.kind} is evaluated across variants`);
   }
 }
 
@@ -217,6 +221,38 @@ function goodputRatio(e: Expectation, va: VariantData, vb: VariantData): Expecta
   const limits = { ...(e.raw.min === undefined ? {} : { min: e.raw.min as number }), ...(e.raw.max === undefined ? {} : { max: e.raw.max as number }) };
   const what = `goodput of the ${selection(e)} over ${during}: ${va.name} over ${vb.name}`;
   return bound(e, null, what, ratio, limits, ratioUnit, ` (${rateUnit(a)} vs ${rateUnit(b)})`);
+}
+
+/** FCT slowdowns of the selected messages, sorted; one not completed is infinitely slow. */
+function slowdowns(e: Expectation, v: VariantData): number[] {
+  const sel = e.raw.flows as { from?: unknown; to?: unknown };
+  const from = asList(sel.from);
+  const to = asList(sel.to);
+  return (v.tables['fct.csv'] ?? [])
+    .filter((r: FctRow) => (from === null || from.includes(r.from)) && (to === null || to.includes(r.to)))
+    .map((r) => r.slowdown ?? Infinity)
+    .sort((x, y) => x - y);
+}
+
+function fctSlowdown(e: Expectation, v: VariantData): ExpectationOutcome {
+  const p = e.raw.percentile as number;
+  const values = slowdowns(e, v);
+  const what = `P${p} FCT slowdown of the messages of the ${selection(e)}`;
+  if (values.length === 0) return outcome(e, v.name, what, false, 'no such message in fct.csv', 'messages to measure', 'nothing measured', null);
+  const limits = { ...(e.raw.min === undefined ? {} : { min: e.raw.min as number }), ...(e.raw.max === undefined ? {} : { max: e.raw.max as number }) };
+  const unfinished = values.filter((x) => x === Infinity).length;
+  return bound(e, v, what, nearestRank(values, p)!, limits, ratioUnit, ` (${values.length} messages${unfinished > 0 ? `, ${unfinished} not completed` : ''})`);
+}
+
+function fctSlowdownRatio(e: Expectation, va: VariantData, vb: VariantData): ExpectationOutcome {
+  const p = e.raw.percentile as number;
+  const [a, b] = [slowdowns(e, va), slowdowns(e, vb)];
+  const what = `P${p} FCT slowdown of the messages of the ${selection(e)}: ${va.name} over ${vb.name}`;
+  if (a.length === 0 || b.length === 0) return outcome(e, null, what, false, 'no such message in fct.csv', 'messages to measure', 'nothing measured', null);
+  const [x, y] = [nearestRank(a, p)!, nearestRank(b, p)!];
+  const ratio = y === Infinity ? (x === Infinity ? 1 : 0) : x / y;
+  const limits = { ...(e.raw.min === undefined ? {} : { min: e.raw.min as number }), ...(e.raw.max === undefined ? {} : { max: e.raw.max as number }) };
+  return bound(e, null, what, ratio, limits, ratioUnit, ` (${ratioUnit(x)} vs ${ratioUnit(y)})`);
 }
 
 /** When `from` first paused a neighbour: the first PAUSE arriving at a transmitter facing it. */

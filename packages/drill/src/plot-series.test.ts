@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { PfcRow, QueueRow, RateRow, TraceRows } from '@rocelab/results';
+import type { FctRow, PfcRow, QueueRow, RateRow, TraceRows } from '@rocelab/results';
 import {
-  MAX_PAUSE_ROWS, MAX_POINTS_PER_SERIES, MAX_RATE_SERIES, PAUSE_BINS, downsample, faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries,
+  MAX_PAUSE_ROWS, MAX_POINTS_PER_SERIES, MAX_RATE_SERIES, PAUSE_BINS, downsample, faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries, slowdownCdf,
 } from './plot-series.js';
 
 const queue = (timeUs: number, node: string, port: string, queueBytes: number): QueueRow => ({
@@ -95,4 +95,20 @@ test('faultMarks: start and end of each fault in trace time, outside the run dro
     { t: 1900, label: 'linkDown sw1:p1' },
     { t: 2900, label: 'linkDown ends' },
   ]);
+});
+
+test('slowdownCdf: one step per distinct slowdown, fractions of all messages (the unfinished ones keep the curve below 1); empty variants left out', () => {
+  const row = (slowdown: number | null): FctRow => ({ run: '', flow: '0', from: 'h1', to: 'h2', sizeBytes: 1, startUs: 0, completionUs: null, fctUs: null, idealFctUs: 1, slowdown, status: '' });
+  const cdf = slowdownCdf([
+    { variant: 'a', rows: [row(2), row(1), row(2), row(null)] },
+    { variant: 'empty', rows: [] },
+    { variant: 'b', rows: [row(3)] },
+  ]);
+  assert.deepEqual(cdf.variants, ['a', 'b']);
+  assert.deepEqual(cdf.points, [
+    { variant: 'a', slowdown: 1, fraction: 0.25 },
+    { variant: 'a', slowdown: 2, fraction: 0.75 },
+    { variant: 'b', slowdown: 3, fraction: 1 },
+  ]);
+  assert.deepEqual([...cdf.unfinished], [['a', 1], ['b', 0]]);
 });

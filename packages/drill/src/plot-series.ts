@@ -3,7 +3,8 @@
  * so a plot stays small however long the run (queue.csv has a row per queue per µs). Pure
  * selection and binning over trace rows; the Vega-Lite specs live in plot-specs.ts.
  */
-import { naturalCompare, nearestRank, pauseIntervals, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
+import { naturalCompare, nearestRank, pauseIntervals, type FctRow, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
+import type { SlowdownPoint } from './plot-specs.js';
 import type { FaultOutcome } from './report-model.js';
 
 /** Points per series at most: 2,000 is finer than a 720-pixel plot can show. */
@@ -169,4 +170,26 @@ export function faultMarks(faults: readonly FaultOutcome[], originUs: number, en
       ...(f.untilNs === null ? [] : [{ t: f.untilNs / 1000 - originUs, label: `${f.kind} ends` }]),
     ])
     .filter((m) => m.t >= 0 && m.t <= endUs);
+}
+
+/**
+ * Each variant's FCT slowdown CDF from its fct.csv: one step per distinct slowdown. Messages
+ * not completed have no slowdown: the curve ends below 1 by their share, and `unfinished` says
+ * how many. Variants without messages are left out.
+ */
+export function slowdownCdf(byVariant: ReadonlyArray<{ variant: string; rows: readonly FctRow[] }>): { variants: string[]; points: SlowdownPoint[]; unfinished: Map<string, number> } {
+  const variants: string[] = [];
+  const points: SlowdownPoint[] = [];
+  const unfinished = new Map<string, number>();
+  for (const { variant, rows } of byVariant) {
+    if (rows.length === 0) continue;
+    variants.push(variant);
+    const done = rows.map((r) => r.slowdown).filter((x): x is number => x !== null).sort((a, b) => a - b);
+    unfinished.set(variant, rows.length - done.length);
+    for (let i = 0; i < done.length; i++) {
+      if (i + 1 < done.length && done[i + 1] === done[i]) continue;
+      points.push({ variant, slowdown: done[i]!, fraction: (i + 1) / rows.length });
+    }
+  }
+  return { variants, points, unfinished };
 }

@@ -1,7 +1,7 @@
 /**
  * The drill report's plots as SVG, one file per plot and variant: queue depth, the pause
  * heatmap, per-flow throughput and (when the variant sent probes) probe round trips, each with
- * the variant's faults as vertical rules. Vega-Lite compiles each spec and Vega renders it
+ * the variant's faults as vertical rules; and across variants, their FCT slowdown CDFs. Vega-Lite compiles each spec and Vega renders it
  * headless (`renderer: 'none'`, no canvas, no DOM). The same input gives the same bytes: data
  * is inline, text is measured by Vega's estimate, and the `id`s Vega numbers from module-wide
  * counters are renumbered per plot, under the plot's own prefix, so several SVGs can also share
@@ -10,8 +10,8 @@
 import type { TraceTables } from '@rocelab/results';
 import { View, parse } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries, MAX_PAUSE_ROWS } from './plot-series.js';
-import { pauseSpec, probeSpec, queueSpec, rateSpec } from './plot-specs.js';
+import { faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries, slowdownCdf, MAX_PAUSE_ROWS } from './plot-series.js';
+import { pauseSpec, probeSpec, queueSpec, rateSpec, slowdownCdfSpec } from './plot-specs.js';
 import type { DrillReport, PlotRef } from './report-model.js';
 
 export interface DrillPlotInput {
@@ -72,6 +72,14 @@ export async function drillPlots(input: DrillPlotInput): Promise<RenderedPlot[]>
       const notes = [...(p.binned ? ['p50 and p99 per bin'] : []), ...(p.lost > 0 ? [`${p.lost} lost (▼)`] : [])];
       await add('probes', `${v.name}: probe round trips`, probeSpec({ variant: v.name, endUs, binned: p.binned, points: p.points, faults, notes }));
     }
+  }
+  // Across variants: their FCT slowdowns on one plot, when at least two have messages that ended.
+  const cdf = slowdownCdf(variants.map((v) => ({ variant: v.name, rows: input.tables.get(v.name)!['fct.csv'] ?? [] })));
+  if (cdf.variants.length >= 2 && cdf.points.length > 0) {
+    const notes = [...cdf.unfinished].filter(([, n]) => n > 0).map(([variant, n]) => `${variant}: ${n} not completed`);
+    const { svg, warnings } = await renderSvg(slowdownCdfSpec({ variants: cdf.variants, points: cdf.points, notes }), 'fct-slowdown');
+    for (const w of warnings) input.onWarning?.('fct-slowdown.svg', w);
+    out.push({ ref: { file: 'fct-slowdown.svg', title: 'FCT slowdown by variant', variant: null }, svg });
   }
   return out;
 }

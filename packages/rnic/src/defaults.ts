@@ -49,6 +49,16 @@ export const CNP_PACKET_DSCP = CNP_DSCP;
 export const NIC_WATCHDOG_VENDOR = { criticalPs: 8_000 * PS_PER_MS, minorPs: Math.max(80 * PS_PER_MS, 0.85 * 8_000 * PS_PER_MS) } as const;
 export const NIC_WATCHDOG_DRILL = { criticalPs: 2 * PS_PER_MS, minorPs: 0.85 * 2 * PS_PER_MS } as const;
 
+/**
+ * Selective repeat (IRN: Mittal et al., "Revisiting Network Support for RDMA", SIGCOMM 2018,
+ * §3.1 and §4.1): RTO_low 100 µs while at most N = 3 packets are in flight, RTO_high 320 µs
+ * otherwise (the paper's values for its 40 Gb/s fabric). The BDP cap is the QP's own
+ * bandwidth-delay product by default: its line rate times the base RTT of its path, in MTUs.
+ */
+export const SR_RTO_LOW_PS = 100 * PS_PER_US;
+export const SR_RTO_HIGH_PS = 320 * PS_PER_US;
+export const SR_LOW_RTO_BELOW_PACKETS = 3;
+
 /** Probes and completion-time histograms: buckets from 1 µs, ×2 up to ~1 s (virtual seconds). */
 export const LATENCY_BUCKETS_START_S = 1e-6;
 export const LATENCY_BUCKETS_FACTOR = 2;

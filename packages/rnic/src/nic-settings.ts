@@ -29,6 +29,9 @@ import {
   RNR_RETRY,
   RNR_TIMER_CODE,
   RX_BUFFER_BYTES,
+  SR_LOW_RTO_BELOW_PACKETS,
+  SR_RTO_HIGH_PS,
+  SR_RTO_LOW_PS,
 } from './defaults.js';
 import type { NicWatchdogConfig } from './nic-pfc.js';
 import type { Recovery } from './rc-requester.js';
@@ -38,6 +41,11 @@ export type NicTiming = 'default' | 'drill';
 
 export interface NicSettings {
   recovery: Recovery;
+  /**
+   * Selective repeat (IRN): the cap on packets in flight (null: the QP's own bandwidth-delay
+   * product, from its path), the two timeouts, and whether it may run on a lossless priority.
+   */
+  selectiveRepeat: { bdpCapPackets: number | null; rtoLowPs: number; rtoHighPs: number; lowRtoBelowPackets: number; onLossless: boolean };
   /** Local ACK timeout; null = none (hpcc-ns3). */
   ackTimeoutPs: number | null;
   retryCount: number;
@@ -115,7 +123,20 @@ export const nicConfigSchema = {
   additionalProperties: false,
   description: 'NIC settings',
   properties: {
-    recovery: { enum: ['goBackN', 'goBack0'], description: 'goBackN or goBack0' },
+    recovery: { enum: ['goBackN', 'goBack0', 'selectiveRepeat'], description: 'goBackN, goBack0 or selectiveRepeat' },
+    selectiveRepeat: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'selective repeat (IRN) {bdpCap, rtoLow, rtoHigh, lowRtoBelow, onLossless}',
+      properties: {
+        bdpCap: { type: ['integer', 'string'], description: 'packets in flight at most (an integer ≥ 1), or auto: the QP\'s bandwidth-delay product' },
+        rtoLow: DURATION,
+        rtoHigh: DURATION,
+        lowRtoBelow: { type: 'integer', description: 'packets in flight up to which rtoLow applies, ≥ 0' },
+        onLossless: { type: 'boolean', description: 'true to run selective repeat on a priority PFC protects (it does not need it)' },
+      },
+    },
+    losslessPriorities: { type: 'array', items: { type: 'integer' }, description: 'the priorities the NIC pauses with PFC, 0..7 each ([] = no PFC)' },
     ackTimeout: { type: 'string', description: 'a duration like 67ms, or none' },
     retryCount: { type: 'integer', description: 'a retry count 0..7' },
     rnrRetry: { type: 'integer', description: 'an RNR retry count 0..7 (7 = forever)' },
@@ -153,6 +174,7 @@ export function nicProfileSettings(profile: NicProfile, timing: NicTiming, port:
   const xoff = RX_BUFFER_BYTES - vendorHeadroomBytes(port.in.rateBps, pauseLoopLatencyPs(port), maxFrame);
   return {
     recovery: 'goBackN',
+    selectiveRepeat: { bdpCapPackets: null, rtoLowPs: SR_RTO_LOW_PS, rtoHighPs: SR_RTO_HIGH_PS, lowRtoBelowPackets: SR_LOW_RTO_BELOW_PACKETS, onLossless: false },
     ackTimeoutPs: hpcc ? null : localAckTimeoutPs(timing === 'drill' ? ACK_TIMEOUT_EXPONENT_DRILL : ACK_TIMEOUT_EXPONENT),
     retryCount: RETRY_COUNT,
     rnrRetry: RNR_RETRY,
@@ -207,6 +229,19 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
     if (value !== undefined) s[key] = value;
   };
   set('recovery', raw.recovery as Recovery | undefined);
+  const sr = raw.selectiveRepeat as Raw | undefined;
+  if (sr !== undefined) {
+    const cur = s.selectiveRepeat;
+    s.selectiveRepeat = {
+      bdpCapPackets: sr.bdpCap === 'auto' ? null : (parse('selectiveRepeat.bdpCap', sr.bdpCap, Number, int(1, 1 << 20), 'packets in flight at most, an integer ≥ 1, or auto') ?? cur.bdpCapPackets),
+      rtoLowPs: parse('selectiveRepeat.rtoLow', sr.rtoLow, units.duration, (v) => v > 0, 'a duration > 0') ?? cur.rtoLowPs,
+      rtoHighPs: parse('selectiveRepeat.rtoHigh', sr.rtoHigh, units.duration, (v) => v > 0, 'a duration > 0') ?? cur.rtoHighPs,
+      lowRtoBelowPackets: parse('selectiveRepeat.lowRtoBelow', sr.lowRtoBelow, Number, int(0, 1 << 20), 'packets in flight, ≥ 0') ?? cur.lowRtoBelowPackets,
+      onLossless: (sr.onLossless as boolean | undefined) ?? cur.onLossless,
+    };
+  }
+  const lossless = parse('losslessPriorities', raw.losslessPriorities, (v: unknown[]) => v as number[], (v) => v.every(int(0, 7)) && new Set(v).size === v.length, 'a list of distinct priorities 0..7');
+  if (lossless !== undefined) s.pfc.lossless = lossless;
   set('ackTimeoutPs', parse('ackTimeout', raw.ackTimeout, (v: string) => (v === 'none' ? null : units.duration(v)), (v) => v === null || v > 0, 'a duration > 0, or none'));
   set('retryCount', parse('retryCount', raw.retryCount, Number, int(0, 7), 'a retry count 0..7'));
   set('rnrRetry', parse('rnrRetry', raw.rnrRetry, Number, int(0, 7), 'an RNR retry count 0..7 (7 = forever)'));
@@ -255,5 +290,6 @@ function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[], wr
   if (pfc.xoffBytes > pfc.bufferBytes) problems.push({ field: 'xoffBytes', expected: `an XOFF threshold within the receive buffer (≤ ${pfc.bufferBytes} B)`, actual: pfc.xoffBytes });
   else if (pfc.xonBytes >= pfc.xoffBytes) problems.push({ field: 'xonBytes', expected: `an XON threshold below XOFF (< ${pfc.xoffBytes} B)`, actual: pfc.xonBytes });
   if (!(pfc.drainBps > 0)) problems.push({ field: 'drainRate', expected: 'a drain rate > 0', actual: pfc.drainBps });
+  if (s.selectiveRepeat.rtoLowPs > s.selectiveRepeat.rtoHighPs) problems.push({ field: 'selectiveRepeat.rtoLow', expected: `a low timeout no longer than rtoHigh (${s.selectiveRepeat.rtoHighPs / 1e6} us)`, actual: s.selectiveRepeat.rtoLowPs });
   if (pfc.watchdog.minorPs > pfc.watchdog.criticalPs) problems.push({ field: 'watchdog.minor', expected: 'a minor timeout no longer than the critical one', actual: pfc.watchdog.minorPs });
 }

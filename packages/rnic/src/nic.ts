@@ -17,6 +17,7 @@ import type { NicSettings } from './nic-settings.js';
 import { MemoryRegions, type AccessError } from './memory-region.js';
 import { psnAdd } from './psn.js';
 import { RcRequester, type AtomicOperands, type Completion, type WorkOpcode } from './rc-requester.js';
+import type { SelectiveRepeatConfig } from './selective-repeat.js';
 import { RcResponder, type ReadResponses, type ResponderResult } from './rc-responder.js';
 import { payloadOf, readResponseOpcode } from './segmentation.js';
 
@@ -64,6 +65,11 @@ export interface NicConfig {
   rebooted?: boolean;
   /** The host's registered memory, which its memory-backed QPs read and write (an application's). */
   memory?: MemoryRegions;
+  /**
+   * Selective repeat with `bdpCap: auto`: a requester's cap on packets in flight, its
+   * bandwidth-delay product (the runtime knows the path).
+   */
+  bdpCapOf?: (end: QpEnd) => number;
 }
 
 /**
@@ -262,7 +268,7 @@ export class Nic implements NodeModel {
     this.senders = (rebooted ? [] : config.requesters).map((end, index) => ({
       index,
       end,
-      req: new RcRequester({ mtu: port.out.mtu, recovery: s.recovery, ackTimeoutPs: s.ackTimeoutPs, retryCount: s.retryCount, rnrRetry: s.rnrRetry, initialPsn: 0 }),
+      req: new RcRequester({ mtu: port.out.mtu, recovery: s.recovery, ackTimeoutPs: s.ackTimeoutPs, retryCount: s.retryCount, rnrRetry: s.rnrRetry, initialPsn: 0, ...this.selectiveRepeatOf(end) }),
       rp: s.dcqcn.enabled ? new DcqcnReactionPoint(s.dcqcn.params, this.lineRateBps) : null,
       nextSendPs: 0,
       lastSendPs: 0,
@@ -319,6 +325,16 @@ export class Nic implements NodeModel {
     );
     this.nextPost = rebooted ? null : config.traffic.next();
     if (this.nextPost !== null) ctx.setTimer(POST_TIMER, this.nextPost.atPs);
+  }
+
+  /** A requester's selective-repeat parameters (none under go-back). */
+  private selectiveRepeatOf(end: QpEnd): { selectiveRepeat?: SelectiveRepeatConfig } {
+    const s = this.config.settings;
+    if (s.recovery !== 'selectiveRepeat') return {};
+    const { bdpCapPackets, rtoLowPs, rtoHighPs, lowRtoBelowPackets } = s.selectiveRepeat;
+    const cap = bdpCapPackets ?? this.config.bdpCapOf?.(end);
+    if (cap === undefined) throw new Error(`${this.ctx.name}: selective repeat with bdpCap auto needs the QP's path (bdpCapOf)`);
+    return { selectiveRepeat: { bdpCapPackets: cap, rtoLowPs, rtoHighPs, lowRtoBelowPackets } };
   }
 
   // --- sending -------------------------------------------------------------------------------
@@ -489,7 +505,7 @@ export class Nic implements NodeModel {
     switch (result.verdict) {
       case 'accepted':
         this.ctx.deliver(frame);
-        if (result.messageBytes !== null) this.stats.messagesReceived++;
+        if (result.messageBytes !== null) this.stats.messagesReceived += result.messages ?? 1;
         break;
       case 'outOfSequence':
       case 'duplicate':
@@ -512,6 +528,7 @@ export class Nic implements NodeModel {
     ack.psn = reply.psn;
     ack.msn = reply.msn;
     ack.syndrome = reply.kind === 'nak' ? reply.syndrome : 0;
+    if (reply.kind === 'nak' && reply.sackPsn !== undefined) ack.sackPsn = reply.sackPsn;
     ack.becn = cnpFlag;
     if (reply.kind === 'atomicAck') ack.rdma = rdmaFields({ original: u64Bytes(reply.original) });
     // A reply may not overtake the READ responses queued before it on its QP.
@@ -624,7 +641,7 @@ export class Nic implements NodeModel {
     } else {
       if (kind === 'rnrNak') this.stats.naksReceived.rnr++;
       else if (frame.syndrome === NAK_PSN_SEQUENCE_ERROR) this.stats.naksReceived.seq++;
-      done = q.req.onNak(nowPs, frame.psn, frame.syndrome);
+      done = q.req.onNak(nowPs, frame.psn, frame.syndrome, frame.sackPsn);
     }
     this.complete(q, done);
     this.armRequester(q);

@@ -16,9 +16,14 @@ import { Opcode } from '@rocelab/wire';
 import { NAK_INVALID_REQUEST, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, rnrTimerPs, syndromeKind, syndromeValue } from './aeth.js';
 import { PSN_MASK, psnAdd, psnDiff } from './psn.js';
 import { packetCount, payloadOf, sendOpcode, writeOpcode } from './segmentation.js';
+import { SelectiveRepeatSender, type SelectiveRepeatConfig } from './selective-repeat.js';
 
-/** go-back-N resends from the lost packet; go-back-0 resends the whole message (Guo et al., SIGCOMM 2016). */
-export type Recovery = 'goBackN' | 'goBack0';
+/**
+ * go-back-N resends from the lost packet; go-back-0 resends the whole message (Guo et al.,
+ * SIGCOMM 2016); selectiveRepeat resends only the holes the responder's SACKs show, under a BDP
+ * cap on packets in flight (IRN, Mittal et al., SIGCOMM 2018; selective-repeat.ts).
+ */
+export type Recovery = 'goBackN' | 'goBack0' | 'selectiveRepeat';
 
 /** Retransmission default: go-back-N (DESIGN §9). The other RC defaults are in defaults.ts. */
 export const DEFAULT_RECOVERY: Recovery = 'goBackN';
@@ -51,6 +56,8 @@ export interface RequesterConfig {
   initialPsn: number;
   /** 0..255: READs whose responses have not all come (IB `max_rd_atomic`); default 16. */
   maxRdAtomic?: number;
+  /** With `recovery: selectiveRepeat`: the BDP cap and IRN's two timeouts (they replace `ackTimeoutPs`). */
+  selectiveRepeat?: SelectiveRepeatConfig;
 }
 
 export type WorkOpcode = 'write' | 'send' | 'read' | 'fetchAdd' | 'compareSwap';
@@ -164,12 +171,23 @@ export class RcRequester {
   /** sndUna when a gap in READ responses was last answered: one request again per gap. */
   private readGapAt = -1;
   private readonly maxRdAtomic: number;
+  /**
+   * Selective repeat: which seq goes next, and when the QP times out, are the IRN sender's;
+   * this class keeps the messages, the packets and the completions. Null under go-back.
+   */
+  private readonly sr: SelectiveRepeatSender | null;
 
   constructor(private readonly config: RequesterConfig) {
     checkConfig(config);
     this.retryLeft = config.retryCount;
     this.rnrLeft = config.rnrRetry;
     this.maxRdAtomic = config.maxRdAtomic ?? DEFAULT_MAX_RD_ATOMIC;
+    this.sr = config.recovery === 'selectiveRepeat' ? new SelectiveRepeatSender(config.selectiveRepeat!) : null;
+  }
+
+  /** Selective repeat's own counters (recoveries, timeouts); null under go-back. */
+  get selectiveRepeatStats(): SelectiveRepeatSender['stats'] | null {
+    return this.sr?.stats ?? null;
   }
 
   get state(): RequesterState {
@@ -177,7 +195,7 @@ export class RcRequester {
   }
 
   get outstandingPackets(): number {
-    return this.nxt - this.una;
+    return this.sr !== null ? this.sr.inFlight : this.nxt - this.una;
   }
 
   /** When the responder last acknowledged new data on this QP; null if it never has. */
@@ -210,13 +228,17 @@ export class RcRequester {
       throw new RangeError(`RC requester: WR ${wr.id}: immediate data goes with a WRITE or SEND and is 32 bits, got ${wr.immediate} on a ${wr.opcode}`);
     }
     if (isAtomic(wr.opcode) && (wr.sizeBytes !== 8 || wr.atomic === undefined)) throw new RangeError(`RC requester: atomic WR ${wr.id} must be 8 bytes with its operands, got ${wr.sizeBytes} bytes${wr.atomic === undefined ? ' and no operands' : ''}`);
+    // IRN recovers READs and atomics too, with more state at the responder; rocelab's carries WRITEs and SENDs.
+    if (this.sr !== null && isReadOrAtomic(wr.opcode)) throw new Error(`RC requester: WR ${wr.id} is a ${wr.opcode}; selective repeat carries WRITEs and SENDs only`);
     const count = packetCount(wr.sizeBytes, this.config.mtu);
     this.messages.push({ wr, firstSeq: this.postEnd, count });
     this.postEnd += count;
+    this.sr?.post(count);
     if (isReadOrAtomic(wr.opcode)) this.rdAtomicPending++;
   }
 
   hasPacket(nowPs: number): boolean {
+    if (this.sr !== null) return this.current === 'ready' && (this.rnrUntilPs === null || nowPs >= this.rnrUntilPs) && this.sr.hasPacket();
     return (
       this.current === 'ready' &&
       this.nxt < this.postEnd &&
@@ -239,17 +261,27 @@ export class RcRequester {
   nextPacket(nowPs: number): RequesterPacket | null {
     if (!this.hasPacket(nowPs)) return null;
     this.rnrUntilPs = null;
+    if (this.sr !== null) {
+      const { psn: seq } = this.sr.nextPacket(nowPs)!;
+      this.nxt = Math.max(this.nxt, seq + 1);
+      return this.packetAt(seq, this.messages[this.indexOf(seq)]!);
+    }
     const seq = this.nxt++;
     const m = this.messages[this.indexOf(seq)]!;
-    const i = seq - m.firstSeq;
     // One request asks for the rest of the message; its responses take the PSNs up to its end.
     if (m.wr.opcode === 'read') this.nxt = m.firstSeq + m.count;
+    if (this.rtoDeadlinePs === null && this.config.ackTimeoutPs !== null) this.rtoDeadlinePs = nowPs + this.config.ackTimeoutPs;
+    return this.packetAt(seq, m);
+  }
+
+  /** The packet `seq` of message `m` (a retransmission when it was sent before). */
+  private packetAt(seq: number, m: Message): RequesterPacket {
+    const i = seq - m.firstSeq;
     const write = m.wr.opcode === 'write';
     const retransmission = seq < this.sentEnd;
     this.sentEnd = Math.max(this.sentEnd, this.nxt);
     this.stats.packetsSent++;
     if (retransmission) this.stats.retransmittedPackets++;
-    if (this.rtoDeadlinePs === null && this.config.ackTimeoutPs !== null) this.rtoDeadlinePs = nowPs + this.config.ackTimeoutPs;
     const offsetBytes = i * this.config.mtu;
     if (m.wr.opcode === 'read') {
       return { psn: this.psnOf(seq), opcode: Opcode.readRequest, payloadBytes: 0, dmaLength: m.wr.sizeBytes - offsetBytes, offsetBytes, ackReq: false, wrId: m.wr.id, retransmission };
@@ -284,6 +316,7 @@ export class RcRequester {
   onAck(nowPs: number, psn: number): Completion[] {
     const seq = this.toSeq(psn);
     if (seq === null) return [];
+    if (this.sr !== null) return this.onSelectiveAck(nowPs, seq + 1, null);
     const end = this.readCap(seq + 1);
     const done = this.credit(nowPs, end);
     if (end < seq + 1) this.retryRead();
@@ -350,14 +383,14 @@ export class RcRequester {
    * on RTO expiry). Linux rxe charges them too (`COMPST_ERROR_RETRY`); not charging them is
    * what makes a go-back-0 QP livelock forever instead of erroring (PHYSICS §5.4, §7a #7).
    */
-  onNak(nowPs: number, psn: number, syndrome: number): Completion[] {
+  onNak(nowPs: number, psn: number, syndrome: number, sackPsn = 0): Completion[] {
     const kind = syndromeKind(syndrome);
     if (kind === 'ack') return this.onAck(nowPs, psn);
     const seq = this.toSeq(psn);
     if (seq === null) return [];
     switch (kind) {
       case 'nak':
-        if (syndrome === NAK_PSN_SEQUENCE_ERROR) return this.goBack(nowPs, seq);
+        if (syndrome === NAK_PSN_SEQUENCE_ERROR) return this.sr !== null ? this.onSelectiveAck(nowPs, seq, this.toSeq(sackPsn)) : this.goBack(nowPs, seq);
         this.stats.naksReceived.fatal++;
         return this.fail(nowPs, remoteErrorStatus(syndrome));
       case 'rnrNak':
@@ -370,9 +403,26 @@ export class RcRequester {
 
   /** When to call `onTimer`: the earlier of the RTO deadline and the end of an RNR wait. */
   deadlinePs(): number | null {
-    if (this.rtoDeadlinePs === null) return this.rnrUntilPs;
-    if (this.rnrUntilPs === null) return this.rtoDeadlinePs;
-    return Math.min(this.rtoDeadlinePs, this.rnrUntilPs);
+    const rto = this.sr !== null ? (this.current === 'ready' ? this.sr.deadlinePs() : null) : this.rtoDeadlinePs;
+    if (rto === null) return this.rnrUntilPs;
+    if (this.rnrUntilPs === null) return rto;
+    return Math.min(rto, this.rnrUntilPs);
+  }
+
+  /**
+   * Selective repeat: a cumulative ACK up to `end` (the responder holds every seq before it),
+   * and with a NAK the seq it got out of order. Completions come from the cumulative part only:
+   * a message completes when all of it is in order at the responder.
+   */
+  private onSelectiveAck(nowPs: number, end: number, sacked: number | null): Completion[] {
+    const sr = this.sr!;
+    if (sacked === null) {
+      sr.onReply(nowPs, { kind: 'ack', cumulative: end });
+    } else {
+      this.stats.naksReceived.seq++;
+      sr.onReply(nowPs, { kind: 'nack', cumulative: end, sacked });
+    }
+    return this.credit(nowPs, sr.cumulative);
   }
 
   /**
@@ -383,6 +433,15 @@ export class RcRequester {
   onTimer(nowPs: number): Completion[] {
     if (this.current === 'error') return [];
     if (this.rnrUntilPs !== null && nowPs >= this.rnrUntilPs) this.rnrUntilPs = null;
+    if (this.sr !== null) {
+      const deadline = this.sr.deadlinePs();
+      if (deadline === null || nowPs < deadline) return [];
+      this.stats.rtoExpirations++;
+      if (this.retryLeft === 0) return this.fail(nowPs, 'retryExceeded');
+      this.retryLeft--;
+      this.sr.onTimer(nowPs);
+      return [];
+    }
     if (this.rtoDeadlinePs === null || nowPs < this.rtoDeadlinePs) return [];
     this.rtoDeadlinePs = null;
     this.stats.rtoExpirations++;
@@ -526,7 +585,8 @@ function checkConfig(c: RequesterConfig): void {
   const bad: string[] = [];
   const inRange = (v: number, lo: number, hi: number): boolean => Number.isInteger(v) && v >= lo && v <= hi;
   if (!(Number.isSafeInteger(c.mtu) && c.mtu > 0)) bad.push(`mtu must be a positive integer, got ${c.mtu}`);
-  if (c.recovery !== 'goBackN' && c.recovery !== 'goBack0') bad.push(`recovery must be goBackN or goBack0, got ${String(c.recovery)}`);
+  if (c.recovery !== 'goBackN' && c.recovery !== 'goBack0' && c.recovery !== 'selectiveRepeat') bad.push(`recovery must be goBackN, goBack0 or selectiveRepeat, got ${String(c.recovery)}`);
+  if (c.recovery === 'selectiveRepeat' && c.selectiveRepeat === undefined) bad.push('recovery selectiveRepeat needs its selectiveRepeat parameters (BDP cap, timeouts)');
   if (c.ackTimeoutPs !== null && !(Number.isSafeInteger(c.ackTimeoutPs) && c.ackTimeoutPs > 0)) bad.push(`ackTimeoutPs must be null or a positive integer, got ${c.ackTimeoutPs}`);
   if (!inRange(c.retryCount, 0, 7)) bad.push(`retryCount must be 0..7, got ${c.retryCount}`);
   if (!inRange(c.rnrRetry, 0, 7)) bad.push(`rnrRetry must be 0..7, got ${c.rnrRetry}`);

@@ -65,7 +65,8 @@ export interface ReadResponses {
 
 export type ResponderReply =
   | { kind: 'ack'; psn: number; msn: number }
-  | { kind: 'nak'; psn: number; msn: number; syndrome: number }
+  /** `sackPsn`: selective repeat's NAK also names the PSN that arrived out of order (IRN's SACK). */
+  | { kind: 'nak'; psn: number; msn: number; syndrome: number; sackPsn?: number }
   | { kind: 'atomicAck'; psn: number; msn: number; original: bigint }
   | null;
 
@@ -75,6 +76,11 @@ export interface ResponderResult {
   reply: ResponderReply;
   /** The packet completed a message (its last packet accepted in order): bytes of that message. */
   messageBytes: number | null;
+  /**
+   * Selective repeat: messages completed by this packet when it filled a hole and the packets
+   * held behind it completed more than one (`messageBytes` is then the last one's).
+   */
+  messages?: number;
   /** A READ request executed (in order, or again as a duplicate): the responses to send. */
   read?: ReadResponses;
   /**
@@ -143,6 +149,8 @@ export class RcResponder {
   private readonly recentReads: ReadResponses[] = [];
   /** The last atomics' replies, oldest first: a duplicate is answered from here. */
   private readonly atomicReplies: Array<{ psn: number; original: bigint }> = [];
+  /** Selective repeat: packets kept out of order, by PSN, until the hole before them fills. */
+  private readonly held = new Map<number, { opcode: number; payloadBytes: number; ackReq: boolean; immediate: number }>();
 
   constructor(private readonly config: ResponderConfig) {
     checkConfig(config);
@@ -202,6 +210,7 @@ export class RcResponder {
     if (opcode === Opcode.readRequest) return this.onReadRequest(nowPs, psn, dmaLength);
     const position = POSITIONS[opcode];
     if (position === undefined) throw new RangeError(`RC responder: opcode 0x${opcode.toString(16)} is not a SEND or WRITE request`);
+    if (this.recovery === 'selectiveRepeat') return this.selective(psn, opcode, payloadBytes, ackReq, immediate);
     if (psn === this.ePsn) return this.inOrder(psn, opcode <= LAST_SEND_OPCODE, position, payloadBytes, ackReq, WITH_IMMEDIATE.has(opcode) ? immediate : null);
     if (psnAfter(psn, this.ePsn)) return this.ahead(nowPs);
     return this.duplicate();
@@ -224,7 +233,7 @@ export class RcResponder {
     this.nakSent = false;
     this.msgBytes += payloadBytes;
     this.stats.bytesAccepted += payloadBytes;
-    if (this.recovery === 'goBackN') this.stats.bytesDelivered += payloadBytes;
+    if (this.recovery !== 'goBack0') this.stats.bytesDelivered += payloadBytes;
     this.sinceAck++;
     let messageBytes: number | null = null;
     let receive: ResponderResult['receive'];
@@ -240,6 +249,46 @@ export class RcResponder {
     }
     const reply = ackReq || last || this.sinceAck >= this.config.ackEvery ? this.ack(psn) : null;
     return receive === undefined ? { verdict: 'accepted', reply, messageBytes } : { verdict: 'accepted', reply, messageBytes, receive };
+  }
+
+  /**
+   * Selective repeat (IRN): a packet ahead of ePSN is kept (its data placed) and answered with a
+   * NAK carrying ePSN and its own PSN; the packet that fills the hole is taken in order with the
+   * ones kept behind it, and the ACK that follows covers them all. Duplicates are re-ACKed.
+   */
+  private selective(psn: number, opcode: number, payloadBytes: number, ackReq: boolean, immediate: number): ResponderResult {
+    if (psnAfter(psn, this.ePsn)) {
+      if (this.held.has(psn)) return this.duplicate();
+      this.held.set(psn, { opcode, payloadBytes, ackReq, immediate });
+      this.stats.outOfSequence++;
+      this.stats.naksSent.seq++;
+      return { verdict: 'accepted', reply: { kind: 'nak', psn: this.ePsn, msn: this.msn, syndrome: NAK_PSN_SEQUENCE_ERROR, sackPsn: psn }, messageBytes: null };
+    }
+    if (psn !== this.ePsn) return this.duplicate();
+    const result = this.takeInOrder(psn, opcode, payloadBytes, ackReq, immediate);
+    if (result.verdict !== 'accepted' || this.held.size === 0) return result;
+    let messages = result.messageBytes === null ? 0 : 1;
+    let messageBytes = result.messageBytes;
+    let receive = result.receive;
+    for (let next = this.held.get(this.ePsn); next !== undefined; next = this.held.get(this.ePsn)) {
+      const at = this.ePsn;
+      const drained = this.takeInOrder(at, next.opcode, next.payloadBytes, next.ackReq, next.immediate);
+      if (drained.verdict !== 'accepted') break; // no receive for a kept SEND: it waits, and its retransmission is answered RNR
+      this.held.delete(at);
+      if (drained.messageBytes !== null) {
+        messages++;
+        messageBytes = drained.messageBytes;
+      }
+      receive = drained.receive ?? receive;
+    }
+    const reply = this.ack(psnAdd(this.ePsn, -1));
+    const out: ResponderResult = { verdict: 'accepted', reply, messageBytes, messages };
+    if (receive !== undefined) out.receive = receive;
+    return out;
+  }
+
+  private takeInOrder(psn: number, opcode: number, payloadBytes: number, ackReq: boolean, immediate: number): ResponderResult {
+    return this.inOrder(psn, opcode <= LAST_SEND_OPCODE, POSITIONS[opcode]!, payloadBytes, ackReq, WITH_IMMEDIATE.has(opcode) ? immediate : null);
   }
 
   private onReadRequest(nowPs: number, psn: number, lengthBytes: number): ResponderResult {
@@ -364,7 +413,7 @@ function checkConfig(c: ResponderConfig): void {
   if (c.nakPolicy !== 'oncePerGap' && c.nakPolicy !== 'hpcc') bad.push(`nakPolicy must be oncePerGap or hpcc, got ${String(c.nakPolicy)}`);
   if (!(Number.isSafeInteger(c.nakIntervalPs) && c.nakIntervalPs >= 0)) bad.push(`nakIntervalPs must be an integer ≥ 0, got ${c.nakIntervalPs}`);
   if (!(Number.isInteger(c.rnrTimerCode) && c.rnrTimerCode >= 0 && c.rnrTimerCode <= 31)) bad.push(`rnrTimerCode must be 0..31, got ${c.rnrTimerCode}`);
-  if (c.recovery !== undefined && c.recovery !== 'goBackN' && c.recovery !== 'goBack0') bad.push(`recovery must be goBackN or goBack0, got ${String(c.recovery)}`);
+  if (c.recovery !== undefined && c.recovery !== 'goBackN' && c.recovery !== 'goBack0' && c.recovery !== 'selectiveRepeat') bad.push(`recovery must be goBackN, goBack0 or selectiveRepeat, got ${String(c.recovery)}`);
   if (c.mtu !== undefined && !(Number.isSafeInteger(c.mtu) && c.mtu > 0)) bad.push(`mtu must be a positive integer, got ${c.mtu}`);
   if (c.maxDestRdAtomic !== undefined && !(Number.isInteger(c.maxDestRdAtomic) && c.maxDestRdAtomic >= 1 && c.maxDestRdAtomic <= 255)) bad.push(`maxDestRdAtomic must be 1..255, got ${c.maxDestRdAtomic}`);
   if (bad.length > 0) throw new RangeError(`RC responder config: ${bad.join('; ')}`);

@@ -55,6 +55,11 @@ export class SelectiveRepeatSender {
     this.posted += packets;
   }
 
+  /** Whether `nextPacket` would give a packet now (a hole to resend, or room under the BDP cap). */
+  hasPacket(): boolean {
+    return this.nextHole() !== null || (this.nxt < this.posted && this.nxt - this.una < this.config.bdpCapPackets);
+  }
+
   /** The next PSN to send: a hole to resend first, else a new packet the BDP cap allows; null if none. */
   nextPacket(nowPs: number): { psn: number; retransmission: boolean } | null {
     const hole = this.nextHole();

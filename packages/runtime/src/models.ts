@@ -6,7 +6,7 @@
  * host's NIC without queue pairs or traffic (`rebooted`: its applications are gone).
  */
 import { DEFAULT_WIRE_MODEL, Engine, type NodeModel, type WireModel } from '@rocelab/sim';
-import { MemoryRegions, Nic, type HostPeer, type NicProblem } from '@rocelab/rnic';
+import { MemoryRegions, Nic, type HostPeer, type NicProblem, type QpEnd } from '@rocelab/rnic';
 import { planSwitch, Switch, type SwitchProblem } from '@rocelab/switch';
 import { nicSettingsOf, resolvedWorkloads, routeTable, switchSettingsOf, type PodSpec, type Profile } from '@rocelab/topology';
 import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
@@ -14,6 +14,7 @@ import { hostTraffic, type ResolvedWorkload } from '@rocelab/workload';
 import { firstPostPs, hostNames, linkRateOf, qpPlan, type HostQps } from './qp-plan.js';
 import { leakEveryNth } from './debug.js';
 import { AppHost, appHostOf, appRegions, type RegionEntry } from './app-host.js';
+import { idealFctOf } from './ideal-paths.js';
 
 /** How each profile counts bytes and time on the wire (DESIGN §5, PHYSICS §7). */
 export function wireModelFor(profile: Profile): WireModel {
@@ -41,6 +42,18 @@ export function podContext(pod: PodSpec, seed: number): PodContext {
   const workloads = resolvedWorkloads(pod);
   const appRegionTable = pod.apps.length === 0 ? new Map<string, RegionEntry[]>() : appRegions(pod);
   return { pod, seed, wire: wireModelFor(pod.profile), workloads, hosts, qps: qpPlan(pod, seed, workloads, hosts), startPs: firstPostPs(pod, seed, workloads), appRegions: appRegionTable };
+}
+
+/**
+ * IRN's BDP cap for a QP (Mittal et al., SIGCOMM 2018, §3.2): its line rate times the base RTT
+ * of its path — the ideal completion time of one MTU, out and ACKed — in MTUs, at least one.
+ */
+function bdpCapPackets(pc: PodContext, host: string, end: QpEnd): number {
+  const node = pc.pod.nodes.find((n) => n.name === host)!;
+  const { rateBps, mtu } = node.ports[0]!.out;
+  const rttPs = idealFctOf(pc, host, end, mtu, 'write');
+  if (rttPs === null) return 1;
+  return Math.max(1, Math.ceil((rttPs * rateBps) / 8e12 / mtu));
 }
 
 /** How a model is built: at pod start, or for a node that boots again after a `kill`. */
@@ -74,6 +87,7 @@ export function createModel(engine: Engine, pc: PodContext, index: number, optio
       dscpMap: DEFAULT_DSCP_MAP,
       rebooted: options.rebooted,
       ...(memory === undefined ? {} : { memory }),
+      bdpCapOf: (end) => bdpCapPackets(pc, node.name, end),
     });
     if (app !== undefined) appHostOf.set(nic, new AppHost(ctx, nic, app, pc.appRegions, memory!, qps, pod));
     return nic;

@@ -47,5 +47,22 @@ test('transport and buffer ranges are checked, every problem listed', () => {
     'pod.yaml: defaults.nic.ackEvery: expected ACK every n packets, n ≥ 1, got 0',
     'pod.yaml: defaults.nic.xoffBytes: expected an XOFF threshold within the receive buffer (≤ 262144 B), got 307200',
   ]);
-  assert.match(rejection(pod('recovery: goBack1')), /defaults\.nic\.recovery: expected one of "goBackN", "goBack0", got "goBack1"/);
+  assert.match(rejection(pod('recovery: goBack1')), /defaults\.nic\.recovery: expected one of "goBackN", "goBack0", "selectiveRepeat", got "goBack1"/);
+});
+
+test('selective repeat on a priority PFC keeps lossless is refused unless the file says so, with file, path and expectation', () => {
+  assert.equal(
+    rejection(pod('recovery: selectiveRepeat')),
+    'pod.yaml: defaults.nic.recovery: expected selective repeat on a lossy priority: the data (DSCP 26) rides priority 3, which this NIC and tor1 keep lossless with PFC; make it lossy (losslessPriorities), or say selectiveRepeat: {onLossless: true}, got "selectiveRepeat"',
+  );
+  const explicit = parseTopology(pod('recovery: selectiveRepeat, selectiveRepeat: {onLossless: true, bdpCap: 40}'), 'pod.yaml');
+  const sr = nicSettingsOf(explicit, explicit.nodes.find((n) => n.name === 'h1')!).selectiveRepeat;
+  assert.deepEqual(sr, { bdpCapPackets: 40, rtoLowPs: 100_000_000, rtoHighPs: 320_000_000, lowRtoBelowPackets: 3, onLossless: true });
+  const lossy = pod('recovery: selectiveRepeat, losslessPriorities: []').replace('defaults:\n', 'defaults:\n  switch: {losslessPriorities: []}\n');
+  assert.equal(nicSettingsOf(parseTopology(lossy, 'pod.yaml'), parseTopology(lossy, 'pod.yaml').nodes[1]!).recovery, 'selectiveRepeat');
+  // The ToR alone keeping priority 3 lossless is enough to refuse it.
+  assert.match(rejection(pod('recovery: selectiveRepeat, losslessPriorities: []')), /which tor1 keep lossless/);
+  assert.match(rejection(pod('', 'selectiveRepeat: {rtoLow: 1ms}')), /nodes\[1\]\.nic\.selectiveRepeat\.rtoLow: expected a low timeout no longer than rtoHigh \(320 us\)/);
+  assert.match(rejection(pod('', 'selectiveRepeat: {bdpCap: 0}')), /nodes\[1\]\.nic\.selectiveRepeat\.bdpCap: expected packets in flight at most, an integer ≥ 1, or auto, got 0/);
+  assert.match(rejection(pod('losslessPriorities: [3, 9]')), /defaults\.nic\.losslessPriorities: expected a list of distinct priorities 0\.\.7, got \[3,9\]/);
 });

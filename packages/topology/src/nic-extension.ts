@@ -7,6 +7,8 @@ import { nicConfigSchema, resolveNicSettings, type NicProblem, type NicSettings 
 import type { ExtensionProblem, SchemaExtensions } from './extensions.js';
 import type { NodeSpec, PodSpec } from './pod.js';
 import { UNITS } from './units.js';
+import { switchSettingsOf } from './switch-extension.js';
+import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
 
 type Raw = Record<string, unknown> | undefined;
 
@@ -22,10 +24,34 @@ function checkNics(pod: PodSpec): ExtensionProblem[] {
   for (const node of pod.nodes) {
     if (node.role !== 'host' || node.ports.length === 0) continue;
     const problems: NicProblem[] = [];
-    nicSettingsOf(pod, node, problems);
+    const settings = nicSettingsOf(pod, node, problems);
+    if (problems.length === 0 && settings.recovery === 'selectiveRepeat') problems.push(...checkSelectiveRepeat(pod, node, settings));
     for (const p of problems) out.push({ node: node.name, key: 'nic', ...p });
   }
   return out;
+}
+
+/**
+ * Selective repeat exists to run without PFC (IRN): on a priority the NIC or its ToR keeps
+ * lossless it is refused unless the file says so (`onLossless`). It carries the built-in WRITE
+ * and SEND flows: a READ flow or an app on the host needs go-back.
+ */
+function checkSelectiveRepeat(pod: PodSpec, node: NodeSpec, s: NicSettings): NicProblem[] {
+  const priority = DEFAULT_DSCP_MAP[s.dataDscp]!;
+  const tor = pod.nodes[node.ports[0]!.peerNode]!;
+  const keepers = [...(s.pfc.lossless.includes(priority) ? ['this NIC'] : []), ...(tor.role !== 'host' && switchSettingsOf(pod, tor).losslessPriorities.includes(priority) ? [tor.name] : [])];
+  const problems: NicProblem[] = [];
+  if (keepers.length > 0 && !s.selectiveRepeat.onLossless) {
+    problems.push({
+      field: 'recovery',
+      expected: `selective repeat on a lossy priority: the data (DSCP ${s.dataDscp}) rides priority ${priority}, which ${keepers.join(' and ')} keep lossless with PFC; make it lossy (losslessPriorities), or say selectiveRepeat: {onLossless: true}`,
+      actual: 'selectiveRepeat',
+    });
+  }
+  const readFlow = pod.workloads.find((w) => w.kind === 'flow' && w.raw.opcode === 'read' && [w.raw.from].flat().includes(node.name));
+  if (readFlow !== undefined) problems.push({ field: 'recovery', expected: `goBackN or goBack0 on a host that posts READs (workloads[${readFlow.index}]): selective repeat carries WRITEs and SENDs`, actual: 'selectiveRepeat' });
+  if (node.config.app !== undefined) problems.push({ field: 'recovery', expected: 'goBackN or goBack0 on a host that runs an app: selective repeat carries the built-in WRITE and SEND flows', actual: 'selectiveRepeat' });
+  return problems;
 }
 
 export const NIC_EXTENSION: SchemaExtensions = {
