@@ -30,6 +30,12 @@ const METRICS: Record<string, (nodes: readonly NodeReport[], tables: TraceTables
   rocelab_naks_sent_total: (nodes) => hosts(nodes).flatMap(([n, h]) => (['seq', 'rnr'] as const).map((type) => ({ labels: { node: n.node, role: n.role, type }, value: h.naksSent[type] }))),
   rocelab_naks_received_total: (nodes) => hosts(nodes).flatMap(([n, h]) => (['seq', 'rnr'] as const).map((type) => ({ labels: { node: n.node, role: n.role, type }, value: h.naksReceived[type] }))),
   rocelab_nic_pause_storm_events_total: (nodes) => hosts(nodes).flatMap(([n, h]) => (['warning', 'error'] as const).map((level) => ({ labels: { node: n.node, role: n.role, level }, value: h.stormEvents[level] }))),
+  rocelab_tcp_segments_sent_total: perTcpHost((t) => t.segmentsSent),
+  rocelab_tcp_retransmitted_segments_total: perTcpHost((t) => t.retransmittedSegments),
+  rocelab_tcp_fast_retransmits_total: perTcpHost((t) => t.fastRetransmits),
+  rocelab_tcp_rto_expirations_total: perTcpHost((t) => t.rtoExpirations),
+  rocelab_tcp_window_cuts_total: perTcpHost((t) => t.cwndCuts),
+  rocelab_tcp_out_of_order_segments_total: perTcpHost((t) => t.outOfOrder),
   rocelab_pfcwd_storms_detected_total: watchdogEvents('pfcwd_storm_detected'),
   rocelab_pfcwd_storms_restored_total: watchdogEvents('pfcwd_storm_restored'),
 };
@@ -60,6 +66,11 @@ function hosts(nodes: readonly NodeReport[]): Array<[NodeReport, NonNullable<Nod
 
 function perHost(pick: (h: NonNullable<NodeReport['host']>) => number) {
   return (nodes: readonly NodeReport[]): Series[] => hosts(nodes).map(([n, h]) => ({ labels: { node: n.node, role: n.role }, value: pick(h) }));
+}
+
+/** The TCP series exist on the hosts whose stack has connections, as in `/metrics`. */
+function perTcpHost(pick: (t: NonNullable<NonNullable<NodeReport['host']>['tcp']>) => number) {
+  return (nodes: readonly NodeReport[]): Series[] => hosts(nodes).flatMap(([n, h]) => (h.tcp === undefined ? [] : [{ labels: { node: n.node, role: n.role }, value: pick(h.tcp) }]));
 }
 
 function watchdogEvents(event: string) {

@@ -12,6 +12,8 @@ export interface FlowResult {
   from: string;
   to: string;
   opcode: string;
+  /** A TCP connection's message (`tcp` or `dctcp`); absent on RDMA. */
+  transport?: string;
   sizeBytes: number;
   startNs: number;
   /** When its last packet was acknowledged; null if it did not complete within the run. */
@@ -53,6 +55,7 @@ export function flowResult(from: string, m: MessageResult, endPs: number): FlowR
     from,
     to: m.to,
     opcode: m.opcode,
+    ...(m.transport === undefined ? {} : { transport: m.transport }),
     sizeBytes: m.sizeBytes,
     startNs: m.postedPs / 1000,
     completionNs: m.completedPs === null ? null : m.completedPs / 1000,

@@ -47,3 +47,13 @@ test('a READ: its request crosses and drains, then its responses come back and t
   // later the last has left, 1 µs later it arrives and 85,000 ps later it is drained.
   assert.equal(idealFctPs({ ...base, opcode: 'read' }), 1_027_400 + (1110 + 8 * 1106 + 870) * 200 + 1_000_000 + 850 * 100);
 });
+
+test('a TCP message: the write latency, 70 B of headers per segment, a processed and ACKed segment, the ACK processed at the sender', () => {
+  // 1000 B: one segment of 1070 B (+ 20 B on the wire, 218,000 ps) starts at the write, 6.25 µs;
+  // it arrives 1 µs later and drains 1070 B × 100 ps: 7,575,000 ps. Processed 3.75 µs later, its
+  // ACK (70 B + 20: 18,000 ps, 1 µs) drains 70 B × 100 ps at 12,350,000 ps and is processed
+  // 3.75 µs later: 16,100,000 ps.
+  const tcp = { writeLatencyPs: 6_250_000, receiveLatencyPs: 3_750_000 };
+  assert.equal(idealFctPs({ ...base, sizeBytes: 1000, tcp }), 16_100_000);
+  assert.equal(idealFctPs({ ...base, sizeBytes: 0, tcp }), 6_250_000, 'an empty write completes when it reaches the stream');
+});

@@ -34,6 +34,13 @@ export interface IdealFctInput {
   ackEvery: number;
   /** A flow's pacing rate below the line rate, or null. */
   rateCapBps: number | null;
+  /**
+   * A TCP connection's message (issue 14), and the sender's and receiver's stack latencies: the
+   * write reaches the stream after `writeLatencyPs`, each segment and ACK is processed
+   * `receiveLatencyPs` after it is drained, every segment is ACKed. No congestion window: like
+   * the RDMA case, the ideal is the fabric at line rate.
+   */
+  tcp?: { writeLatencyPs: number; receiveLatencyPs: number };
 }
 
 /** Picoseconds from posting the message to its completion, alone on an empty fabric. */
@@ -41,6 +48,7 @@ export function idealFctPs(m: IdealFctInput): number {
   if (m.forward.length === 0 || m.reverse.length === 0) throw new RangeError('ideal FCT: a path needs at least one link each way');
   const n = packetCount(m.sizeBytes, m.mtu);
   if (m.opcode === 'read') return idealReadPs(m, n);
+  if (m.tcp !== undefined) return idealTcpPs(m, m.tcp, n);
   const frames = Array.from({ length: n }, (_, i) => {
     const opcode = m.opcode === 'write' ? writeOpcode(i, n) : sendOpcode(i, n);
     return newFrame(FrameKind.data, { opcode, payloadBytes: payloadOf(i, m.sizeBytes, m.mtu), dmaLength: m.opcode === 'write' && i === 0 ? m.sizeBytes : 0 });
@@ -55,6 +63,14 @@ export function idealFctPs(m: IdealFctInput): number {
     }
   });
   return lastAckDrainedPs(m, ackAtPs);
+}
+
+/** A TCP message: its segments from the write on, each processed and ACKed, the last ACK processed at the sender. */
+function idealTcpPs(m: IdealFctInput, tcp: NonNullable<IdealFctInput['tcp']>, n: number): number {
+  if (m.sizeBytes === 0) return tcp.writeLatencyPs;
+  const segments = Array.from({ length: n }, (_, i) => newFrame(FrameKind.tcpData, { payloadBytes: payloadOf(i, m.sizeBytes, m.mtu) }));
+  const drained = pipeline(m, segments, m.forward, m.receiverDrainBps, tcp.writeLatencyPs);
+  return lastAckDrainedPs(m, drained.map((atPs) => atPs + tcp.receiveLatencyPs), FrameKind.tcpAck) + tcp.receiveLatencyPs;
 }
 
 /**
@@ -97,8 +113,8 @@ function pipeline(m: IdealFctInput, frames: readonly Frame[], hops: readonly Hop
 }
 
 /** The ACKs leave the receiver when generated (its wire is otherwise idle) and drain at the sender. */
-function lastAckDrainedPs(m: IdealFctInput, ackAtPs: readonly number[]): number {
-  const ack = newFrame(FrameKind.ack, { opcode: Opcode.acknowledge });
+function lastAckDrainedPs(m: IdealFctInput, ackAtPs: readonly number[], kind: typeof FrameKind.ack | typeof FrameKind.tcpAck = FrameKind.ack): number {
+  const ack = kind === FrameKind.ack ? newFrame(FrameKind.ack, { opcode: Opcode.acknowledge }) : newFrame(FrameKind.tcpAck);
   const wireBytes = serializedBytes(ack, m.wire.accounting);
   const drainPs = wireTimePs(frameBytes(ack, m.wire.accounting), m.senderDrainBps, m.wire);
   const doneAt = new Array<number>(m.reverse.length).fill(0);

@@ -5,7 +5,7 @@
  * peaks the highest. Pure; the controller merges what the lives reported.
  */
 import type { DropReason } from '@rocelab/sim';
-import type { HostReport, NodeReport, PortReport } from './node-report.js';
+import type { HostReport, NodeReport, PortReport, TcpReport } from './node-report.js';
 
 export function mergeNodeReports(lives: readonly NodeReport[]): NodeReport {
   if (lives.length === 0) throw new Error('mergeNodeReports: no lives');
@@ -60,5 +60,15 @@ function mergeHosts(a: HostReport, b: HostReport): HostReport {
     stormEvents: { warning: a.stormEvents.warning + b.stormEvents.warning, error: a.stormEvents.error + b.stormEvents.error },
     goodputBytes: a.goodputBytes + b.goodputBytes,
     receivedPayloadBytes: a.receivedPayloadBytes + b.receivedPayloadBytes,
+    ...(a.tcp === undefined && b.tcp === undefined ? {} : { tcp: mergeTcp(a.tcp, b.tcp) }),
   };
+}
+
+/** Two TCP reports summed (either may be absent). */
+export function mergeTcp(a: TcpReport | undefined, b: TcpReport | undefined): TcpReport {
+  if (a === undefined) return { ...b! };
+  if (b === undefined) return { ...a };
+  const out = { ...a };
+  for (const key of Object.keys(out) as Array<keyof TcpReport>) out[key] += b[key];
+  return out;
 }

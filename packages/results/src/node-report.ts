@@ -47,6 +47,20 @@ export interface HostReport {
   goodputBytes: number;
   /** Payload of every data packet that reached its transport (`rocelab_received_payload_bytes_total`). */
   receivedPayloadBytes: number;
+  /** The host's TCP stack (issue 14), when it has connections (`rocelab_tcp_*`). */
+  tcp?: TcpReport;
+}
+
+export interface TcpReport {
+  segmentsSent: number;
+  retransmittedSegments: number;
+  fastRetransmits: number;
+  rtoExpirations: number;
+  /** DCTCP's cuts of the window for a marked window. */
+  cwndCuts: number;
+  /** Segments received ahead of a hole, and duplicates. */
+  outOfOrder: number;
+  duplicates: number;
 }
 
 export interface NodeReport {

@@ -5,7 +5,8 @@
  * top ports and hosts by how much happened there; the trace has the full detail.
  */
 import type { DropReason } from '@rocelab/sim';
-import type { HostReport, NodeReport, PortReport } from './node-report.js';
+import type { HostReport, NodeReport, PortReport, TcpReport } from './node-report.js';
+import { mergeTcp } from './merge-reports.js';
 
 export interface PriorityPfc {
   priority: number;
@@ -140,5 +141,6 @@ function hostTotals(hosts: readonly HostReport[]): HostTotals {
     stormEvents: { warning: t((h) => h.stormEvents.warning), error: t((h) => h.stormEvents.error) },
     goodputBytes: t((h) => h.goodputBytes),
     receivedPayloadBytes: t((h) => h.receivedPayloadBytes),
+    ...(hosts.some((h) => h.tcp !== undefined) ? { tcp: hosts.reduce<TcpReport | undefined>((a, h) => (h.tcp === undefined ? a : mergeTcp(a, h.tcp)), undefined)! } : {}),
   };
 }

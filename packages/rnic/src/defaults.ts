@@ -59,6 +59,27 @@ export const SR_RTO_LOW_PS = 100 * PS_PER_US;
 export const SR_RTO_HIGH_PS = 320 * PS_PER_US;
 export const SR_LOW_RTO_BELOW_PACKETS = 3;
 
+/**
+ * The host's TCP-like stack (issue 14). Its fixed costs come from the RDMA lecture's latency
+ * breakdown that the issue quotes: the OS costs ≈ 3.75 µs per server crossing (a send, a
+ * receive) plus 2–3 µs of scheduling (2.5 µs here, once per write: the application thread must
+ * run to issue it). Initial window 10 segments (RFC 6928); RTO before a sample 1 s (RFC 6298
+ * §2.1), at least 200 ms (Linux `TCP_RTO_MIN`), at most 120 s (`TCP_RTO_MAX`); DCTCP's gain
+ * 1/16 (RFC 8257 §4.2). `timing: drill` shortens both RTO floors to 1 ms, as a datacenter
+ * tunes `rto_min` per route, so a loss recovers within a drill's few milliseconds.
+ */
+export const TCP_SEND_LATENCY_PS = 3_750_000;
+export const TCP_RECEIVE_LATENCY_PS = 3_750_000;
+export const TCP_SCHEDULING_PS = 2_500_000;
+export const TCP_INITIAL_WINDOW_SEGMENTS = 10;
+export const TCP_INITIAL_RTO_PS = 1_000 * PS_PER_MS;
+export const TCP_MIN_RTO_PS = 200 * PS_PER_MS;
+export const TCP_MAX_RTO_PS = 120_000 * PS_PER_MS;
+export const TCP_RTO_DRILL_PS = PS_PER_MS;
+export const DCTCP_GAIN = 1 / 16;
+/** The receive window: Linux's `tcp_rmem` maximum, 6 MiB (`net.ipv4.tcp_rmem = 4096 131072 6291456`). */
+export const TCP_RECEIVE_WINDOW_BYTES = 6 * 1024 * 1024;
+
 /** Probes and completion-time histograms: buckets from 1 µs, ×2 up to ~1 s (virtual seconds). */
 export const LATENCY_BUCKETS_START_S = 1e-6;
 export const LATENCY_BUCKETS_FACTOR = 2;

@@ -11,7 +11,7 @@ import { nicProfileSettings } from './nic-settings.js';
 const A = { name: 'a', ip: 0x0a000001, mac: 0x020000000001 };
 const B = { name: 'b', ip: 0x0a000002, mac: 0x020000000002 };
 const END = (peer: typeof A): QpEnd => ({ qpn: 2, key: 'w0:a->b', peer, probe: false, dscp: 26, rateCapBps: null });
-const CONNECTION = { key: 'w0:a->b', to: 'b', probe: false, dscp: 26, rateBps: null };
+const CONNECTION = { key: 'w0:a->b', to: 'b', probe: false, dscp: 26, transport: 'rdma' as const, rateBps: null };
 const NO_TRAFFIC: HostTraffic = { next: () => null, connections: () => [] };
 
 function pod(sizeBytes: number) {

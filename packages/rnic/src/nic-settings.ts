@@ -32,6 +32,16 @@ import {
   SR_LOW_RTO_BELOW_PACKETS,
   SR_RTO_HIGH_PS,
   SR_RTO_LOW_PS,
+  DCTCP_GAIN,
+  TCP_INITIAL_RTO_PS,
+  TCP_INITIAL_WINDOW_SEGMENTS,
+  TCP_MAX_RTO_PS,
+  TCP_MIN_RTO_PS,
+  TCP_RECEIVE_LATENCY_PS,
+  TCP_RECEIVE_WINDOW_BYTES,
+  TCP_RTO_DRILL_PS,
+  TCP_SCHEDULING_PS,
+  TCP_SEND_LATENCY_PS,
 } from './defaults.js';
 import type { NicWatchdogConfig } from './nic-pfc.js';
 import type { Recovery } from './rc-requester.js';
@@ -46,6 +56,12 @@ export interface NicSettings {
    * product, from its path), the two timeouts, and whether it may run on a lossless priority.
    */
   selectiveRepeat: { bdpCapPackets: number | null; rtoLowPs: number; rtoHighPs: number; lowRtoBelowPackets: number; onLossless: boolean };
+  /**
+   * The host's TCP-like stack (connections with `transport: tcp|dctcp`): the kernel's send and
+   * receive costs and the scheduling of the writing thread, the window and timer parameters,
+   * DCTCP's gain, and the MSS (null: the port's MTU, the payload an RDMA packet carries).
+   */
+  tcp: { sendLatencyPs: number; receiveLatencyPs: number; schedulingPs: number; initialWindowSegments: number; initialRtoPs: number; minRtoPs: number; maxRtoPs: number; dctcpGain: number; mssBytes: number | null; receiveWindowBytes: number };
   /** Local ACK timeout; null = none (hpcc-ns3). */
   ackTimeoutPs: number | null;
   retryCount: number;
@@ -136,6 +152,22 @@ export const nicConfigSchema = {
         onLossless: { type: 'boolean', description: 'true to run selective repeat on a priority PFC protects (it does not need it)' },
       },
     },
+    tcp: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'the host TCP stack {sendLatency, receiveLatency, scheduling, initialWindow, initialRto, minRto, dctcpGain, mss, receiveWindow}',
+      properties: {
+        sendLatency: DURATION,
+        receiveLatency: DURATION,
+        scheduling: DURATION,
+        initialWindow: { type: 'integer', description: 'the initial window in segments, ≥ 1' },
+        initialRto: DURATION,
+        minRto: DURATION,
+        dctcpGain: { type: 'number', description: "DCTCP's gain g, 0 < g ≤ 1" },
+        mss: BYTES,
+        receiveWindow: BYTES,
+      },
+    },
     losslessPriorities: { type: 'array', items: { type: 'integer' }, description: 'the priorities the NIC pauses with PFC, 0..7 each ([] = no PFC)' },
     ackTimeout: { type: 'string', description: 'a duration like 67ms, or none' },
     retryCount: { type: 'integer', description: 'a retry count 0..7' },
@@ -174,6 +206,18 @@ export function nicProfileSettings(profile: NicProfile, timing: NicTiming, port:
   const xoff = RX_BUFFER_BYTES - vendorHeadroomBytes(port.in.rateBps, pauseLoopLatencyPs(port), maxFrame);
   return {
     recovery: 'goBackN',
+    tcp: {
+      sendLatencyPs: TCP_SEND_LATENCY_PS,
+      receiveLatencyPs: TCP_RECEIVE_LATENCY_PS,
+      schedulingPs: TCP_SCHEDULING_PS,
+      initialWindowSegments: TCP_INITIAL_WINDOW_SEGMENTS,
+      initialRtoPs: timing === 'drill' ? TCP_RTO_DRILL_PS : TCP_INITIAL_RTO_PS,
+      minRtoPs: timing === 'drill' ? TCP_RTO_DRILL_PS : TCP_MIN_RTO_PS,
+      maxRtoPs: TCP_MAX_RTO_PS,
+      dctcpGain: DCTCP_GAIN,
+      mssBytes: null,
+      receiveWindowBytes: TCP_RECEIVE_WINDOW_BYTES,
+    },
     selectiveRepeat: { bdpCapPackets: null, rtoLowPs: SR_RTO_LOW_PS, rtoHighPs: SR_RTO_HIGH_PS, lowRtoBelowPackets: SR_LOW_RTO_BELOW_PACKETS, onLossless: false },
     ackTimeoutPs: hpcc ? null : localAckTimeoutPs(timing === 'drill' ? ACK_TIMEOUT_EXPONENT_DRILL : ACK_TIMEOUT_EXPONENT),
     retryCount: RETRY_COUNT,
@@ -238,6 +282,24 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
       rtoHighPs: parse('selectiveRepeat.rtoHigh', sr.rtoHigh, units.duration, (v) => v > 0, 'a duration > 0') ?? cur.rtoHighPs,
       lowRtoBelowPackets: parse('selectiveRepeat.lowRtoBelow', sr.lowRtoBelow, Number, int(0, 1 << 20), 'packets in flight, ≥ 0') ?? cur.lowRtoBelowPackets,
       onLossless: (sr.onLossless as boolean | undefined) ?? cur.onLossless,
+    };
+  }
+  const tcp = raw.tcp as Raw | undefined;
+  if (tcp !== undefined) {
+    const t = s.tcp;
+    const latency = (key: string, value: unknown, current: number) => parse(`tcp.${key}`, value, units.duration, (v) => v >= 0, 'a duration ≥ 0') ?? current;
+    const timeout = (key: string, value: unknown, current: number) => parse(`tcp.${key}`, value, units.duration, (v) => v > 0, 'a duration > 0') ?? current;
+    s.tcp = {
+      ...t,
+      sendLatencyPs: latency('sendLatency', tcp.sendLatency, t.sendLatencyPs),
+      receiveLatencyPs: latency('receiveLatency', tcp.receiveLatency, t.receiveLatencyPs),
+      schedulingPs: latency('scheduling', tcp.scheduling, t.schedulingPs),
+      initialWindowSegments: parse('tcp.initialWindow', tcp.initialWindow, Number, int(1, 1 << 16), 'the initial window in segments, ≥ 1') ?? t.initialWindowSegments,
+      initialRtoPs: timeout('initialRto', tcp.initialRto, t.initialRtoPs),
+      minRtoPs: timeout('minRto', tcp.minRto, t.minRtoPs),
+      dctcpGain: parse('tcp.dctcpGain', tcp.dctcpGain, Number, (v) => v > 0 && v <= 1, "DCTCP's gain g, 0 < g ≤ 1") ?? t.dctcpGain,
+      mssBytes: parse('tcp.mss', tcp.mss, units.bytes, (v) => v >= 1 && v <= 65_000, 'an MSS in bytes, 1..65000') ?? t.mssBytes,
+      receiveWindowBytes: parse('tcp.receiveWindow', tcp.receiveWindow, units.bytes, (v) => v >= 1, 'a receive window in bytes ≥ 1') ?? t.receiveWindowBytes,
     };
   }
   const lossless = parse('losslessPriorities', raw.losslessPriorities, (v: unknown[]) => v as number[], (v) => v.every(int(0, 7)) && new Set(v).size === v.length, 'a list of distinct priorities 0..7');

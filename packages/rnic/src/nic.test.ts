@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { DEFAULT_WIRE_MODEL, Engine } from '@rocelab/sim';
 import { testNodes } from '@rocelab/sim/testing';
 import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
-import type { HostTraffic, MessagePost } from '@rocelab/workload';
+import type { HostTraffic, MessagePost, Transport } from '@rocelab/workload';
 import { Nic, type QpEnd } from './nic.js';
 import { nicProfileSettings, type NicSettings } from './nic-settings.js';
 
@@ -16,16 +16,16 @@ function traffic(posts: MessagePost[], connections: ReturnType<HostTraffic['conn
 }
 
 /** `messages`, when given, are posted at 0 instead of one WRITE of `sizeBytes`. */
-function pair(sizeBytes: number, tweak: (s: NicSettings) => void = () => undefined, messages: Array<Pick<MessagePost, 'opcode' | 'sizeBytes'>> = []) {
+function pair(sizeBytes: number, tweak: (s: NicSettings) => void = () => undefined, messages: Array<Pick<MessagePost, 'opcode' | 'sizeBytes'>> = [], transport: Transport = 'rdma') {
   const nodes = testNodes([{ a: 'a', b: 'b' }]);
   const engine = new Engine({ seed: 1, nodes, hosted: [0, 1], wire: DEFAULT_WIRE_MODEL });
-  const end = (peer: typeof A): QpEnd => ({ qpn: 1, key: 'w0:a->b', peer, probe: false, dscp: 26, rateCapBps: null });
+  const end = (peer: typeof A): QpEnd => ({ qpn: 1, key: 'w0:a->b', peer, probe: false, dscp: 26, rateCapBps: null, transport });
   const settings = (i: number) => {
     const s = nicProfileSettings('vendor', 'drill', { in: nodes[i]!.ports[0]!.out });
     tweak(s);
     return s;
   };
-  const connection = { key: 'w0:a->b', to: 'b', probe: false, dscp: 26, rateBps: null };
+  const connection = { key: 'w0:a->b', to: 'b', probe: false, dscp: 26, transport, rateBps: null };
   const post: MessagePost = { atPs: 0, to: 'b', connection: 'w0:a->b', opcode: 'write', sizeBytes, flow: 0, probe: false };
   const posts = messages.length === 0 ? [post] : messages.map((m, i): MessagePost => ({ ...post, ...m, flow: i }));
   const a = new Nic(engine.context(0), { ip: A.ip, mac: A.mac, gatewayMac: B.mac, requesters: [end(B)], responders: [], traffic: traffic(posts, [connection]), settings: settings(0), wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP });
@@ -96,4 +96,27 @@ test('a slow receiver (host memory at 10 Gb/s behind a 40 Gb/s link) pauses its 
   assert.ok(a.results().sent[0]!.completedPs! >= 1_600_000_000);
   const { sent, accounted } = audit();
   assert.equal(sent, accounted);
+});
+
+test('a TCP write completes when the ACK of its last byte has been processed: the write and receive latencies, the ACK of every segment, at the ideal FCT', () => {
+  // 1000 B: the write reaches the stream after 2.5 µs of scheduling and 3.75 µs of send path,
+  // its one segment (1070 B) drains at b at 7,575,000 ps, b's stack takes it 3.75 µs later and ACKs
+  // (70 B), a drains the ACK at 12,350,000 ps and its stack processes it 3.75 µs later (ideal-fct.test.ts).
+  const one = pair(1000, () => undefined, [], 'tcp');
+  one.engine.runUntil(30_000_000);
+  const [m] = one.a.results().sent;
+  assert.deepEqual([m!.status, m!.completedPs, m!.transport], ['success', 16_100_000, 'tcp']);
+  assert.equal(one.b.goodputBytes, 1000);
+  // 20 kB: 20 segments of at most 1024 B; the initial window holds 10, so the second ten wait a round trip.
+  const big = pair(20_000, () => undefined, [], 'dctcp');
+  big.engine.runUntil(100_000_000);
+  const [w] = big.a.results().sent;
+  assert.equal(w!.status, 'success');
+  assert.ok(w!.completedPs! > 2 * 16_100_000 - 6_250_000, `two round trips of the stack at least: ${w!.completedPs} ps`);
+  assert.deepEqual([big.engine.context(0).stats.sent, big.engine.context(1).stats.sent], [20, 20], '20 segments, 20 ACKs');
+  assert.equal(big.b.tcpStats.outOfOrder + big.a.tcpStats.retransmittedSegments, 0);
+  for (const { audit } of [one, big]) {
+    const { sent, accounted } = audit();
+    assert.equal(sent, accounted);
+  }
 });

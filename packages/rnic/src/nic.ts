@@ -3,11 +3,14 @@
  * opens, responders for those others open to it), DCQCN per QP (reaction point paces the
  * sender, notification point turns CE marks into CNPs), the receive buffer with its PFC, and
  * the workload that posts messages. One port; replies (ACK/NAK/CNP) go before data, data
- * QPs round robin, each paced at its DCQCN rate.
+ * QPs round robin, each paced at its DCQCN rate. Beside the NIC, the host's TCP-like stack
+ * (issue 14; tcp-requester.ts, tcp.ts) sends on the same port: its connections take their
+ * turns with the QPs, their segments and ACKs reach it a receive latency after the NIC's buffer
+ * drained them, and a write enters a stream after the scheduling and send latency.
  */
 import { FrameKind, NO_BYTES, Opcode, carriesReth, frameBytes, newFrame, rdmaFields, serializedBytes, u64Bytes, u64Of, type ByteAccounting, type DscpMap, type Frame, type RdmaFields } from '@rocelab/wire';
 import { FixedHistogram, exponentialBounds, wireTimePs, type NodeContext, type NodeModel, type WireModel } from '@rocelab/sim';
-import type { HostTraffic, MessagePost } from '@rocelab/workload';
+import type { HostTraffic, MessagePost, Transport } from '@rocelab/workload';
 import { NAK_INVALID_REQUEST, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, syndromeKind } from './aeth.js';
 import { DcqcnNotificationPoint } from './dcqcn-np.js';
 import { DcqcnReactionPoint } from './dcqcn-rp.js';
@@ -20,6 +23,8 @@ import { RcRequester, type AtomicOperands, type Completion, type WorkOpcode } fr
 import type { SelectiveRepeatConfig } from './selective-repeat.js';
 import { RcResponder, type ReadResponses, type ResponderResult } from './rc-responder.js';
 import { payloadOf, readResponseOpcode } from './segmentation.js';
+import { TcpReceiver } from './tcp.js';
+import { TcpRequester, unwrapSeq } from './tcp-requester.js';
 
 export interface HostPeer {
   name: string;
@@ -42,6 +47,8 @@ export interface QpEnd {
    * the bytes themselves, and its work comes from `postApp`, not from the host's traffic.
    */
   memory?: boolean;
+  /** The host's TCP-like stack carries it instead of an RC QP (absent: rdma). */
+  transport?: Transport;
 }
 
 export interface NicConfig {
@@ -125,6 +132,8 @@ export interface MessageResult {
   retransmittedPackets: number;
   /** CNPs (or CNP-flagged ACKs) its QP received while it was the oldest uncompleted message. */
   cnps: number;
+  /** A TCP connection's message: `tcp` or `dctcp` (absent on RDMA). */
+  transport?: 'tcp' | 'dctcp';
 }
 
 /** Pingmesh probes of one host: counts, and the round trips of the completed ones per peer (ps). */
@@ -177,6 +186,27 @@ interface SenderQp extends Paced {
   np: DcqcnNotificationPoint | null;
 }
 
+/** A TCP connection this host opens: its stream, its messages and its timer. */
+interface TcpQp extends Paced {
+  index: number;
+  req: TcpRequester;
+  messages: Map<number, MessageResult>;
+  probe: boolean;
+  firstFlow: number | null;
+  cnps: number;
+  app: null;
+  dctcp: boolean;
+}
+
+/** A TCP connection other hosts open to this one. */
+interface TcpReceiverQp {
+  end: QpEnd;
+  rx: TcpReceiver;
+}
+
+/** A QP's or TCP connection's sending side, as metrics and traces read it. */
+export type HostSender = SenderQp | TcpQp;
+
 /** The responses a READ request asked for, sent one packet at a time at the responder's pace. */
 interface ReadOut {
   read: ReadResponses;
@@ -216,6 +246,16 @@ const QP_TIMER_BASE = 8;
 
 export class Nic implements NodeModel {
   private readonly senders: SenderQp[];
+  private readonly tcpSenders: TcpQp[];
+  private readonly allSenders: HostSender[];
+  private readonly tcpByQpn = new Map<number, TcpQp>();
+  private readonly tcpByKey = new Map<string, TcpQp>();
+  private readonly tcpReceivers = new Map<number, TcpReceiverQp>();
+  /** TCP segments and ACKs the NIC handed up, each processed by the stack at `atPs` (a fixed latency: FIFO is time order). */
+  private readonly stackIn: Array<{ atPs: number; frame: Frame }> = [];
+  private stackInHead = 0;
+  private readonly tcpTimerBase: number;
+  private readonly stackTimer: number;
   private readonly receivers: ReceiverQp[];
   private readonly senderByQpn = new Map<number, SenderQp>();
   private readonly receiverByQpn = new Map<number, ReceiverQp>();
@@ -265,7 +305,8 @@ export class Nic implements NodeModel {
     this.lineRateBps = port.out.rateBps;
     this.accounting = config.wire.accounting;
     const rebooted = config.rebooted === true;
-    this.senders = (rebooted ? [] : config.requesters).map((end, index) => ({
+    const isTcp = (end: QpEnd) => end.transport === 'tcp' || end.transport === 'dctcp';
+    this.senders = (rebooted ? [] : config.requesters.filter((e) => !isTcp(e))).map((end, index) => ({
       index,
       end,
       req: new RcRequester({ mtu: port.out.mtu, recovery: s.recovery, ackTimeoutPs: s.ackTimeoutPs, retryCount: s.retryCount, rnrRetry: s.rnrRetry, initialPsn: 0, ...this.selectiveRepeatOf(end) }),
@@ -282,7 +323,7 @@ export class Nic implements NodeModel {
       app: end.memory === true ? new Map<number, AppWork>() : null,
       np: null,
     }));
-    this.receivers = (rebooted ? [] : config.responders).map((end, index) => {
+    this.receivers = (rebooted ? [] : config.responders.filter((e) => !isTcp(e))).map((end, index) => {
       const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery, mtu: port.out.mtu, atomicReplyCache: s.atomicReplyCache });
       // An application posts its own receives; the built-in traffic has them posted for it.
       if (end.memory !== true) resp.postReceive(s.postedReceives);
@@ -303,8 +344,37 @@ export class Nic implements NodeModel {
       };
     });
     this.memory = config.memory ?? NO_MEMORY;
-    // Timers: senders' RTOs, receivers' NPs, senders' NPs (READ responses), then the app's.
+    // Timers: senders' RTOs, receivers' NPs, senders' NPs (READ responses), the app's, TCP connections', the stack's.
     this.appTimer = QP_TIMER_BASE + 2 * this.senders.length + this.receivers.length;
+    this.tcpTimerBase = this.appTimer + 1;
+    const tcp = s.tcp;
+    this.tcpSenders = (rebooted ? [] : config.requesters.filter(isTcp)).map((end, index) => ({
+      index,
+      end,
+      req: new TcpRequester(
+        { mssBytes: tcp.mssBytes ?? port.out.mtu, initialCwndSegments: tcp.initialWindowSegments, initialRtoPs: tcp.initialRtoPs, minRtoPs: tcp.minRtoPs, maxRtoPs: tcp.maxRtoPs, dctcpGain: end.transport === 'dctcp' ? tcp.dctcpGain : null, receiveWindowBytes: tcp.receiveWindowBytes },
+        tcp.schedulingPs + tcp.sendLatencyPs,
+      ),
+      rp: null,
+      nextSendPs: 0,
+      lastSendPs: 0,
+      lastWireBytes: 0,
+      repaceAtPs: Infinity,
+      priority: config.dscpMap[end.dscp]!,
+      messages: new Map(),
+      probe: end.probe,
+      firstFlow: null,
+      cnps: 0,
+      app: null,
+      dctcp: end.transport === 'dctcp',
+    }));
+    this.stackTimer = this.tcpTimerBase + this.tcpSenders.length;
+    for (const q of this.tcpSenders) {
+      this.tcpByQpn.set(q.end.qpn, q);
+      this.tcpByKey.set(q.end.key, q);
+    }
+    for (const end of rebooted ? [] : config.responders.filter(isTcp)) this.tcpReceivers.set(end.qpn, { end, rx: new TcpReceiver() });
+    this.allSenders = [...this.senders, ...this.tcpSenders];
     for (const q of this.senders) {
       this.senderByQpn.set(q.end.qpn, q);
       this.senderByKey.set(q.end.key, q);
@@ -347,12 +417,23 @@ export class Nic implements NodeModel {
       if (reply.kind === FrameKind.cnp) this.stats.cnpsSent++;
       return this.transmit(reply);
     }
-    // Requesters and responders with READ responses take turns; without READs this is the senders alone.
+    // Requesters, responders with READ responses and TCP connections take turns; without READs or TCP this is the senders alone.
     const n = this.senders.length;
-    const total = n + this.responding.length;
+    const withReads = n + this.responding.length;
+    const total = withReads + this.tcpSenders.length;
     let wakePs = Infinity;
     for (let k = 0; k < total; k++) {
       const i = (this.rr + k) % total;
+      if (i >= withReads) {
+        const t = this.tcpSenders[i - withReads]!;
+        if ((pausedMask & (1 << t.priority)) !== 0 || !t.req.hasSegment(nowPs)) continue;
+        if (t.nextSendPs > nowPs) {
+          wakePs = Math.min(wakePs, t.nextSendPs);
+          continue;
+        }
+        this.rr = (i + 1) % total;
+        return this.transmit(this.tcpSegment(nowPs, t));
+      }
       if (i >= n) {
         const r = this.responding[i - n]!;
         if ((pausedMask & (1 << r.priority)) !== 0) continue;
@@ -433,6 +514,22 @@ export class Nic implements NodeModel {
     q.rp?.onBytesSent(nowPs, frameBytes(frame, this.accounting));
   }
 
+  /** The next segment of a TCP connection (ECN-capable under DCTCP only), paced by its rate cap if it has one. */
+  private tcpSegment(nowPs: number, t: TcpQp): Frame {
+    const seg = t.req.nextSegment(nowPs)!;
+    if (seg.retransmission) {
+      const m = t.req.headWrId === null ? undefined : t.messages.get(t.req.headWrId);
+      if (m !== undefined) m.retransmittedPackets++;
+    }
+    const frame = this.addressed(FrameKind.tcpData, t.end);
+    frame.ecn = t.dctcp ? 2 : 0;
+    frame.tcpSeq = seg.seq % 2 ** 32;
+    frame.payloadBytes = seg.lengthBytes;
+    this.pace(nowPs, t, frame);
+    this.armTcp(t);
+    return frame;
+  }
+
   /** The next response of the READ at the head of `r`'s queue: data on the reverse path, paced by the responder's own DCQCN. */
   private readResponseFrame(nowPs: number, r: ReceiverQp, out: ReadOut): Frame {
     const { read } = out;
@@ -488,8 +585,60 @@ export class Nic implements NodeModel {
         break;
       case FrameKind.pfc:
         throw new Error('PFC frames never reach the transport');
+      case FrameKind.tcpData:
+      case FrameKind.tcpAck:
+        // The kernel's receive path: the stack sees it a fixed latency later.
+        this.stackIn.push({ atPs: nowPs + this.config.settings.tcp.receiveLatencyPs, frame });
+        if (this.ctx.timerDeadlinePs(this.stackTimer) === null) this.ctx.setTimer(this.stackTimer, nowPs + this.config.settings.tcp.receiveLatencyPs);
+        return;
     }
     this.ctx.kick(PORT);
+  }
+
+  /** The stack processes what the receive latency has let through, and waits for the next. */
+  private runStack(nowPs: number): void {
+    const queue = this.stackIn;
+    while (this.stackInHead < queue.length && queue[this.stackInHead]!.atPs <= nowPs) {
+      const { frame } = queue[this.stackInHead++]!;
+      if (frame.kind === FrameKind.tcpData) this.onTcpSegment(frame);
+      else this.onTcpAck(nowPs, frame);
+    }
+    if (this.stackInHead === queue.length) {
+      queue.length = 0;
+      this.stackInHead = 0;
+    } else {
+      this.ctx.setTimer(this.stackTimer, queue[this.stackInHead]!.atPs);
+    }
+    this.ctx.kick(PORT);
+  }
+
+  /** A segment reaches its connection's receiver: taken (in order or held) or a duplicate; every segment is ACKed, its CE echoed. */
+  private onTcpSegment(frame: Frame): void {
+    const r = this.tcpReceivers.get(frame.destQp);
+    if (r === undefined) return this.ctx.drop(frame, 'misdelivered', PORT);
+    this.stats.receivedPayloadBytes += frame.payloadBytes;
+    const seq = unwrapSeq(frame.tcpSeq, r.rx.expected);
+    const duplicates = r.rx.stats.duplicates;
+    const reply = r.rx.onSegment(seq, frame.payloadBytes, frame.ecn === 3);
+    if (r.rx.stats.duplicates > duplicates) this.ctx.drop(frame, 'out_of_sequence', PORT);
+    else this.ctx.deliver(frame);
+    const ack = this.addressed(FrameKind.tcpAck, r.end);
+    ack.tcpAck = reply.ack % 2 ** 32;
+    ack.becn = reply.ece;
+    this.replies.push(ack);
+  }
+
+  /** An ACK reaches the sending connection: the window moves, and the messages it covers complete. */
+  private onTcpAck(nowPs: number, frame: Frame): void {
+    const t = this.tcpByQpn.get(frame.destQp);
+    if (t === undefined) return this.ctx.drop(frame, 'misdelivered', PORT);
+    const ack = unwrapSeq(frame.tcpAck, t.req.sender.snd.una);
+    // Nothing in the pod acknowledges bytes never sent; a frame that does is not this connection's.
+    if (ack > t.req.sender.highestSent) return this.ctx.drop(frame, 'misdelivered', PORT);
+    this.ctx.deliver(frame);
+    if (frame.becn) t.cnps++;
+    this.complete(t, t.req.onAck(nowPs, ack, frame.becn));
+    this.armTcp(t);
   }
 
   private onData(nowPs: number, frame: Frame): void {
@@ -707,6 +856,13 @@ export class Nic implements NodeModel {
       return;
     }
     if (timer === this.appTimer) return this.runApp(nowPs);
+    if (timer === this.stackTimer) return this.runStack(nowPs);
+    if (timer >= this.tcpTimerBase) {
+      const t = this.tcpSenders[timer - this.tcpTimerBase]!;
+      this.complete(t, t.req.onTimer(nowPs));
+      this.armTcp(t);
+      return this.ctx.kick(PORT);
+    }
     const n = this.senders.length;
     const m = this.receivers.length;
     const i = timer - QP_TIMER_BASE;
@@ -799,7 +955,7 @@ export class Nic implements NodeModel {
   private postDue(nowPs: number): void {
     while (this.nextPost !== null && this.nextPost.atPs <= nowPs) {
       const post = this.nextPost;
-      const q = this.senderByKey.get(post.connection);
+      const q: HostSender | undefined = this.senderByKey.get(post.connection) ?? this.tcpByKey.get(post.connection);
       if (q === undefined) throw new Error(`${this.ctx.name}: no QP for connection ${post.connection}`);
       const id = this.wrId++;
       const result: MessageResult = {
@@ -816,19 +972,26 @@ export class Nic implements NodeModel {
         retransmittedPackets: 0,
         cnps: 0,
       };
+      if ('dctcp' in q) result.transport = q.dctcp ? 'dctcp' : 'tcp';
       q.messages.set(id, result);
       q.firstFlow ??= post.flow;
       if (post.probe) this.probes.sent++;
       else this.messageLog.push(result);
-      q.req.post({ id, opcode: post.opcode, sizeBytes: post.sizeBytes, postedPs: nowPs });
+      const wr = { id, opcode: post.opcode, sizeBytes: post.sizeBytes, postedPs: nowPs };
+      if ('dctcp' in q) {
+        q.req.post(wr);
+        this.armTcp(q);
+      } else {
+        q.req.post(wr);
+      }
       this.nextPost = this.config.traffic.next();
     }
     if (this.nextPost !== null) this.ctx.setTimer(POST_TIMER, this.nextPost.atPs);
     this.ctx.kick(PORT);
   }
 
-  private complete(q: SenderQp, done: readonly Completion[]): void {
-    if (q.app !== null) return this.completeApp(q, q.app, done);
+  private complete(q: HostSender, done: readonly Completion[]): void {
+    if (q.app !== null) return this.completeApp(q as SenderQp, q.app, done);
     for (const c of done) {
       const m = q.messages.get(c.wrId);
       if (m === undefined) continue;
@@ -871,6 +1034,11 @@ export class Nic implements NodeModel {
     (this.probes.rttPs[m.to] ??= []).push(rttPs);
   }
 
+  /** Keep a TCP connection's timer on its RTO or its next write. */
+  private armTcp(t: TcpQp): void {
+    this.arm(this.tcpTimerBase + t.index, t.req.deadlinePs());
+  }
+
   /** Keep the QP's timer on the requester's deadline (RTO or RNR wait). */
   private armRequester(q: SenderQp): void {
     this.arm(QP_TIMER_BASE + q.index, q.req.deadlinePs());
@@ -889,12 +1057,13 @@ export class Nic implements NodeModel {
 
   // --- accounting and observation ----------------------------------------------------------
 
+  /** Frames in the receive buffer, and TCP frames the stack has not processed yet. */
   heldFrames(): number {
-    return this.pfc.heldFrames;
+    return this.pfc.heldFrames + this.stackIn.length - this.stackInHead;
   }
 
   heldFramesByPort(): readonly number[] {
-    return [this.pfc.heldFrames];
+    return [this.heldFrames()];
   }
 
   /** The priorities this NIC pauses its ToR on. */
@@ -906,8 +1075,9 @@ export class Nic implements NodeModel {
     return this.config.settings.qpMetrics;
   }
 
-  get senderQps(): readonly SenderQp[] {
-    return this.senders;
+  /** Every sending side: the RC requesters, then the TCP connections. */
+  get senderQps(): readonly HostSender[] {
+    return this.allSenders;
   }
 
   get receiverQps(): readonly ReceiverQp[] {
@@ -918,12 +1088,36 @@ export class Nic implements NodeModel {
   get goodputBytes(): number {
     let bytes = this.stats.readBytesReceived;
     for (const r of this.receivers) bytes += r.resp.stats.bytesDelivered;
+    for (const r of this.tcpReceivers.values()) bytes += r.rx.stats.deliveredBytes;
     return bytes;
+  }
+
+  /** The TCP stack's counters, summed over its connections (both ends). */
+  get tcpStats(): { segmentsSent: number; retransmittedSegments: number; fastRetransmits: number; rtoExpirations: number; cwndCuts: number; outOfOrder: number; duplicates: number } {
+    const out = { segmentsSent: 0, retransmittedSegments: 0, fastRetransmits: 0, rtoExpirations: 0, cwndCuts: 0, outOfOrder: 0, duplicates: 0 };
+    for (const t of this.tcpSenders) {
+      const s = t.req.sender.stats;
+      out.segmentsSent += s.segmentsSent;
+      out.retransmittedSegments += s.retransmittedSegments;
+      out.fastRetransmits += s.fastRetransmits;
+      out.rtoExpirations += s.rtoExpirations;
+      out.cwndCuts += s.cwndCuts;
+    }
+    for (const r of this.tcpReceivers.values()) {
+      out.outOfOrder += r.rx.stats.outOfOrder;
+      out.duplicates += r.rx.stats.duplicates;
+    }
+    return out;
+  }
+
+  /** Whether this host has TCP connections (its metrics then include the stack's). */
+  get hasTcp(): boolean {
+    return this.tcpSenders.length > 0 || this.tcpReceivers.size > 0;
   }
 
   /** Every message this host posted (probes apart) and its probes, progress brought up to date. */
   results(): { sent: MessageResult[]; probes: ProbeResults } {
-    for (const q of this.senders) {
+    for (const q of this.allSenders) {
       for (const [wrId, m] of q.messages) {
         m.deliveredBytes = q.req.ackedBytes(wrId);
         const progress = q.req.lastProgressPs;
@@ -931,7 +1125,7 @@ export class Nic implements NodeModel {
       }
     }
     let pending = 0;
-    for (const q of this.senders) if (q.probe) pending += q.messages.size;
+    for (const q of this.allSenders) if (q.probe) pending += q.messages.size;
     return { sent: this.messageLog, probes: { ...this.probes, pending } };
   }
 }

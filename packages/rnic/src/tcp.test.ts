@@ -135,3 +135,13 @@ test('the receiver holds out-of-order segments, delivers them when the hole fill
 test('bad settings are refused with every problem named', () => {
   assert.throws(() => new TcpSender({ ...CONFIG, mssBytes: 0, minRtoPs: 5 * 120_000 * MS, dctcpGain: 2 }), /TCP config: mssBytes must be a positive integer, got 0; maxRtoPs must be an integer ≥ minRtoPs.*; dctcpGain must be in \(0, 1\] or null, got 2/);
 });
+
+test("the receiver's window caps what is out beyond snd.una, whatever the congestion window", () => {
+  const sender = new TcpSender({ ...CONFIG, receiveWindowBytes: 2500 });
+  sender.write(10_000);
+  const sent = [];
+  for (let s = sender.nextSegment(0); s !== null; s = sender.nextSegment(0)) sent.push([s.seq, s.lengthBytes]);
+  assert.deepEqual(sent, [[0, 1000], [1000, 1000], [2000, 500]], 'cwnd is 10 segments; the window 2.5');
+  sender.onAck(1, 1000, false);
+  assert.deepEqual(sender.nextSegment(1), { seq: 2500, lengthBytes: 1000, retransmission: false });
+});

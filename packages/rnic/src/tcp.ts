@@ -25,6 +25,12 @@ export interface TcpConfig {
   maxRtoPs: number;
   /** DCTCP's EWMA gain g, or null for NewReno without ECN (RFC 8257 §4.2 recommends 1/16). */
   dctcpGain: number | null;
+  /**
+   * The receiver's window: bytes beyond snd.una the sender may have out (absent: no limit). It
+   * bounds what a sender in a long recovery can pile up behind a hole (Linux autotunes it up to
+   * `tcp_rmem`'s maximum, 6 MiB).
+   */
+  receiveWindowBytes?: number;
 }
 
 /** RFC 5681 §3.2: the third duplicate ACK means a loss. */
@@ -78,6 +84,16 @@ export class TcpSender {
   }
 
   /** Bytes sent and not acknowledged. */
+  /** What may be out beyond snd.una: the congestion window, within the receiver's. */
+  private get window(): number {
+    return Math.min(this.cwnd, this.config.receiveWindowBytes ?? Infinity);
+  }
+
+  /** One past the highest byte ever sent: no ACK can go beyond it. */
+  get highestSent(): number {
+    return this.max;
+  }
+
   get flightBytes(): number {
     return this.nxt - this.una;
   }
@@ -94,7 +110,7 @@ export class TcpSender {
 
   hasSegment(): boolean {
     if (this.retransmitAt !== null) return true;
-    return this.nxt < this.written && this.nxt - this.una < this.cwnd;
+    return this.nxt < this.written && this.nxt - this.una < this.window;
   }
 
   /** The next segment: a pending retransmission first, else new data within cwnd. */
@@ -110,7 +126,7 @@ export class TcpSender {
       if (this.timed !== null && this.timed.end > seq) this.timed = null;
     } else {
       const seq = this.nxt;
-      const lengthBytes = Math.min(this.config.mssBytes, this.written - seq, this.cwnd - (this.nxt - this.una));
+      const lengthBytes = Math.min(this.config.mssBytes, this.written - seq, this.window - (this.nxt - this.una));
       seg = { seq, lengthBytes, retransmission: seq < this.max };
       this.nxt = seq + lengthBytes;
       this.max = Math.max(this.max, this.nxt);

@@ -57,10 +57,11 @@ export function idealFctOf(pc: PodContext, from: string, end: QpEnd, sizeBytes: 
   const receiver = pod.nodes.find((n) => n.name === end.peer.name)!;
   const senderNic = nicSettingsOf(pod, sender);
   const receiverNic = nicSettingsOf(pod, receiver);
+  const tcp = end.transport === 'tcp' || end.transport === 'dctcp';
   return idealFctPs({
     sizeBytes,
     opcode,
-    mtu: sender.ports[0]!.out.mtu,
+    mtu: tcp ? (senderNic.tcp.mssBytes ?? sender.ports[0]!.out.mtu) : sender.ports[0]!.out.mtu,
     wire: pc.wire,
     forward,
     reverse,
@@ -68,5 +69,6 @@ export function idealFctOf(pc: PodContext, from: string, end: QpEnd, sizeBytes: 
     senderDrainBps: senderNic.pfc.drainBps,
     ackEvery: receiverNic.ackEvery,
     rateCapBps: end.rateCapBps,
+    ...(tcp ? { tcp: { writeLatencyPs: senderNic.tcp.schedulingPs + senderNic.tcp.sendLatencyPs, receiveLatencyPs: receiverNic.tcp.receiveLatencyPs } } : {}),
   });
 }

@@ -119,6 +119,7 @@ function nicSource(nic: Nic, engine: Engine): NicMetricsSource {
     pausingSeconds: (p) => (nic.pfcPriorities.includes(p) ? nic.pfc.pausingPs(engine.horizonPs) / 1e12 : 0),
     messageCompletionSeconds: nic.completion,
     probeRttSeconds: nic.probeRtt,
+    ...(nic.hasTcp ? { tcp: () => nic.tcpStats } : {}),
     ...(nic.qpMetricsEnabled
       ? {
           qps: () =>

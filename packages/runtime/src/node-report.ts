@@ -63,6 +63,7 @@ function hostReport(nic: Nic): HostReport {
     stormEvents: { ...nic.pfc.stormEvents },
     goodputBytes: nic.goodputBytes,
     receivedPayloadBytes: nic.stats.receivedPayloadBytes,
+    ...(nic.hasTcp ? { tcp: nic.tcpStats } : {}),
   };
 }
 

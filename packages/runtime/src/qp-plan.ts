@@ -60,7 +60,7 @@ export function qpPlan(pod: PodSpec, seed: number, workloads: readonly ResolvedW
   all.sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.c.key < y.c.key ? -1 : x.c.key > y.c.key ? 1 : 0));
   all.forEach(({ from, c }, i) => {
     const qpn = FIRST_QPN + i;
-    const common = { qpn, key: c.key, probe: c.probe, dscp: c.dscp, rateCapBps: c.rateBps };
+    const common = { qpn, key: c.key, probe: c.probe, dscp: c.dscp, rateCapBps: c.rateBps, ...(c.transport === 'rdma' ? {} : { transport: c.transport }) };
     plan.get(from)!.requesters.push({ ...common, peer: hosts.get(c.to)! });
     plan.get(c.to)!.responders.push({ ...common, peer: hosts.get(from)! });
   });

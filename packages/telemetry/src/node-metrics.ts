@@ -50,6 +50,8 @@ export interface NicMetricsSource {
   probeRttSeconds: HistogramView;
   /** Per-QP DCQCN state, only when the pod asks for it (bounded by the NIC). */
   qps?(): Array<{ qp: string; rateBps: number; targetBps: number; alpha: number }>;
+  /** The host's TCP stack, when it has connections (issue 14). */
+  tcp?(): { segmentsSent: number; retransmittedSegments: number; fastRetransmits: number; rtoExpirations: number; cwndCuts: number; outOfOrder: number };
 }
 
 /** What a switch adds, per (port, priority) unless noted. */
@@ -138,11 +140,11 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
     const one = (name: string, help: string, value: () => number) => readCounter(registry, name, help, [], (emit) => emit({}, value()));
     one('rocelab_cnp_sent_total', 'CNPs this NIC sent as notification point.', () => nic.cnpsSent());
     one('rocelab_cnp_received_total', 'CNPs this NIC received as reaction point.', () => nic.cnpsReceived());
-    one('rocelab_retransmitted_packets_total', 'Data packets sent again by go-back-N/0 or after a timeout.', () => nic.retransmittedPackets());
+    one('rocelab_retransmitted_packets_total', 'Data packets sent again: by go-back-N/0, selective repeat or after a timeout, and TCP segments sent again.', () => nic.retransmittedPackets());
     const types: NakType[] = ['seq', 'rnr'];
     readCounter(registry, 'rocelab_naks_sent_total', 'NAKs this NIC sent, by type (PSN sequence error, RNR).', ['type'], (emit) => types.forEach((type) => emit({ type }, nic.naksSent(type))));
     readCounter(registry, 'rocelab_naks_received_total', 'NAKs this NIC received, by type.', ['type'], (emit) => types.forEach((type) => emit({ type }, nic.naksReceived(type))));
-    one('rocelab_rto_expirations_total', 'Local ACK timeouts that expired.', () => nic.rtoExpirations());
+    one('rocelab_rto_expirations_total', 'Local ACK timeouts that expired, and TCP retransmission timeouts.', () => nic.rtoExpirations());
     one('rocelab_goodput_bytes_total', 'Payload bytes delivered for good: in order and never taken back (go-back-0: whole messages only).', () => nic.goodputBytes());
     one('rocelab_received_payload_bytes_total', 'Payload bytes of every data packet that reached the transport, duplicates and out-of-sequence ones included.', () => nic.receivedPayloadBytes());
     const levels: StormLevel[] = ['warning', 'error'];
@@ -152,6 +154,15 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
     perPriority('rocelab_pfc_pausing_seconds_total', 'Virtual seconds this NIC held its ToR paused.', (i, p) => (i === 0 ? nic.pausingSeconds(p) : 0));
     readHistogram(registry, 'rocelab_message_completion_seconds', 'Message completion time (post to last ACK), virtual seconds.', [], (emit) => emit({}, nic.messageCompletionSeconds));
     readHistogram(registry, 'rocelab_probe_rtt_seconds', 'Pingmesh probe round-trip time, virtual seconds.', [], (emit) => emit({}, nic.probeRttSeconds));
+    if (nic.tcp !== undefined) {
+      const tcp = nic.tcp.bind(nic);
+      one('rocelab_tcp_segments_sent_total', 'TCP segments this host sent, retransmissions included.', () => tcp().segmentsSent);
+      one('rocelab_tcp_retransmitted_segments_total', 'TCP segments sent again (fast retransmit, partial ACKs, timeouts).', () => tcp().retransmittedSegments);
+      one('rocelab_tcp_fast_retransmits_total', 'TCP losses detected by three duplicate ACKs.', () => tcp().fastRetransmits);
+      one('rocelab_tcp_rto_expirations_total', 'TCP retransmission timeouts that expired.', () => tcp().rtoExpirations);
+      one('rocelab_tcp_window_cuts_total', 'DCTCP window cuts for ECN-marked windows.', () => tcp().cwndCuts);
+      one('rocelab_tcp_out_of_order_segments_total', 'TCP segments this host received ahead of a hole.', () => tcp().outOfOrder);
+    }
     if (nic.qps !== undefined) {
       const qps = nic.qps.bind(nic);
       readGauge(registry, 'rocelab_qp_rate_bytes_per_second', 'DCQCN current rate of a QP, bytes per virtual second.', ['qp'], (emit) => qps().forEach((q) => emit({ qp: q.qp }, q.rateBps / 8)));

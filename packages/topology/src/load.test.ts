@@ -38,7 +38,7 @@ test('line.yaml resolves: indices by sorted name, ports, peers, MACs, defaults',
     assert.deepEqual(link.aToB, LINK_40G_1US);
     assert.deepEqual(link.bToA, LINK_40G_1US);
   }
-  assert.deepEqual(flowWorkloads(pod), [{ index: 0, from: 'h1', to: 'h2', sizeBytes: 40_000_000, start: { kind: 'at', atPs: 0 }, rateBps: null, dscp: 26 }]);
+  assert.deepEqual(flowWorkloads(pod), [{ index: 0, from: 'h1', to: 'h2', sizeBytes: 40_000_000, start: { kind: 'at', atPs: 0 }, rateBps: null, dscp: 26, transport: 'rdma' }]);
   assert.deepEqual(pod.faults, []);
 });
 

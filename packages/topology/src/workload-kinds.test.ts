@@ -23,14 +23,14 @@ test('workloads.yaml: every kind resolves to base units', () => {
   const resolved = resolvedWorkloads(pod);
   assert.deepEqual(resolved.map((w) => w.kind), ['flow', 'incast', 'permutation', 'shuffle', 'poisson', 'pingmesh']);
   const [flow, incast, permutation, shuffle, poisson, pingmesh] = resolved as [ResolvedWorkload, ResolvedWorkload, ResolvedWorkload, ResolvedWorkload, ResolvedWorkload, ResolvedWorkload];
-  assert.deepEqual(flow, { kind: 'flow', index: 0, from: 'h1', to: 'h3', sizeBytes: 4 * 1048576, start: { kind: 'at', atPs: 0 }, rateBps: null, dscp: 26, messageBytes: 1048576, opcode: 'send' });
-  assert.deepEqual(incast, { kind: 'incast', index: 1, to: 'h4', from: ['h1', 'h2', 'h3'], sizeBytes: 1_000_000, startPs: 10 * US, staggerPs: 2 * US });
-  assert.deepEqual(permutation, { kind: 'permutation', index: 2, hosts: 'all', sizeBytes: 64_000, startPs: 0 });
-  assert.deepEqual(shuffle, { kind: 'shuffle', index: 3, hosts: ['h1', 'h2', 'h3'], sizeBytes: 256_000, startPs: 5 * US });
+  assert.deepEqual(flow, { kind: 'flow', index: 0, from: 'h1', to: 'h3', sizeBytes: 4 * 1048576, start: { kind: 'at', atPs: 0 }, rateBps: null, dscp: 26, transport: 'rdma', messageBytes: 1048576, opcode: 'send' });
+  assert.deepEqual(incast, { kind: 'incast', index: 1, to: 'h4', from: ['h1', 'h2', 'h3'], sizeBytes: 1_000_000, startPs: 10 * US, staggerPs: 2 * US, transport: 'rdma', dscp: 26 });
+  assert.deepEqual(permutation, { kind: 'permutation', index: 2, hosts: 'all', sizeBytes: 64_000, startPs: 0, transport: 'rdma', dscp: 26 });
+  assert.deepEqual(shuffle, { kind: 'shuffle', index: 3, hosts: ['h1', 'h2', 'h3'], sizeBytes: 256_000, startPs: 5 * US, transport: 'rdma', dscp: 26 });
   assert.ok(poisson.kind === 'poisson' && poisson.load === 0.3 && poisson.startPs === 0 && poisson.stopPs === 10_000 * US && poisson.sizes.kind === 'cdf' && poisson.sizes.points.length === 12);
-  assert.deepEqual(pingmesh, { kind: 'pingmesh', index: 5, hosts: 'all', intervalPs: 100 * US, sizeBytes: 64, startPs: 0, stopPs: 1000 * US });
+  assert.deepEqual(pingmesh, { kind: 'pingmesh', index: 5, hosts: 'all', intervalPs: 100 * US, sizeBytes: 64, startPs: 0, stopPs: 1000 * US, transport: 'rdma', dscp: 26 });
   // flowWorkloads keeps its shape for the code that uses it.
-  assert.deepEqual(flowWorkloads(pod)[0], { index: 0, from: 'h1', to: 'h3', sizeBytes: 4 * 1048576, start: { kind: 'at', atPs: 0 }, rateBps: null, dscp: 26, messageBytes: 1048576, opcode: 'send' });
+  assert.deepEqual(flowWorkloads(pod)[0], { index: 0, from: 'h1', to: 'h3', sizeBytes: 4 * 1048576, start: { kind: 'at', atPs: 0 }, rateBps: null, dscp: 26, transport: 'rdma', messageBytes: 1048576, opcode: 'send' });
 });
 
 test('workloads.yaml through hostTraffic: h1\'s first posts and its connections', () => {
@@ -93,4 +93,12 @@ test('shape: unknown keys, opcodes, kinds', () => {
   assertProblem(variant('opcode: send', 'opcode: atomic'), { file: FILE, code: 'schema', path: 'workloads[0].opcode', expected: 'one of "write", "send", "read"', actual: '"atomic"' });
   assertProblem(variant('{kind: shuffle', '{kind: alltoall'), { file: FILE, code: 'schema', path: 'workloads[3].kind', expected: 'one of "flow", "incast", "permutation", "pingmesh", "poisson", "shuffle"', actual: '"alltoall"' });
   assertProblem(variant('sizes: {cdf: cdf/websearch-small.txt}', 'sizes: {cdf: 3}'), { file: FILE, code: 'schema', path: 'workloads[4].sizes', expected: 'message sizes: {cdf: path/to/file.txt} or {fixed: 64KB}' });
+});
+
+test('transport: every kind takes tcp or dctcp, whose DSCP defaults to best effort (0); a READ over TCP is refused', () => {
+  const pod = parseTopology(TEXT.replace('{kind: permutation, sizeBytes: 64KB, start: 0us}', '{kind: permutation, sizeBytes: 64KB, start: 0us, transport: dctcp}').replace('{kind: pingmesh,', '{kind: pingmesh, transport: tcp, dscp: 10,'), FILE);
+  const [, , permutation, , , pingmesh] = resolvedWorkloads(pod) as Array<ResolvedWorkload & { transport: string; dscp: number }>;
+  assert.deepEqual([permutation!.transport, permutation!.dscp, pingmesh!.transport, pingmesh!.dscp], ['dctcp', 0, 'tcp', 10]);
+  assertProblem(variant('opcode: send', 'opcode: read, transport: tcp'), { file: FILE, code: 'value', path: 'workloads[0].opcode', expected: 'write (or no opcode) on a tcp connection: read is an RDMA operation', actual: '"read"' });
+  assertProblem(variant('{kind: permutation, sizeBytes: 64KB, start: 0us}', '{kind: permutation, sizeBytes: 64KB, start: 0us, transport: udp}'), { file: FILE, code: 'schema', path: 'workloads[2].transport', expected: 'one of "rdma", "tcp", "dctcp"', actual: '"udp"' });
 });

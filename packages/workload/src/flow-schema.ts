@@ -12,9 +12,10 @@ import { MAX_SEQ, checkWorkloadIndex } from './flow-id.js';
 import type { FlowWorkload } from './flow-spec.js';
 import { resolveTimeChoice, timeChoiceSchema, type RawTimeChoice } from './time-choice.js';
 import type { Opcode } from './traffic.js';
+import { CLASS_PROPERTIES, checkOpcodeTransport, resolveClass } from './transport.js';
 
-/** DSCP 26 → priority 3, the lossless RoCE class (DESIGN §9). */
-export const DEFAULT_FLOW_DSCP = 26;
+export { DEFAULT_FLOW_DSCP } from './transport.js';
+
 
 export const OPCODE_SCHEMA = { enum: ['write', 'send', 'read'], description: 'an RDMA operation: write, send or read (the bytes come back from the other host)' } as const;
 
@@ -30,7 +31,7 @@ export const flowSchema = {
     sizeBytes: { type: ['integer', 'string'], description: PHRASE.bytes },
     start: timeChoiceSchema('a start time'),
     rate: { type: ['integer', 'string'], description: 'a rate like 40G, 100M or 2.5G' },
-    dscp: { type: 'integer', minimum: 0, maximum: 63, description: 'a DSCP value, an integer 0..63' },
+    ...CLASS_PROPERTIES,
     messageBytes: { type: ['integer', 'string'], description: `the size of each message: ${PHRASE.bytes}, at least 1` },
     opcode: OPCODE_SCHEMA,
   },
@@ -80,8 +81,9 @@ export function resolveFlow(raw: Record<string, unknown>, index: number, units: 
     sizeBytes: fields.parse('sizeBytes', flow.sizeBytes, () => units.bytes(flow.sizeBytes)),
     start: resolveTimeChoice(flow.start, 'start', units, fields),
     rateBps: rate === undefined ? null : fields.parse('rate', rate, () => units.rate(rate)),
-    dscp: flow.dscp ?? DEFAULT_FLOW_DSCP,
+    ...resolveClass(raw),
   };
+  checkOpcodeTransport(flow.opcode, resolved, fields);
   const message = flow.messageBytes;
   if (message !== undefined) {
     const before = fields.problems.length;

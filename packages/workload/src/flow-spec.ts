@@ -9,6 +9,7 @@
  * - {kind: flow, from: h1, to: h2, sizeBytes: 64MiB, messageBytes: 1MiB, start: 0us}   # 64 WRITEs of 1 MiB
  * ```
  */
+import type { Transport } from './transport.js';
 import type { TimeChoice } from './time-choice.js';
 import type { Opcode } from './traffic.js';
 
@@ -25,6 +26,7 @@ export interface FlowWorkload {
   rateBps: number | null;
   /** DSCP of the data packets; default 26 (RoCE, lossless priority 3 — DESIGN §9). */
   dscp: number;
+  transport: Transport;
   /**
    * Size of each message when the flow is split (the last one carries the remainder); absent =
    * one message of `sizeBytes`. Optional (set only when the file gives it) so flows built before

@@ -10,7 +10,7 @@ const HOSTS = ['h1', 'h2', 'h3'];
 const US = 1_000_000;
 
 function flow(fields: Partial<ResolvedFlow> = {}): ResolvedFlow {
-  return { kind: 'flow', index: 2, from: 'h1', to: 'h2', sizeBytes: 10, start: { kind: 'at', atPs: 5 * US }, rateBps: null, dscp: 26, ...fields };
+  return { kind: 'flow', index: 2, from: 'h1', to: 'h2', sizeBytes: 10, start: { kind: 'at', atPs: 5 * US }, rateBps: null, dscp: 26, transport: 'rdma', ...fields };
 }
 
 test('flow without messageBytes: one WRITE of the whole size, flow id index·2^40', () => {
@@ -42,7 +42,7 @@ test('a uniform start is one uniformInt draw from the sender\'s stream workload:
 test('connections carry the flow\'s rate and DSCP, and nothing is drawn to list them', () => {
   const ctx = contextFor('h1', HOSTS);
   const traffic = hostTraffic('h1', [flow({ rateBps: 10e9, dscp: 10, start: { kind: 'uniform', minPs: 0, maxPs: 9 } })], ctx);
-  assert.deepEqual(traffic.connections(), [{ key: 'w2:h1->h2', to: 'h2', probe: false, dscp: 10, rateBps: 10e9 }]);
+  assert.deepEqual(traffic.connections(), [{ key: 'w2:h1->h2', to: 'h2', probe: false, dscp: 10, transport: 'rdma', rateBps: 10e9 }]);
   const fresh = new Rng(1, 'h1', 'workload:2');
   assert.equal(ctx.rng('workload:2').nextU32(), fresh.nextU32(), 'the stream is untouched');
 });

@@ -8,14 +8,14 @@ const HOSTS = ['h1', 'h2', 'h3', 'h4'];
 const US = 1_000_000;
 
 const FINITE: ResolvedWorkload[] = [
-  { kind: 'flow', index: 0, from: 'h1', to: 'h2', sizeBytes: 3000, messageBytes: 1000, start: { kind: 'at', atPs: 20 * US }, rateBps: null, dscp: 26 },
-  { kind: 'incast', index: 1, to: 'h4', from: ['h2', 'h1'], sizeBytes: 500, startPs: 10 * US, staggerPs: 10 * US },
-  { kind: 'shuffle', index: 2, hosts: 'all', sizeBytes: 100, startPs: 20 * US },
-  { kind: 'permutation', index: 3, hosts: 'all', sizeBytes: 200, startPs: 0 },
+  { kind: 'flow', index: 0, from: 'h1', to: 'h2', sizeBytes: 3000, messageBytes: 1000, start: { kind: 'at', atPs: 20 * US }, rateBps: null, dscp: 26, transport: 'rdma' },
+  { kind: 'incast', index: 1, to: 'h4', from: ['h2', 'h1'], sizeBytes: 500, startPs: 10 * US, staggerPs: 10 * US, transport: 'rdma', dscp: 26 },
+  { kind: 'shuffle', index: 2, hosts: 'all', sizeBytes: 100, startPs: 20 * US, transport: 'rdma', dscp: 26 },
+  { kind: 'permutation', index: 3, hosts: 'all', sizeBytes: 200, startPs: 0, transport: 'rdma', dscp: 26 },
 ];
 const OPEN: ResolvedWorkload[] = [
-  { kind: 'poisson', index: 4, hosts: 'all', load: 0.5, sizes: { kind: 'fixed', sizeBytes: 1500 }, startPs: 0, stopPs: null },
-  { kind: 'pingmesh', index: 5, hosts: 'all', intervalPs: 1 * US, sizeBytes: 64, startPs: 0, stopPs: null },
+  { kind: 'poisson', index: 4, hosts: 'all', load: 0.5, sizes: { kind: 'fixed', sizeBytes: 1500 }, startPs: 0, stopPs: null, transport: 'rdma', dscp: 26 },
+  { kind: 'pingmesh', index: 5, hosts: 'all', intervalPs: 1 * US, sizeBytes: 64, startPs: 0, stopPs: null, transport: 'rdma', dscp: 26 },
 ];
 
 test('posts are merged by (atPs, workload index, the kind\'s order)', () => {

@@ -7,11 +7,12 @@
  * - {kind: incast, to: h1, from: all, sizeBytes: 64KB, start: 10us, stagger: 1us}   # every other host
  * ```
  */
+import { CLASS_PROPERTIES, resolveClass, type ConnectionClass } from './transport.js';
 import { Fields, PHRASE, type HostRef, type UnitParsers } from './fields.js';
 import { checkWorkloadIndex } from './flow-id.js';
 import { hostSetRefs, hostSetSchema, resolveHostSet, type HostSet } from './host-set.js';
 
-export interface IncastWorkload {
+export interface IncastWorkload extends ConnectionClass {
   kind: 'incast';
   index: number;
   to: string;
@@ -34,6 +35,7 @@ export const incastSchema = {
     sizeBytes: { type: ['integer', 'string'], description: PHRASE.bytes },
     start: { type: 'string', description: `a start time: ${PHRASE.duration}` },
     stagger: { type: 'string', description: `the delay between successive senders' starts: ${PHRASE.duration}` },
+    ...CLASS_PROPERTIES,
   },
 } as const;
 
@@ -65,5 +67,6 @@ export function resolveIncast(raw: Record<string, unknown>, index: number, units
     sizeBytes: fields.parse('sizeBytes', item.sizeBytes, () => units.bytes(item.sizeBytes)),
     startPs: fields.parse('start', item.start, () => units.duration(item.start)),
     staggerPs: stagger === undefined ? 0 : fields.parse('stagger', stagger, () => units.duration(stagger)),
+    ...resolveClass(raw),
   });
 }

@@ -8,7 +8,7 @@ import { drain } from './testing.js';
 const HOSTS = ['h9', 'h3', 'h1', 'h2'];
 const US = 1_000_000;
 
-const incast = (fields: Partial<IncastWorkload> = {}): IncastWorkload => ({ kind: 'incast', index: 1, to: 'h9', from: ['h3', 'h1', 'h2'], sizeBytes: 1000, startPs: 10 * US, staggerPs: 2 * US, ...fields });
+const incast = (fields: Partial<IncastWorkload> = {}): IncastWorkload => ({ kind: 'incast', index: 1, to: 'h9', from: ['h3', 'h1', 'h2'], sizeBytes: 1000, startPs: 10 * US, staggerPs: 2 * US, transport: 'rdma', dscp: 26, ...fields });
 
 test('staggered starts: sender i of the list at start + i·stagger, slot i', () => {
   const got = ['h3', 'h1', 'h2'].map((h) => drain(h, [incast()], HOSTS));

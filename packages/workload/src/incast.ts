@@ -14,6 +14,6 @@ export function incastTraffic(incast: IncastWorkload, host: string, ctx: Traffic
   const atPs = incast.startPs + slot * incast.staggerPs;
   return {
     posts: [writePost(incast.index, host, incast.to, { atPs, sizeBytes: incast.sizeBytes, slot, seq: 0 })][Symbol.iterator](),
-    connections: [connectionTo(incast.index, host, incast.to)],
+    connections: [connectionTo(incast.index, host, incast.to, incast)],
   };
 }

@@ -30,3 +30,4 @@ export { incastSenders } from './incast.js';
 export { permutationOf } from './permutation.js';
 export { exponentialPs, meanGapPs } from './poisson.js';
 export { hostTraffic } from './host-traffic.js';
+export * from './transport.js';

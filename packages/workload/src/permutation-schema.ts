@@ -8,11 +8,12 @@
  * - {kind: permutation, hosts: [h1, h2, h3, h4], sizeBytes: 1MiB, start: 5us}
  * ```
  */
+import { CLASS_PROPERTIES, resolveClass, type ConnectionClass } from './transport.js';
 import { Fields, PHRASE, type UnitParsers } from './fields.js';
 import { checkWorkloadIndex } from './flow-id.js';
 import { hostsFieldSchema, resolveHostSet, type HostSet } from './host-set.js';
 
-export interface PermutationWorkload {
+export interface PermutationWorkload extends ConnectionClass {
   kind: 'permutation';
   index: number;
   hosts: HostSet;
@@ -29,6 +30,7 @@ export const permutationSchema = {
     hosts: hostsFieldSchema,
     sizeBytes: { type: ['integer', 'string'], description: PHRASE.bytes },
     start: { type: 'string', description: `a start time: ${PHRASE.duration}` },
+    ...CLASS_PROPERTIES,
   },
 } as const;
 
@@ -52,5 +54,6 @@ export function resolveSet(raw: Record<string, unknown>, index: number, units: U
     hosts: resolveHostSet('hosts', item.hosts, 2, fields),
     sizeBytes: fields.parse('sizeBytes', item.sizeBytes, () => units.bytes(item.sizeBytes)),
     startPs: fields.parse('start', item.start, () => units.duration(item.start)),
+    ...resolveClass(raw),
   });
 }

@@ -8,7 +8,7 @@ import { permutationOf } from './permutation.js';
 import { contextFor, drain } from './testing.js';
 
 const HOSTS = Array.from({ length: 8 }, (_, i) => `h${i + 1}`);
-const perm: PermutationWorkload = { kind: 'permutation', index: 4, hosts: 'all', sizeBytes: 4096, startPs: 0 };
+const perm: PermutationWorkload = { kind: 'permutation', index: 4, hosts: 'all', sizeBytes: 4096, startPs: 0, transport: 'rdma', dscp: 26 };
 
 /** Each host computes its own destination alone, as it would in its own process. */
 function destinations(seed: number, hosts: readonly string[] = HOSTS): string[] {

@@ -37,6 +37,6 @@ export function permutationTraffic(perm: PermutationWorkload, host: string, ctx:
   const to = hosts[permutationOf(perm.index, hosts, ctx.seed)[slot]!]!;
   return {
     posts: [writePost(perm.index, host, to, { atPs: perm.startPs, sizeBytes: perm.sizeBytes, slot, seq: 0 })][Symbol.iterator](),
-    connections: [connectionTo(perm.index, host, to)],
+    connections: [connectionTo(perm.index, host, to, perm)],
   };
 }

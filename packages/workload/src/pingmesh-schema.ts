@@ -8,6 +8,7 @@
  * - {kind: pingmesh, hosts: [h1, h2, h3], interval: 10us, sizeBytes: 0, start: 1ms, stop: 5ms}
  * ```
  */
+import { CLASS_PROPERTIES, resolveClass, type ConnectionClass } from './transport.js';
 import { Fields, PHRASE, type UnitParsers } from './fields.js';
 import { checkWorkloadIndex } from './flow-id.js';
 import { hostsFieldSchema, resolveHostSet, type HostSet } from './host-set.js';
@@ -16,7 +17,7 @@ import { resolveWindow } from './poisson-schema.js';
 /** Probe payload when the file gives none (Pingmesh's probes are small: RTT, not throughput). */
 export const DEFAULT_PROBE_BYTES = 64;
 
-export interface PingmeshWorkload {
+export interface PingmeshWorkload extends ConnectionClass {
   kind: 'pingmesh';
   index: number;
   hosts: HostSet;
@@ -38,6 +39,7 @@ export const pingmeshSchema = {
     sizeBytes: { type: ['integer', 'string'], description: `the probe size: ${PHRASE.bytes} (default ${DEFAULT_PROBE_BYTES})` },
     start: { type: 'string', description: `a start time: ${PHRASE.duration} (default 0us)` },
     stop: { type: 'string', description: `a time to stop probing: ${PHRASE.duration}, after start` },
+    ...CLASS_PROPERTIES,
   },
 } as const;
 
@@ -59,5 +61,5 @@ export function resolvePingmesh(raw: Record<string, unknown>, index: number, uni
   if (fields.problems.length === before && intervalPs === 0) fields.add('interval', pingmeshSchema.properties.interval.description, item.interval);
   const size = item.sizeBytes;
   const sizeBytes = size === undefined ? DEFAULT_PROBE_BYTES : fields.parse('sizeBytes', size, () => units.bytes(size));
-  return fields.done({ kind: 'pingmesh', index, hosts, intervalPs, sizeBytes, ...resolveWindow(item, units, fields) });
+  return fields.done({ kind: 'pingmesh', index, hosts, intervalPs, sizeBytes, ...resolveWindow(item, units, fields), ...resolveClass(raw) });
 }

@@ -7,7 +7,7 @@ import { contextFor, drain } from './testing.js';
 
 const HOSTS = ['h1', 'h2', 'h3'];
 const US = 1_000_000;
-const mesh: PingmeshWorkload = { kind: 'pingmesh', index: 5, hosts: 'all', intervalPs: 90 * US, sizeBytes: 64, startPs: 10 * US, stopPs: 200 * US };
+const mesh: PingmeshWorkload = { kind: 'pingmesh', index: 5, hosts: 'all', intervalPs: 90 * US, sizeBytes: 64, startPs: 10 * US, stopPs: 200 * US, transport: 'rdma', dscp: 26 };
 
 test('every interval each host probes every other, spread over the interval in rotation', () => {
   // 3 hosts: 2 probes per round, 45 us apart; h1 probes h2 then h3, h2 probes h3 then h1.
@@ -37,8 +37,8 @@ test('probes are small WRITEs on dedicated probe connections', () => {
   const posts = drain('h3', [mesh], HOSTS);
   assert.ok(posts.every((p) => p.probe && p.opcode === 'write' && p.sizeBytes === 64 && p.connection === `w5:h3->${p.to}`));
   assert.deepEqual(hostTraffic('h3', [mesh], contextFor('h3', HOSTS)).connections(), [
-    { key: 'w5:h3->h1', to: 'h1', probe: true, dscp: 26, rateBps: null },
-    { key: 'w5:h3->h2', to: 'h2', probe: true, dscp: 26, rateBps: null },
+    { key: 'w5:h3->h1', to: 'h1', probe: true, dscp: 26, transport: 'rdma', rateBps: null },
+    { key: 'w5:h3->h2', to: 'h2', probe: true, dscp: 26, transport: 'rdma', rateBps: null },
   ]);
 });
 

@@ -28,5 +28,5 @@ export function pingmeshTraffic(mesh: PingmeshWorkload, host: string, ctx: Traff
       }
     }
   }
-  return { posts: posts(), connections: peers.map((to) => connectionTo(mesh.index, host, to, true)) };
+  return { posts: posts(), connections: peers.map((to) => connectionTo(mesh.index, host, to, mesh, true)) };
 }

@@ -10,12 +10,13 @@
  * - {kind: poisson, hosts: [h1, h2, h3], load: 0.5, sizes: {fixed: 64KB}, start: 100us}
  * ```
  */
+import { CLASS_PROPERTIES, resolveClass, type ConnectionClass } from './transport.js';
 import { Fields, PHRASE, type UnitParsers, type WorkloadFiles } from './fields.js';
 import { checkWorkloadIndex } from './flow-id.js';
 import { hostsFieldSchema, resolveHostSet, type HostSet } from './host-set.js';
 import type { SizeDistribution } from './size-cdf.js';
 
-export interface PoissonWorkload {
+export interface PoissonWorkload extends ConnectionClass {
   kind: 'poisson';
   index: number;
   hosts: HostSet;
@@ -47,6 +48,7 @@ export const poissonSchema = {
     },
     start: { type: 'string', description: `a start time: ${PHRASE.duration} (default 0us)` },
     stop: { type: 'string', description: `a time to stop arrivals: ${PHRASE.duration}, after start` },
+    ...CLASS_PROPERTIES,
   },
 } as const;
 
@@ -83,5 +85,5 @@ export function resolvePoisson(raw: Record<string, unknown>, index: number, unit
   checkWorkloadIndex(index, fields);
   const hosts = resolveHostSet('hosts', item.hosts, 2, fields);
   const sizes = resolveSizes(item.sizes, units, files, fields);
-  return fields.done({ kind: 'poisson', index, hosts, load: item.load, sizes, ...resolveWindow(item, units, fields) });
+  return fields.done({ kind: 'poisson', index, hosts, load: item.load, sizes, ...resolveWindow(item, units, fields), ...resolveClass(raw) });
 }

@@ -7,7 +7,7 @@ import { drain } from './testing.js';
 
 const HOSTS = ['h1', 'h2', 'h3', 'h4'];
 const US = 1_000_000;
-const poisson = (fields: Partial<PoissonWorkload> = {}): PoissonWorkload => ({ kind: 'poisson', index: 3, hosts: 'all', load: 0.3, sizes: { kind: 'fixed', sizeBytes: 1000 }, startPs: 50 * US, stopPs: null, ...fields });
+const poisson = (fields: Partial<PoissonWorkload> = {}): PoissonWorkload => ({ kind: 'poisson', index: 3, hosts: 'all', load: 0.3, sizes: { kind: 'fixed', sizeBytes: 1000 }, startPs: 50 * US, stopPs: null, transport: 'rdma', dscp: 26, ...fields });
 
 test('the rate: 64 kB messages at half of 40 Gb/s arrive every 25.6 us on average', () => {
   // 1/λ = 8 × 64,000 B / (0.5 × 40e9 bit/s) = 25.6e-6 s.

@@ -43,5 +43,5 @@ export function poissonTraffic(poisson: PoissonWorkload, host: string, ctx: Traf
       yield writePost(poisson.index, host, to, { atPs, sizeBytes: drawSizeBytes(poisson.sizes, rng), slot, seq });
     }
   }
-  return { posts: posts(), connections: peers.map((to) => connectionTo(poisson.index, host, to)) };
+  return { posts: posts(), connections: peers.map((to) => connectionTo(poisson.index, host, to, poisson)) };
 }

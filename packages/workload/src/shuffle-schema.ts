@@ -7,11 +7,12 @@
  * - {kind: shuffle, hosts: [h1, h2, h3], sizeBytes: 1MB, start: 10us}
  * ```
  */
+import { CLASS_PROPERTIES, type ConnectionClass } from './transport.js';
 import { PHRASE, type UnitParsers } from './fields.js';
 import { hostsFieldSchema, type HostSet } from './host-set.js';
 import { resolveSet } from './permutation-schema.js';
 
-export interface ShuffleWorkload {
+export interface ShuffleWorkload extends ConnectionClass {
   kind: 'shuffle';
   index: number;
   hosts: HostSet;
@@ -28,6 +29,7 @@ export const shuffleSchema = {
     hosts: hostsFieldSchema,
     sizeBytes: { type: ['integer', 'string'], description: PHRASE.bytes },
     start: { type: 'string', description: `a start time: ${PHRASE.duration}` },
+    ...CLASS_PROPERTIES,
   },
 } as const;
 

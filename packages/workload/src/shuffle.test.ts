@@ -6,7 +6,7 @@ import type { ShuffleWorkload } from './shuffle-schema.js';
 import { contextFor, drain } from './testing.js';
 
 const HOSTS = ['h1', 'h2', 'h3', 'h4', 'h5'];
-const shuffle: ShuffleWorkload = { kind: 'shuffle', index: 0, hosts: 'all', sizeBytes: 256, startPs: 3 };
+const shuffle: ShuffleWorkload = { kind: 'shuffle', index: 0, hosts: 'all', sizeBytes: 256, startPs: 3, transport: 'rdma', dscp: 26 };
 
 test('every ordered pair of distinct hosts exactly once, all at the start', () => {
   const pairs = HOSTS.flatMap((h) => drain(h, [shuffle], HOSTS).map((p) => `${h}->${p.to}`));

@@ -16,6 +16,6 @@ export function shuffleTraffic(shuffle: ShuffleWorkload, host: string, ctx: Traf
   const peers = Array.from({ length: n - 1 }, (_, j) => hosts[(slot + 1 + j) % n]!);
   return {
     posts: peers.map((to, seq) => writePost(shuffle.index, host, to, { atPs: shuffle.startPs, sizeBytes: shuffle.sizeBytes, slot, seq }))[Symbol.iterator](),
-    connections: peers.map((to) => connectionTo(shuffle.index, host, to)),
+    connections: peers.map((to) => connectionTo(shuffle.index, host, to, shuffle)),
   };
 }

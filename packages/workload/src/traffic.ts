@@ -8,7 +8,7 @@
  * workloads, hosts, link rates and streams give the same posts.
  */
 import type { Rng } from '@rocelab/sim';
-import { DEFAULT_FLOW_DSCP } from './flow-schema.js';
+import type { ConnectionClass, Transport } from './transport.js';
 import { connectionKey, flowId } from './flow-id.js';
 
 /** What a built-in workload posts: a WRITE or SEND carries the bytes from `from` to `to`; a READ asks `to` for them (its responses carry them back). */
@@ -34,6 +34,8 @@ export interface Connection {
   probe: boolean;
   /** DSCP of its data packets (26: RoCE, lossless priority 3 — DESIGN §9). */
   dscp: number;
+  /** RoCE (the NIC's RC) or the host's TCP-like stack. */
+  transport: Transport;
   /** Pacing rate in bit/s on the wire; null = as fast as the link and congestion control allow. */
   rateBps: number | null;
 }
@@ -82,7 +84,7 @@ export function writePost(workload: number, from: string, to: string, fields: { 
   return { atPs, to, connection: connectionKey(workload, from, to), opcode: 'write', sizeBytes, flow: flowId(workload, slot, seq), probe };
 }
 
-/** The workload's connection from `from` to `to`: default DSCP, unpaced. */
-export function connectionTo(workload: number, from: string, to: string, probe = false): Connection {
-  return { key: connectionKey(workload, from, to), to, probe, dscp: DEFAULT_FLOW_DSCP, rateBps: null };
+/** The workload's connection from `from` to `to` in its class, unpaced. */
+export function connectionTo(workload: number, from: string, to: string, cls: ConnectionClass, probe = false): Connection {
+  return { key: connectionKey(workload, from, to), to, probe, dscp: cls.dscp, transport: cls.transport, rateBps: null };
 }

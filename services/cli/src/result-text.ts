@@ -74,7 +74,8 @@ function pfcSection(r: RunResult): string[] {
 function hostSection(r: RunResult): string[] {
   const t = r.summary.hostTotals;
   const head = `hosts: ${t.cnpsSent} CNPs sent, ${t.cnpsReceived} received; ${t.retransmittedPackets} packets retransmitted; NAKs received ${t.naksReceived.seq} seq, ${t.naksReceived.rnr} RNR; ${t.rtoExpirations} timeouts; storm events ${t.stormEvents.warning} warning, ${t.stormEvents.error} error`;
-  if (r.summary.hosts.length === 0) return ['', head];
+  const tcp = t.tcp === undefined ? [] : [`TCP: ${t.tcp.segmentsSent} segments sent, ${t.tcp.retransmittedSegments} sent again (${t.tcp.fastRetransmits} fast retransmits, ${t.tcp.rtoExpirations} timeouts), ${t.tcp.cwndCuts} DCTCP window cuts; ${t.tcp.outOfOrder} segments received out of order, ${t.tcp.duplicates} duplicates`];
+  if (r.summary.hosts.length === 0) return ['', head, ...tcp];
   const rows = r.summary.hosts.map((h) => [
     h.host,
     count(h.cnpsSent),
@@ -86,7 +87,7 @@ function hostSection(r: RunResult): string[] {
     `${h.stormEvents.warning}/${h.stormEvents.error}`,
     count(h.goodputBytes),
   ]);
-  return ['', head, ...table(['host', 'CNP tx', 'CNP rx', 'retx', 'NAK seq/RNR', 'RTO', 'RNR waits', 'storm w/e', 'goodput B'], rows)];
+  return ['', head, ...tcp, ...table(['host', 'CNP tx', 'CNP rx', 'retx', 'NAK seq/RNR', 'RTO', 'RNR waits', 'storm w/e', 'goodput B'], rows)];
 }
 
 /** Each app's outcome and its own figures (`rdma.report`); a failed one's error in full. */
@@ -116,7 +117,7 @@ function flowSection(r: RunResult): string[] {
   const shown = r.flows.slice(0, 20);
   const rows = shown.map((f) => [
     String(f.flow),
-    f.opcode === 'read' ? `${f.from}⇠${f.to}` : `${f.from}→${f.to}`,
+    (f.opcode === 'read' ? `${f.from}⇠${f.to}` : `${f.from}→${f.to}`) + (f.transport === undefined ? '' : ` ${f.transport}`),
     count(f.sizeBytes),
     f.stalled ? 'STALLED' : f.status,
     f.fctNs === null ? '–' : us(f.fctNs),
