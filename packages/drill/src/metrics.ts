@@ -30,6 +30,13 @@ const METRICS: Record<string, (nodes: readonly NodeReport[], tables: TraceTables
   rocelab_naks_sent_total: (nodes) => hosts(nodes).flatMap(([n, h]) => (['seq', 'rnr'] as const).map((type) => ({ labels: { node: n.node, role: n.role, type }, value: h.naksSent[type] }))),
   rocelab_naks_received_total: (nodes) => hosts(nodes).flatMap(([n, h]) => (['seq', 'rnr'] as const).map((type) => ({ labels: { node: n.node, role: n.role, type }, value: h.naksReceived[type] }))),
   rocelab_nic_pause_storm_events_total: (nodes) => hosts(nodes).flatMap(([n, h]) => (['warning', 'error'] as const).map((level) => ({ labels: { node: n.node, role: n.role, level }, value: h.stormEvents[level] }))),
+  rocelab_tagger_retagged_packets_total: perTagger((t) => t.retagged),
+  rocelab_tagger_demoted_packets_total: perTagger((t) => t.demoted),
+  rocelab_tagger_dropped_packets_total: perTagger((t) => t.dropped),
+  rocelab_credit_wait_seconds_total: (nodes) =>
+    nodes.flatMap((n) => n.ports.flatMap((p) => (p.credit === undefined ? [] : PRIORITIES.map((q) => ({ labels: { node: n.node, role: n.role, port: p.port, priority: String(q) }, value: (p.credit!.waitPs[q] ?? 0) / 1e12 }))))),
+  rocelab_credit_updates_sent_total: perCreditPort((c) => c.updatesSent),
+  rocelab_credit_updates_received_total: perCreditPort((c) => c.updatesReceived),
   rocelab_pfcwd_storms_detected_total: watchdogEvents('pfcwd_storm_detected'),
   rocelab_pfcwd_storms_restored_total: watchdogEvents('pfcwd_storm_restored'),
 };
@@ -60,6 +67,14 @@ function hosts(nodes: readonly NodeReport[]): Array<[NodeReport, NonNullable<Nod
 
 function perHost(pick: (h: NonNullable<NodeReport['host']>) => number) {
   return (nodes: readonly NodeReport[]): Series[] => hosts(nodes).map(([n, h]) => ({ labels: { node: n.node, role: n.role }, value: pick(h) }));
+}
+
+function perTagger(pick: (t: NonNullable<NodeReport['tagger']>) => number) {
+  return (nodes: readonly NodeReport[]): Series[] => nodes.flatMap((n) => (n.tagger === undefined ? [] : [{ labels: { node: n.node, role: n.role }, value: pick(n.tagger) }]));
+}
+
+function perCreditPort(pick: (c: NonNullable<NodeReport['ports'][number]['credit']>) => number) {
+  return (nodes: readonly NodeReport[]): Series[] => nodes.flatMap((n) => n.ports.flatMap((p) => (p.credit === undefined ? [] : [{ labels: { node: n.node, role: n.role, port: p.port }, value: pick(p.credit) }])));
 }
 
 function watchdogEvents(event: string) {

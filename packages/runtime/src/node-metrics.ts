@@ -96,6 +96,7 @@ function switchSource(sw: Switch, engine: Engine): SwitchMetricsSource {
     stormsDetected: (port, p) => sw.watchdog(port, p)?.detections ?? 0,
     stormsRestored: (port, p) => sw.watchdog(port, p)?.restorations ?? 0,
     floodCopies: (port) => sw.floodCopies[port]!,
+    tagger: sw.tagger?.stats ?? null,
   };
 }
 

@@ -45,7 +45,15 @@ export function nodeReport(engine: Engine, index: number, role: string): NodeRep
     };
   });
   const app = nic === null ? undefined : appHostOf.get(nic);
-  return { node: ctx.name, role, ports, host: nic === null ? null : hostReport(nic), ...(app === undefined ? {} : { app: app.report() }) };
+  const tagger = sw?.tagger ?? null;
+  return {
+    node: ctx.name,
+    role,
+    ports,
+    host: nic === null ? null : hostReport(nic),
+    ...(app === undefined ? {} : { app: app.report() }),
+    ...(tagger === null ? {} : { tagger: { ...tagger.stats } }),
+  };
 }
 
 function hostReport(nic: Nic): HostReport {

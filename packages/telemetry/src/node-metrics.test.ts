@@ -64,6 +64,7 @@ class FakeSource implements NodeMetricsSource {
     stormsDetected: () => 0,
     stormsRestored: () => 0,
     floodCopies: () => 0,
+    tagger: null,
   };
 
   virtualSeconds(): number {

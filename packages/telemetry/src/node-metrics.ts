@@ -68,6 +68,8 @@ export interface SwitchMetricsSource {
   stormsRestored(port: number, priority: number): number;
   /** Per port: copies this switch made by flooding out of it. */
   floodCopies(port: number): number;
+  /** Tagger's live counters (issue 14), or null when it is off. */
+  tagger: { readonly retagged: number; readonly demoted: number; readonly dropped: number } | null;
 }
 
 export interface NodeIdentity {
@@ -132,6 +134,13 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
     perPriority('rocelab_pfcwd_storms_detected_total', 'PFC storms the watchdog declared on this queue.', (i, p) => sw.stormsDetected(i, p));
     perPriority('rocelab_pfcwd_storms_restored_total', 'PFC storms the watchdog restored on this queue.', (i, p) => sw.stormsRestored(i, p));
     perPort('rocelab_flooded_packets_total', 'Copies this switch made by flooding a packet out of this port (unknown destination MAC).', (i) => sw.floodCopies(i));
+    const tagger = sw.tagger;
+    if (tagger !== null) {
+      const one = (name: string, help: string, value: () => number) => readCounter(registry, name, help, [], (emit) => emit({}, value()));
+      one('rocelab_tagger_retagged_packets_total', 'Packets Tagger moved to the next lossless tag: forwarded against up-down (a bounce).', () => tagger.retagged);
+      one('rocelab_tagger_demoted_packets_total', 'Packets past the last lossless tag that Tagger moved to its lossy priority.', () => tagger.demoted);
+      one('rocelab_tagger_dropped_packets_total', 'Packets past the last lossless tag that Tagger dropped (beyond: drop).', () => tagger.dropped);
+    }
   }
   const nic = source.nic;
   if (nic !== undefined) {

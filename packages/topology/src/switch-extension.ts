@@ -3,7 +3,7 @@
  * `defaults.switch` and each switch node, and the checks that need the resolved pod — every
  * switch's settings on top of its profile, and its buffer plan against its own ports.
  */
-import { planSwitch, resolveSwitchSettings, switchConfigSchema, type SwitchProblem, type SwitchSettings } from '@rocelab/switch';
+import { planSwitch, portDirections, resolveSwitchSettings, switchConfigSchema, type PortDirection, type SwitchProblem, type SwitchSettings } from '@rocelab/switch';
 import type { ExtensionProblem, SchemaExtensions } from './extensions.js';
 import type { NodeSpec, PodSpec } from './pod.js';
 import { UNITS } from './units.js';
@@ -17,6 +17,20 @@ export function switchSettingsOf(pod: PodSpec, node: NodeSpec, problems: SwitchP
   return settings;
 }
 
+/**
+ * Which way each port of a switch faces in the Clos, from its peers' roles (Tagger's up-down
+ * paths); a problem when the switch or a peer has no tier (`switch`) or two of a tier are linked.
+ */
+export function switchPortDirections(pod: PodSpec, node: NodeSpec, problems: SwitchProblem[] = []): PortDirection[] | undefined {
+  try {
+    return portDirections(node.role, node.ports.map((p) => pod.nodes[p.peerNode]!.role));
+  } catch (err) {
+    const peers = node.ports.map((p) => `${p.name} → ${pod.nodes[p.peerNode]!.role}`).join(', ');
+    problems.push({ field: 'tagger', expected: `a switch of a Clos: role tor, leaf or spine, linked only to hosts and other tiers (${(err as Error).message})`, actual: `${node.role} with ${peers}` });
+    return undefined;
+  }
+}
+
 function checkSwitches(pod: PodSpec): ExtensionProblem[] {
   const out: ExtensionProblem[] = [];
   for (const node of pod.nodes) {
@@ -24,6 +38,7 @@ function checkSwitches(pod: PodSpec): ExtensionProblem[] {
     const problems: SwitchProblem[] = [];
     const settings = switchSettingsOf(pod, node, problems);
     if (problems.length === 0) planSwitch(settings, node.ports, problems);
+    if (settings.tagger !== null) switchPortDirections(pod, node, problems);
     for (const p of problems) out.push({ node: node.name, key: 'switch', ...p });
   }
   return out;
