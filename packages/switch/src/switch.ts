@@ -137,6 +137,11 @@ export class Switch implements NodeModel {
     }
   }
 
+  /** A frame's priority here: its queue, group, and lane on a credit link. */
+  priorityOf(frame: Frame): number {
+    return this.classifier.priority(frame);
+  }
+
   onFrame(nowPs: number, inPort: number, frame: Frame): void {
     const ctx = this.ctx;
     this.l2.learn(nowPs, frame.srcMac, inPort);
