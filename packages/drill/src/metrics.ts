@@ -36,6 +36,13 @@ const METRICS: Record<string, (nodes: readonly NodeReport[], tables: TraceTables
   rocelab_tcp_rto_expirations_total: perTcpHost((t) => t.rtoExpirations),
   rocelab_tcp_window_cuts_total: perTcpHost((t) => t.cwndCuts),
   rocelab_tcp_out_of_order_segments_total: perTcpHost((t) => t.outOfOrder),
+  rocelab_tagger_retagged_packets_total: perTagger((t) => t.retagged),
+  rocelab_tagger_demoted_packets_total: perTagger((t) => t.demoted),
+  rocelab_tagger_dropped_packets_total: perTagger((t) => t.dropped),
+  rocelab_credit_wait_seconds_total: (nodes) =>
+    nodes.flatMap((n) => n.ports.flatMap((p) => (p.credit === undefined ? [] : PRIORITIES.map((q) => ({ labels: { node: n.node, role: n.role, port: p.port, priority: String(q) }, value: (p.credit!.waitPs[q] ?? 0) / 1e12 }))))),
+  rocelab_credit_updates_sent_total: perCreditPort((c) => c.updatesSent),
+  rocelab_credit_updates_received_total: perCreditPort((c) => c.updatesReceived),
   rocelab_pfcwd_storms_detected_total: watchdogEvents('pfcwd_storm_detected'),
   rocelab_pfcwd_storms_restored_total: watchdogEvents('pfcwd_storm_restored'),
 };
@@ -71,6 +78,14 @@ function perHost(pick: (h: NonNullable<NodeReport['host']>) => number) {
 /** The TCP series exist on the hosts whose stack has connections, as in `/metrics`. */
 function perTcpHost(pick: (t: NonNullable<NonNullable<NodeReport['host']>['tcp']>) => number) {
   return (nodes: readonly NodeReport[]): Series[] => hosts(nodes).flatMap(([n, h]) => (h.tcp === undefined ? [] : [{ labels: { node: n.node, role: n.role }, value: pick(h.tcp) }]));
+}
+
+function perTagger(pick: (t: NonNullable<NodeReport['tagger']>) => number) {
+  return (nodes: readonly NodeReport[]): Series[] => nodes.flatMap((n) => (n.tagger === undefined ? [] : [{ labels: { node: n.node, role: n.role }, value: pick(n.tagger) }]));
+}
+
+function perCreditPort(pick: (c: NonNullable<NodeReport['ports'][number]['credit']>) => number) {
+  return (nodes: readonly NodeReport[]): Series[] => nodes.flatMap((n) => n.ports.flatMap((p) => (p.credit === undefined ? [] : [{ labels: { node: n.node, role: n.role, port: p.port }, value: pick(p.credit) }])));
 }
 
 function watchdogEvents(event: string) {

@@ -3,7 +3,7 @@
  * so a plot stays small however long the run (queue.csv has a row per queue per µs). Pure
  * selection and binning over trace rows; the Vega-Lite specs live in plot-specs.ts.
  */
-import { naturalCompare, nearestRank, pauseIntervals, type FctRow, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
+import { naturalCompare, nearestRank, pauseIntervals, type FctRow, type NodeReport, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
 import type { SlowdownPoint } from './plot-specs.js';
 import type { FaultOutcome } from './report-model.js';
 
@@ -192,4 +192,30 @@ export function slowdownCdf(byVariant: ReadonlyArray<{ variant: string; rows: re
     }
   }
   return { variants, points, unfinished };
+}
+
+/** One node's held time in one variant: what its transmitters spent paused by PFC and waiting for credit. */
+export interface HoldBar { node: string; variant: string; ms: number }
+
+/**
+ * How far back-pressure spread, per variant (issue 14, credit vs PFC): for every node, the time
+ * its transmitters were held — paused by received PFC plus waiting for credit — summed over its
+ * ports and priorities, in ms. Nodes held in no variant are left out; rows in pod order.
+ */
+export function holdBars(variants: ReadonlyArray<{ name: string; nodes: readonly NodeReport[] }>): { rows: string[]; bars: HoldBar[] } {
+  const bars: HoldBar[] = [];
+  const held = new Set<string>();
+  for (const v of variants) {
+    for (const n of v.nodes) {
+      let ps = 0;
+      for (const p of n.ports) {
+        for (const x of p.pausedPs) ps += x;
+        for (const x of p.credit?.waitPs ?? []) ps += x;
+      }
+      bars.push({ node: n.node, variant: v.name, ms: ps / 1e9 });
+      if (ps > 0) held.add(n.node);
+    }
+  }
+  const rows = (variants[0]?.nodes ?? []).map((n) => n.node).filter((n) => held.has(n));
+  return { rows, bars: bars.filter((b) => held.has(b.node)) };
 }

@@ -3,6 +3,7 @@
  * the same x scale (0 to the run's end, in µs) so a report's plots line up, and the faults as
  * labelled vertical rules. Data is inline (`values`): nothing is loaded, nothing is random.
  */
+import type { HoldBar } from './plot-series.js';
 import type { TopLevelSpec } from 'vega-lite';
 import type { FaultMark, PauseCell, Point, ProbePoint } from './plot-series.js';
 
@@ -101,6 +102,25 @@ export function pauseSpec(o: { variant: string; endUs: number; rows: string[]; c
       },
       ...faultLayers(o.faults, o.endUs),
     ],
+  };
+}
+
+/** Held time per node, one bar per variant (`holdBars`): how far back-pressure reached in each. */
+export function holdSpec(o: { rows: string[]; variants: string[]; bars: HoldBar[] }): TopLevelSpec {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: title('time each node\'s transmitters were held: paused by PFC or waiting for credit', ['summed over ports and priorities']),
+    width: WIDTH,
+    height: Math.max(ROW_PX * o.rows.length * o.variants.length, 3 * ROW_PX),
+    config: CONFIG,
+    data: { values: o.bars },
+    mark: { type: 'bar' },
+    encoding: {
+      y: { field: 'node', type: 'nominal', title: 'node', scale: { domain: o.rows } },
+      yOffset: { field: 'variant', type: 'nominal', scale: { domain: o.variants } },
+      x: { field: 'ms', type: 'quantitative', title: 'held (ms)' },
+      color: { field: 'variant', type: 'nominal', title: 'variant', scale: { domain: o.variants } },
+    },
   };
 }
 

@@ -10,8 +10,9 @@
 import type { TraceTables } from '@rocelab/results';
 import { View, parse } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries, slowdownCdf, MAX_PAUSE_ROWS } from './plot-series.js';
-import { pauseSpec, probeSpec, queueSpec, rateSpec, slowdownCdfSpec } from './plot-specs.js';
+import type { NodeReport } from '@rocelab/results';
+import { faultMarks, holdBars, pauseHeatmap, probeSeries, queueSeries, rateSeries, slowdownCdf, MAX_PAUSE_ROWS } from './plot-series.js';
+import { holdSpec, pauseSpec, probeSpec, queueSpec, rateSpec, slowdownCdfSpec } from './plot-specs.js';
 import type { DrillReport, PlotRef } from './report-model.js';
 
 export interface DrillPlotInput {
@@ -24,6 +25,8 @@ export interface DrillPlotInput {
   bottleneckQueues?: readonly string[];
   /** Each variant's trace origin (its first post) in virtual µs: fault times are virtual, trace times are not. Default 0. */
   traceOriginUs?: ReadonlyMap<string, number>;
+  /** Each variant's node reports: with a credit link anywhere, one more plot compares how long each node was held. */
+  nodes?: ReadonlyMap<string, readonly NodeReport[]>;
   /** Told what Vega-Lite or Vega logged while rendering a plot (a sign of a bad spec, not of bad data). */
   onWarning?: (file: string, message: string) => void;
 }
@@ -80,6 +83,16 @@ export async function drillPlots(input: DrillPlotInput): Promise<RenderedPlot[]>
     const { svg, warnings } = await renderSvg(slowdownCdfSpec({ variants: cdf.variants, points: cdf.points, notes }), 'fct-slowdown');
     for (const w of warnings) input.onWarning?.('fct-slowdown.svg', w);
     out.push({ ref: { file: 'fct-slowdown.svg', title: 'FCT slowdown by variant', variant: null }, svg });
+  }
+  const withNodes = variants.flatMap((v) => (input.nodes?.has(v.name) ? [{ name: v.name, nodes: input.nodes.get(v.name)! }] : []));
+  if (withNodes.some((v) => v.nodes.some((n) => n.ports.some((p) => p.credit !== undefined)))) {
+    const { rows, bars } = holdBars(withNodes);
+    if (rows.length > 0) {
+      const spec = holdSpec({ rows, variants: withNodes.map((v) => v.name), bars });
+      const { svg, warnings } = await renderSvg(spec, 'held');
+      for (const w of warnings) input.onWarning?.('held.svg', w);
+      out.push({ ref: { file: 'held.svg', title: 'back-pressure: time each node was held, per variant', variant: null }, svg });
+    }
   }
   return out;
 }

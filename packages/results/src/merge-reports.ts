@@ -19,6 +19,9 @@ function mergeTwo(a: NodeReport, b: NodeReport): NodeReport {
     role: a.role,
     ports: a.ports.map((p, i) => mergePorts(p, b.ports[i]!)),
     host: a.host === null ? b.host : b.host === null ? a.host : mergeHosts(a.host, b.host),
+    ...(a.tagger === undefined || b.tagger === undefined
+      ? (a.tagger ?? b.tagger) === undefined ? {} : { tagger: (a.tagger ?? b.tagger)! }
+      : { tagger: { retagged: a.tagger.retagged + b.tagger.retagged, demoted: a.tagger.demoted + b.tagger.demoted, dropped: a.tagger.dropped + b.tagger.dropped } }),
   };
 }
 
@@ -45,6 +48,9 @@ function mergePorts(a: PortReport, b: PortReport): PortReport {
     losslessDrops: a.losslessDrops + b.losslessDrops,
     txBytes: a.txBytes + b.txBytes,
     rxBytes: a.rxBytes + b.rxBytes,
+    ...(a.credit === undefined || b.credit === undefined
+      ? (a.credit ?? b.credit) === undefined ? {} : { credit: (a.credit ?? b.credit)! }
+      : { credit: { waitPs: add(a.credit.waitPs, b.credit.waitPs), updatesSent: a.credit.updatesSent + b.credit.updatesSent, updatesReceived: a.credit.updatesReceived + b.credit.updatesReceived } }),
   };
 }
 

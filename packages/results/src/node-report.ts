@@ -31,6 +31,19 @@ export interface PortReport {
   losslessDrops: number;
   txBytes: number;
   rxBytes: number;
+  /**
+   * Credit flow control (`flowControl: credit`, issue 14), on credit links only: virtual time each
+   * priority (virtual lane) of this port's transmitter waited for credit, and the credit update
+   * packets this port sent and received.
+   */
+  credit?: { waitPs: number[]; updatesSent: number; updatesReceived: number };
+}
+
+/** A Tagger switch's packets (issue 14): re-tagged against up-down, demoted past the last lossless tag, dropped there. */
+export interface TaggerReport {
+  retagged: number;
+  demoted: number;
+  dropped: number;
 }
 
 export interface HostReport {
@@ -70,6 +83,8 @@ export interface NodeReport {
   host: HostReport | null;
   /** The application the host ran (issue 13); absent without one. */
   app?: AppReport;
+  /** A switch with Tagger on; absent otherwise. */
+  tagger?: TaggerReport;
 }
 
 /** What a host's application did (issue 13): its outcome, its own figures (`rdma.report`), its last log lines. */

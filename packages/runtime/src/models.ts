@@ -8,7 +8,7 @@
 import { DEFAULT_WIRE_MODEL, Engine, type NodeModel, type WireModel } from '@rocelab/sim';
 import { MemoryRegions, Nic, type HostPeer, type NicProblem, type QpEnd } from '@rocelab/rnic';
 import { planSwitch, Switch, type SwitchProblem } from '@rocelab/switch';
-import { nicSettingsOf, resolvedWorkloads, routeTable, switchSettingsOf, type PodSpec, type Profile } from '@rocelab/topology';
+import { nicSettingsOf, resolvedWorkloads, routeTable, switchPortDirections, switchSettingsOf, type PodSpec, type Profile } from '@rocelab/topology';
 import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
 import { hostTraffic, type ResolvedWorkload } from '@rocelab/workload';
 import { firstPostPs, hostNames, linkRateOf, qpPlan, type HostQps } from './qp-plan.js';
@@ -108,6 +108,7 @@ export function createModel(engine: Engine, pc: PodContext, index: number, optio
     settings,
     plan,
     accounting: pc.wire.accounting,
+    ...(settings.tagger === null ? {} : { portDirections: switchPortDirections(pod, node) ?? [] }),
   });
 }
 

@@ -78,6 +78,10 @@ function sourceOf(engine: Engine, index: number, windows: () => number): NodeMet
     paused: (port, p) => (ctx.transmitters[port]!.pausedMask(engine.horizonPs) & (1 << p)) !== 0,
     events: () => engine.eventsProcessed(index),
     windows,
+    credit: (port) => {
+      const c = ctx.transmitters[port]!.credit;
+      return c === null ? null : { waitSeconds: (p) => c.waitPs(p, engine.horizonPs) / 1e12, updatesSent: c.updatesSent, updatesReceived: c.updatesReceived };
+    },
     ...(model instanceof Switch ? { switch: switchSource(model, engine) } : {}),
     ...(model instanceof Nic ? { nic: nicSource(model, engine) } : {}),
   };
@@ -96,6 +100,7 @@ function switchSource(sw: Switch, engine: Engine): SwitchMetricsSource {
     stormsDetected: (port, p) => sw.watchdog(port, p)?.detections ?? 0,
     stormsRestored: (port, p) => sw.watchdog(port, p)?.restorations ?? 0,
     floodCopies: (port) => sw.floodCopies[port]!,
+    tagger: sw.tagger?.stats ?? null,
   };
 }
 

@@ -31,7 +31,8 @@ export function nodeReport(engine: Engine, index: number, role: string): NodeRep
       pfcSent: [...stats.pfcTx],
       pfcReceived: [...stats.pfcRx],
       pausedPs: PRIORITIES.map((p) => tx.pausedPs(p, now)),
-      pausingPs: PRIORITIES.map((p) => (sw !== null ? sw.pfc.pausingPs(port, p, now) : nic !== null && nic.pfcPriorities.includes(p) ? nic.pfc.pausingPs(now) : 0)),
+      // A credit link sends no pause: whatever the NIC's buffer logic wanted, nobody was paused.
+      pausingPs: PRIORITIES.map((p) => (tx.credit !== null ? 0 : sw !== null ? sw.pfc.pausingPs(port, p, now) : nic !== null && nic.pfcPriorities.includes(p) ? nic.pfc.pausingPs(now) : 0)),
       firstPauseTxPs: stats.firstPauseTxPs,
       lastPauseTxPs: stats.lastPauseTxPs,
       firstPauseRxPs: stats.firstPauseRxPs,
@@ -42,10 +43,19 @@ export function nodeReport(engine: Engine, index: number, role: string): NodeRep
       losslessDrops: sw !== null ? sw.losslessDrops[port]! : nic !== null ? nic.stats.losslessDrops : 0,
       txBytes: stats.txBytes,
       rxBytes: stats.rxBytes,
+      ...(tx.credit === null ? {} : { credit: { waitPs: PRIORITIES.map((p) => tx.credit!.waitPs(p, now)), updatesSent: tx.credit.updatesSent, updatesReceived: tx.credit.updatesReceived } }),
     };
   });
   const app = nic === null ? undefined : appHostOf.get(nic);
-  return { node: ctx.name, role, ports, host: nic === null ? null : hostReport(nic), ...(app === undefined ? {} : { app: app.report() }) };
+  const tagger = sw?.tagger ?? null;
+  return {
+    node: ctx.name,
+    role,
+    ports,
+    host: nic === null ? null : hostReport(nic),
+    ...(app === undefined ? {} : { app: app.report() }),
+    ...(tagger === null ? {} : { tagger: { ...tagger.stats } }),
+  };
 }
 
 function hostReport(nic: Nic): HostReport {

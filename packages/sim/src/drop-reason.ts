@@ -23,6 +23,8 @@ export const DROP_REASONS = [
    * longer than its receive) and everything that reaches its queue pair after, in the error state.
    */
   'qp_error',
+  /** A packet a Tagger switch would have forwarded against up-down past its last lossless tag, with `beyond: drop` (issue 14). */
+  'tagger',
 ] as const;
 
 export type DropReason = (typeof DROP_REASONS)[number];

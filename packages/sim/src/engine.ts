@@ -8,7 +8,7 @@
  * Each node folds every event it processes into its own trace hash, so a node's hash is
  * the same whichever process hosts it and however time was cut into windows.
  */
-import { FrameKind, frameBytes, type Frame } from '@rocelab/wire';
+import { DEFAULT_DSCP_MAP, FrameKind, frameBytes, type Frame } from '@rocelab/wire';
 import { EventClass, type SimEvent } from './event.js';
 import { EventQueue } from './event-queue.js';
 import type { ImpairmentConfig } from './impairments.js';
@@ -91,6 +91,16 @@ interface Hosted {
   killedBy: number | null;
   /** Models of earlier lives, for the run's results (a killed host's messages). */
   retired: NodeModel[];
+  /**
+   * With credit links: each frame now in the node that arrived on one, to its `port << 3 | lane`
+   * (its blocks come back when it leaves); null on a node without credit links (nothing to do).
+   */
+  creditHeld: Map<Frame, number> | null;
+}
+
+/** The lane (priority) of a frame at a node: its model's classification, or the NICs' DSCP map. */
+function laneOf(h: Hosted, frame: Frame): number {
+  return h.model?.priorityOf?.(frame) ?? DEFAULT_DSCP_MAP[frame.dscp]!;
 }
 
 export class EngineError extends Error {
@@ -486,6 +496,23 @@ export class Engine implements ContextHost {
       h.model!.onPfc?.(event.timePs, port, frame);
       return;
     }
+    if (h.creditHeld !== null) {
+      const credit = ctx.transmitters[port]!.credit;
+      if (frame.kind === FrameKind.credit) {
+        ctx.deliver(frame);
+        ctx.transmitters[port]!.applyCredit(event.timePs, frame);
+        return;
+      }
+      if (credit !== null) {
+        // The frame takes blocks of its lane until it leaves the node (`creditLeave`).
+        const lane = laneOf(h, frame);
+        credit.onArrive(lane, frameBytes(frame, this.wire.accounting));
+        h.creditHeld.set(frame, (port << 3) | lane);
+      }
+    } else if (frame.kind === FrameKind.credit) {
+      ctx.deliver(frame); // a credit update on a node without credit links: nothing grants by credit here
+      return;
+    }
     h.model!.onFrame(event.timePs, port, frame);
   }
 
@@ -499,6 +526,7 @@ export class Engine implements ContextHost {
       incarnation: 0,
       killedBy: null,
       retired: [],
+      creditHeld: null,
       ports: node.ports.map((p) => ({ remote: !hostedSet.has(p.peerNode), rxDown: false, outbox: emptyOutbox() })),
     };
     for (const port of node.ports) {
@@ -524,16 +552,36 @@ export class Engine implements ContextHost {
           }
         },
         drop: (frame, reason) => ctx.drop(frame, reason, port.index),
+        laneOf: (frame) => laneOf(hosted, frame),
         stats: portStats,
         rng: ctx.rng(`link:${port.name}`),
       });
       ctx.transmitters[port.index] = tx;
     }
+    if (node.ports.some((p) => p.out.credit !== undefined)) {
+      hosted.creditHeld = new Map();
+      const leave = (frame: Frame) => this.creditLeave(hosted, frame);
+      ctx.onLeave = leave;
+      for (const tx of ctx.transmitters) tx.onStart = leave;
+    }
     return hosted;
   }
 
+  /**
+   * A frame left a node with credit links (forwarded onto a wire, delivered or dropped): if it
+   * arrived on a credit port, its lane's blocks are free again, and the port owes its peer an update.
+   */
+  private creditLeave(h: Hosted, frame: Frame): void {
+    const held = h.creditHeld!.get(frame);
+    if (held === undefined) return;
+    h.creditHeld!.delete(frame);
+    const port = held >> 3;
+    const update = h.ctx.transmitters[port]!.credit!.onLeave(held & 7, frameBytes(frame, this.wire.accounting));
+    if (update !== null) h.ctx.sendControl(port, update);
+  }
+
   private arrivalEvent(timePs: number, origin: number, seq: number, target: number, port: number, frame: Frame, fcsBad: boolean): SimEvent {
-    const cls = frame.kind === FrameKind.pfc ? EventClass.pfcArrival : EventClass.frameArrival;
+    const cls = frame.kind === FrameKind.pfc || frame.kind === FrameKind.credit ? EventClass.pfcArrival : EventClass.frameArrival;
     return this.event(timePs, cls, origin, seq, target, 0, port, fcsBad ? 1 : 0, frame, null);
   }
 

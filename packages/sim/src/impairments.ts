@@ -71,7 +71,7 @@ export class Impairment {
   fate(frame: Frame): Fate {
     const c = this.current;
     if (c.down) return Fate.linkDown;
-    if (frame.kind === FrameKind.pfc) return Fate.deliver;
+    if (frame.kind === FrameKind.pfc || frame.kind === FrameKind.credit) return Fate.deliver;
     if (this.events.size > 0 && frame.kind === FrameKind.data) {
       const n = (this.seen.get(frame.destQp) ?? 0) + 1;
       this.seen.set(frame.destQp, n);

@@ -23,3 +23,4 @@ export * from './node-life.js';
 export * from './units.js';
 export * from './fields.js';
 export * from './credit-flow.js';
+export * from './credit-link.js';

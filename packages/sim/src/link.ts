@@ -14,11 +14,13 @@ import {
   PFC_PRIORITIES,
   PFC_QUANTUM_BITS,
   frameBytes,
+  maxFrameBytes,
   minSerializedBytes,
   serializedBytes,
   type ByteAccounting,
   type Frame,
 } from '@rocelab/wire';
+import { CreditLink } from './credit-link.js';
 import type { DropReason } from './drop-reason.js';
 import { TxEvent } from './event.js';
 import { Fate, Impairment, type ImpairmentConfig } from './impairments.js';
@@ -32,6 +34,11 @@ export interface LinkDirectionConfig {
   latencyPs: number;
   mtu: number;
   impairments: ImpairmentConfig;
+  /**
+   * Credit flow control instead of PFC (`flowControl: credit`, issue 14): each lane's receive
+   * buffer in 64-byte blocks, the same at both ends of the link. Absent: PFC.
+   */
+  credit?: { bufferBlocks: number };
 }
 
 /** How the pod counts bytes and time on the wire (the `hpcc-ns3` profile differs). */
@@ -59,6 +66,8 @@ export interface TransmitterDeps {
   drop(frame: Frame, reason: DropReason): void;
   stats: PortStats;
   rng: Rng;
+  /** The lane (priority) a frame of this node's scheduler travels on; needed only on a credit link. */
+  laneOf?: (frame: Frame) => number;
 }
 
 /**
@@ -87,6 +96,12 @@ export class Transmitter {
   /** Time of the pending pause-expiry wake-up, -1 if none. */
   private wakeAtPs = -1;
   private readonly quantumPs: number;
+  /** Credit flow control on this link (`LinkDirectionConfig.credit`), or null (PFC). */
+  readonly credit: CreditLink | null;
+  /** Called as each frame from the scheduler starts on the wire (a credit link's receiver gives its blocks back); null when nothing listens. */
+  onStart: ((frame: Frame) => void) | null = null;
+  /** PFC frames the node tried to send on a credit link: none goes out (the link has no pauses). */
+  pfcSuppressed = 0;
 
   constructor(
     readonly config: LinkDirectionConfig,
@@ -97,6 +112,8 @@ export class Transmitter {
     if (!(Number.isSafeInteger(config.latencyPs) && config.latencyPs >= 0)) throw new RangeError(`link latency must be a non-negative integer ps, got ${config.latencyPs}`);
     this.impairment = new Impairment(config.impairments, deps.rng);
     this.quantumPs = serializationPs(PFC_QUANTUM_BITS / 8, config.rateBps);
+    this.credit = config.credit === undefined ? null : new CreditLink({ bufferBlocks: config.credit.bufferBlocks, maxFrameBytes: maxFrameBytes(config.mtu) });
+    if (this.credit !== null && deps.laneOf === undefined) throw new Error('transmitter: a credit link needs laneOf');
   }
 
   get busy(): boolean {
@@ -147,10 +164,24 @@ export class Transmitter {
     if (this.state === 'idle') this.startNext(nowPs);
   }
 
-  /** Queue a PFC frame ahead of all data. */
-  sendControl(nowPs: number, frame: Frame): void {
+  /**
+   * Queue a link-control frame (PFC, credit update) ahead of all data. Returns false, sending
+   * nothing, for a PFC frame on a credit link: such a link has no pause frames.
+   */
+  sendControl(nowPs: number, frame: Frame): boolean {
+    if (this.credit !== null && frame.kind === FrameKind.pfc) {
+      this.pfcSuppressed++;
+      return false;
+    }
     this.control.push(frame);
     this.kick(nowPs);
+    return true;
+  }
+
+  /** A credit update arrived from the peer: lanes that got their credit back may start again. */
+  applyCredit(nowPs: number, frame: Frame): void {
+    if (this.credit === null) return; // a credit update on a PFC link: nothing here grants by credit
+    if (this.credit.onUpdate(nowPs, frame)) this.kick(nowPs);
   }
 
   onEvent(nowPs: number, kind: number): void {
@@ -228,15 +259,17 @@ export class Transmitter {
   private startNext(nowPs: number): void {
     let frame = this.control.shift() ?? null;
     if (frame === null) {
-      const mask = this.pausedMask(nowPs);
+      const pauses = this.pausedMask(nowPs);
+      const mask = this.credit === null ? pauses : pauses | this.credit.blockedMask;
       this.state = 'pulling';
       frame = this.deps.source.nextFrame(nowPs, mask);
       this.state = 'idle';
       // A PFC frame queued during the pull goes out after the frame the pull returned (MAC
       // control waits for the frame in progress), or now if the pull returned none.
+      if (frame !== null && this.credit !== null) this.credit.onSend(nowPs, this.deps.laneOf!(frame), frameBytes(frame, this.wire.accounting));
       frame ??= this.control.shift() ?? null;
       if (frame === null) {
-        if (mask !== 0) this.wakeAtEarliestExpiry(nowPs);
+        if (pauses !== 0) this.wakeAtEarliestExpiry(nowPs);
         return;
       }
     }
@@ -255,6 +288,8 @@ export class Transmitter {
     stats.txFrames++;
     stats.txBytes += frameBytes(frame, this.wire.accounting);
     if (frame.kind === FrameKind.pfc) stats.countPfc(true, nowPs, frame);
+    else if (this.credit !== null) this.credit.onControlSent(frame);
+    if (this.onStart !== null) this.onStart(frame);
     if (this.tap !== null) this.tap(nowPs, frame);
     switch (this.impairment.fate(frame)) {
       case Fate.deliver:

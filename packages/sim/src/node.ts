@@ -15,6 +15,8 @@ import type { NodeStats } from './stats.js';
 export interface NodeModel {
   /** The scheduler behind `port`'s transmitter: the next frame whose priority is not in `pausedMask`. */
   nextFrame(port: number, nowPs: number, pausedMask: number): Frame | null;
+  /** The priority a frame is classified into here (its lane on a credit link); absent: the NICs' DSCP map. */
+  priorityOf?(frame: Frame): number;
   /** A frame arrived on `port` (the link already dropped corrupted frames and handled PFC). */
   onFrame(nowPs: number, port: number, frame: Frame): void;
   onTimer(nowPs: number, timer: number): void;
@@ -131,11 +133,13 @@ export class NodeContext {
     this.transmitters[port]!.kick(this.host.nowPs);
   }
 
-  /** Send a PFC frame on `port`, ahead of all data. */
+  /** Send a link-control frame (PFC, credit update) on `port`, ahead of all data; a PFC frame on a credit link is not sent (nor counted). */
   sendControl(port: number, frame: Frame): void {
-    this.stats.sent++;
-    this.transmitters[port]!.sendControl(this.host.nowPs, frame);
+    if (this.transmitters[port]!.sendControl(this.host.nowPs, frame)) this.stats.sent++;
   }
+
+  /** The engine's hook on frames leaving this node (a credit link's receiver frees their blocks); null without credit links. */
+  onLeave: ((frame: Frame) => void) | null = null;
 
   /** A frame this node puts into the fabric (new packet, or a flood copy). */
   originate(_frame: Frame): void {
@@ -143,12 +147,14 @@ export class NodeContext {
   }
 
   /** A frame consumed here as its destination. */
-  deliver(_frame: Frame): void {
+  deliver(frame: Frame): void {
     this.stats.delivered++;
+    if (this.onLeave !== null) this.onLeave(frame);
   }
 
-  drop(_frame: Frame, reason: DropReason, port: number): void {
+  drop(frame: Frame, reason: DropReason, port: number): void {
     this.stats.countDrop(reason, port);
+    if (this.onLeave !== null) this.onLeave(frame);
   }
 
   /** A notable event, for traces and logs (see `NodeNote`). */

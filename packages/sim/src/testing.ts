@@ -89,6 +89,8 @@ export interface TestLink {
   latencyPs?: number;
   aToB?: Partial<ImpairmentConfig>;
   bToA?: Partial<ImpairmentConfig>;
+  /** Credit flow control with lanes of this many 64-byte blocks (absent: PFC). */
+  creditBlocks?: number;
 }
 
 /** Nodes (sorted by name) and ports for a list of point-to-point links; port i = i-th link of the node. */
@@ -102,6 +104,7 @@ export function testNodes(links: readonly TestLink[]): EngineNode[] {
       latencyPs: link.latencyPs ?? 1_000_000,
       mtu: 1024,
       impairments: { ...NO_IMPAIRMENTS, ...imp },
+      ...(link.creditBlocks === undefined ? {} : { credit: { bufferBlocks: link.creditBlocks } }),
     });
     const a = index(link.a);
     const b = index(link.b);

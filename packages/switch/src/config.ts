@@ -10,10 +10,12 @@
  * nodes:
  *   - {name: tor1, role: tor, switch: {losslessFlood: drop, xoffBytes: 200KB, xonBytes: 190KB, ecmpSeed: 7}}
  *   - {name: spine1, role: spine, switch: {ecn: {enabled: false}}}
+ *   - {name: leaf1, role: leaf, switch: {losslessPriorities: [3, 4], dscpMap: {34: 4}, tagger: {lossless: [3, 4], beyond: {lossy: 0}}}}
  * ```
  */
 import { PFC_MAX_QUANTA, PFC_PRIORITIES, type DscpMap } from '@rocelab/wire';
 import { formatDuration, readField, type FieldProblem, type UnitParsers } from '@rocelab/sim';
+import { TAGGER_BEYOND_LOSSY_PRIORITY } from './defaults.js';
 import { profileSettings, type BufferPool, type SwitchProfile, type SwitchSettings, type SwitchTiming } from './profiles.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
 
@@ -88,6 +90,22 @@ export const switchConfigSchema = {
         restoration: DURATION,
         poll: DURATION,
       },
+    },
+    tagger: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Tagger {lossless, beyond?}: the lossless priority of each tag, and drop or {lossy: P} past the last',
+      properties: {
+        lossless: { ...PRIORITY_LIST, minItems: 1, description: 'the lossless priority of each tag, in tag order, e.g. [3, 4]' },
+        beyond: {
+          description: 'drop, or {lossy: P} with a lossy priority P',
+          anyOf: [
+            { const: 'drop', description: 'drop' },
+            { type: 'object', additionalProperties: false, required: ['lossy'], properties: { lossy: { type: 'integer', description: 'a lossy priority 0..7' } }, description: '{lossy: P}' },
+          ],
+        },
+      },
+      required: ['lossless'],
     },
   },
 } as const;
@@ -178,6 +196,44 @@ function applyLayer(s: SwitchSettings, raw: Raw, units: UnitParsers, problems: S
       pollPs: parse('watchdog.poll', wd.poll, units.duration, positive('a poll interval')) ?? s.watchdog.pollPs,
     };
   }
+  const tagger = raw.tagger as Raw | undefined;
+  if (tagger !== undefined) {
+    const beyond = tagger.beyond as 'drop' | { lossy: number } | undefined;
+    s.tagger = {
+      // In tag order: the list is not sorted (tag 1 on its first priority).
+      losslessByTag: parse('tagger.lossless', tagger.lossless, tagOrder) ?? [],
+      beyond: beyond === undefined ? { lossy: TAGGER_BEYOND_LOSSY_PRIORITY } : beyond === 'drop' ? 'drop' : { lossy: parse('tagger.beyond.lossy', beyond.lossy, Number, priorityCheck) ?? 0 },
+    };
+  }
+}
+
+const priorityCheck = (p: number): string | null => (Number.isInteger(p) && p >= 0 && p < PFC_PRIORITIES ? null : 'a priority 0..7');
+
+function tagOrder(list: number[]): number[] {
+  for (const p of list) if (priorityCheck(p) !== null) throw new FieldError(`a list of priorities in 0..7 (${p} is not one)`);
+  if (new Set(list).size !== list.length) throw new FieldError('each priority once (a tag per priority)');
+  return [...list];
+}
+
+/**
+ * Tagger against the rest: each tag's priority lossless, the one past the last lossy, and a DSCP
+ * for each (the tag travels as the DSCP its priority is classified from, Tagger §5).
+ */
+function checkTagger(s: SwitchSettings, problems: SwitchProblem[]): void {
+  const t = s.tagger!;
+  const lossless = `losslessPriorities: [${s.losslessPriorities.join(', ')}]`;
+  for (const p of t.losslessByTag) {
+    if (!s.losslessPriorities.includes(p)) problems.push({ field: 'tagger.lossless', expected: `lossless priorities (${lossless})`, actual: `${p}, which is lossy` });
+  }
+  const priorities = [...t.losslessByTag, ...(t.beyond === 'drop' ? [] : [t.beyond.lossy])];
+  if (t.beyond !== 'drop' && s.losslessPriorities.includes(t.beyond.lossy)) {
+    problems.push({ field: 'tagger.beyond.lossy', expected: `a lossy priority (not in ${lossless})`, actual: t.beyond.lossy });
+  }
+  for (const p of priorities) {
+    if (s.dscpMap.includes(p)) continue;
+    const field = t.beyond !== 'drop' && p === t.beyond.lossy ? 'tagger.beyond.lossy' : 'tagger.lossless';
+    problems.push({ field, expected: `priorities some DSCP maps to: the tag travels as that DSCP (add one under dscpMap, e.g. {${p === 4 ? 34 : 8 * p}: ${p}})`, actual: `priority ${p}, which no DSCP maps to` });
+  }
 }
 
 /** Rules between fields, once every layer is applied. */
@@ -189,6 +245,7 @@ function checkTogether(s: SwitchSettings, problems: SwitchProblem[]): void {
   }
   if (s.pools !== null) checkPools(s.pools, problems);
   if (s.ecn.kmaxBytes <= s.ecn.kminBytes) problems.push({ field: 'ecn.kmax', expected: `Kmax above Kmin (> ${s.ecn.kminBytes} B)`, actual: s.ecn.kmaxBytes });
+  if (s.tagger !== null) checkTagger(s, problems);
   const w = s.watchdog;
   if (w.enabled && (w.pollPs > w.detectionPs || w.pollPs > w.restorationPs)) {
     problems.push({

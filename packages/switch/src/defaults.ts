@@ -72,3 +72,12 @@ export const WATCHDOG_DRILL = { detectionPs: 2 * PS_PER_MS, restorationPs: 4 * P
 /** ARP entries live 4 h and MAC entries 5 min (DESIGN §5; the mismatch behind Guo et al.'s deadlock). */
 export const ARP_AGEING_PS = 4 * 3600 * 1000 * PS_PER_MS;
 export const MAC_AGEING_PS = 5 * 60 * 1000 * PS_PER_MS;
+
+/**
+ * Tagger: where a packet goes past its last lossless tag when `beyond` is not given — the lossy
+ * best-effort class. Hu et al., "Tagger: Practical PFC Deadlock Prevention in Data Center
+ * Networks", CoNEXT 2017, §4: a packet whose tag exceeds the lossless queues "is put into a
+ * lossy queue", so a bounce that breaks up-down more often than planned loses packets instead of
+ * closing a cyclic buffer dependency. Priority 0 is the class DSCP 0 (unmarked traffic) maps to.
+ */
+export const TAGGER_BEYOND_LOSSY_PRIORITY = 0;

@@ -46,6 +46,12 @@ export interface MmuConfig {
   egressLossyAlpha: number;
   /** The shared space split into pools by priority, with their bytes and α; null = one pool of it all, with `alpha`. */
   pools?: ReadonlyArray<{ priorities: readonly number[]; bytes: number; alpha: number }> | null;
+  /**
+   * Ports whose link runs credit flow control (issue 14): what arrives there is admitted against
+   * the lanes' reservation the plan set aside — never dropped, never in the shared pool, never
+   * pausing — because the peer sends only what that reservation granted. Absent: none.
+   */
+  creditPorts?: readonly boolean[];
 }
 
 export type Admission = 'admitted' | 'buffer' | 'headroom_full';
@@ -71,11 +77,15 @@ export class Mmu {
   private readonly xoff: Float64Array;
   private readonly xon: Float64Array;
 
+  /** Per port: 1 = credit flow control (`MmuConfig.creditPorts`); null when no port is. */
+  private readonly credit: Uint8Array | null;
+
   constructor(
     private readonly config: MmuConfig,
     readonly ports: number,
   ) {
     const slots = ports * PFC_PRIORITIES;
+    this.credit = config.creditPorts?.some((c) => c) === true ? Uint8Array.from(config.creditPorts, (c) => (c ? 1 : 0)) : null;
     this.ingress = new Float64Array(slots);
     this.headroom = new Float64Array(slots);
     this.egress = new Float64Array(slots);
@@ -117,6 +127,11 @@ export class Mmu {
    */
   admit(inPort: number, pg: number, outPort: number, queue: number, bytes: number): Admission {
     const i = inPort * PFC_PRIORITIES + pg;
+    if (this.credit !== null && this.credit[inPort] === 1) {
+      this.ingress[i] = this.ingress[i]! + bytes;
+      this.egress[outPort * PFC_PRIORITIES + queue] = this.egress[outPort * PFC_PRIORITIES + queue]! + bytes;
+      return 'admitted';
+    }
     const c = this.config;
     const k = this.poolOf[pg]!;
     const shared = this.shared[k]!;
@@ -146,6 +161,14 @@ export class Mmu {
   /** A packet left the switch (or was discarded after admission): headroom first, then ingress. */
   release(inPort: number, pg: number, outPort: number, queue: number, bytes: number): void {
     const i = inPort * PFC_PRIORITIES + pg;
+    if (this.credit !== null && this.credit[inPort] === 1) {
+      this.ingress[i] = this.ingress[i]! - bytes;
+      if (this.ingress[i]! < 0) throw new Error(`MMU: credit ingress (${inPort}, ${pg}) released more than it held`);
+      const e = outPort * PFC_PRIORITIES + queue;
+      this.egress[e] = this.egress[e]! - bytes;
+      if (this.egress[e]! < 0) throw new Error(`MMU: egress (${outPort}, ${queue}) released more than it held`);
+      return;
+    }
     const fromHeadroom = Math.min(this.headroom[i]!, bytes);
     this.headroom[i] = this.headroom[i]! - fromHeadroom;
     const rest = bytes - fromHeadroom;
@@ -164,7 +187,7 @@ export class Mmu {
   /** XOFF: the group reached its threshold or spilled into headroom (HPCC `CheckShouldPause`). */
   shouldPause(port: number, pg: number): boolean {
     const i = port * PFC_PRIORITIES + pg;
-    if (this.lossless[i] !== 1) return false;
+    if (this.lossless[i] !== 1 || (this.credit !== null && this.credit[port] === 1)) return false;
     return this.headroom[i]! > 0 || this.sharedOf(port, pg) >= this.limitOf(i, pg);
   }
 

@@ -3,15 +3,15 @@
  * sets aside, XON hysteresis, pause refresh periods — and the checks that the thresholds fit
  * the buffer at all (reported by the topology loader before anything starts).
  */
-import { PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
-import { hpccHeadroomBytes, pauseLoopLatencyPs, serializationPs, vendorHeadroomBytes } from '@rocelab/sim';
+import { PFC_PRIORITIES, PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
+import { CREDIT_BLOCK_BYTES, hpccHeadroomBytes, pauseLoopLatencyPs, serializationPs, vendorHeadroomBytes } from '@rocelab/sim';
 import type { SwitchProblem } from './config.js';
 import type { MmuConfig } from './mmu.js';
 import type { SwitchSettings } from './profiles.js';
 
 /** What the plan needs to know of each port: the direction arriving on it (the upstream's). */
 export interface PortLink {
-  in: { rateBps: number; latencyPs: number; mtu: number };
+  in: { rateBps: number; latencyPs: number; mtu: number; credit?: { bufferBlocks: number } };
   /** This port's own direction, which its pauses take (without one: as long as `in`). */
   out?: { latencyPs: number };
 }
@@ -26,20 +26,24 @@ export interface SwitchPlan {
 
 export function planSwitch(s: SwitchSettings, ports: readonly PortLink[], problems: SwitchProblem[]): SwitchPlan | null {
   const maxFrameBytes = Math.max(...ports.map((p) => p.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES), 64);
+  // A credit port has no pauses, so no headroom: its lanes' buffers are reserved whole instead (issue 14).
+  const creditPorts = ports.map((p) => p.in.credit !== undefined);
+  const creditReserveBytes = ports.reduce((n, p) => n + (p.in.credit === undefined ? 0 : PFC_PRIORITIES * p.in.credit.bufferBlocks * CREDIT_BLOCK_BYTES), 0);
   const headroomBytes = ports.map((p) => {
+    if (p.in.credit !== undefined) return 0;
     const latencyPs = pauseLoopLatencyPs(p);
     return s.headroomBytes ?? (s.headroomModel === 'hpcc' ? hpccHeadroomBytes(p.in.rateBps, latencyPs) : vendorHeadroomBytes(p.in.rateBps, latencyPs, p.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES, s.cableMeters));
   });
   const lossless = Array.from({ length: 8 }, (_, p) => s.losslessPriorities.includes(p));
   const losslessCount = s.losslessPriorities.length;
   const perPriority = s.budget === 'perPriority';
-  const totalReserveBytes = s.reserveBytes * ports.length * (perPriority ? 8 : 1);
+  const totalReserveBytes = s.reserveBytes * ports.length * (perPriority ? 8 : 1) + creditReserveBytes;
   const totalHeadroomBytes = headroomBytes.reduce((a, b) => a + b, 0) * (perPriority ? losslessCount : 1);
   const poolBytes = s.bufferBytes - totalReserveBytes - totalHeadroomBytes;
   if (poolBytes <= 0) {
     problems.push({
       field: 'bufferBytes',
-      expected: `a buffer larger than its reserves and headrooms (${totalReserveBytes} + ${totalHeadroomBytes} B on ${ports.length} ports)`,
+      expected: `a buffer larger than its reserves and headrooms (${totalReserveBytes} + ${totalHeadroomBytes} B on ${ports.length} ports${creditReserveBytes > 0 ? `, ${creditReserveBytes} B of it for credit lanes` : ''})`,
       actual: s.bufferBytes,
     });
     return null;
@@ -72,6 +76,7 @@ export function planSwitch(s: SwitchSettings, ports: readonly PortLink[], proble
       staticThresholds: s.xoffBytes === null ? null : { xoffBytes: s.xoffBytes, xonBytes: s.xonBytes! },
       egressLossyAlpha: s.egressLossyAlpha,
       pools: s.pools === null ? null : s.pools.map((pool) => ({ priorities: pool.priorities, bytes: pool.sizeBytes, alpha: pool.alpha ?? s.alpha })),
+      ...(creditReserveBytes > 0 ? { creditPorts } : {}),
     },
     refreshPs,
     maxFrameBytes,

@@ -28,6 +28,7 @@ import {
 } from './defaults.js';
 import type { EcmpHashKind } from './forwarding.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
+import type { TaggerConfig } from './tagger.js';
 
 export type SwitchProfile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
 export type SwitchTiming = 'default' | 'drill';
@@ -86,6 +87,12 @@ export interface SwitchSettings {
    * those facing hosts (`pfcwd start … PORTS` on server ports, the ToR watchdog of Guo et al.).
    */
   watchdog: { enabled: boolean; ports: 'all' | 'hostFacing'; action: WatchdogAction; detectionPs: number; restorationPs: number; pollPs: number };
+  /**
+   * Tagger (Hu et al., CoNEXT 2017; `tagger.ts`): a packet's tag k is carried as the DSCP of
+   * priority `losslessByTag[k-1]`; a bounce against up-down moves it to the next tag, and past the
+   * last to `beyond`. null = off (the default: nothing is re-tagged, the old dataplane bit for bit).
+   */
+  tagger: TaggerConfig | null;
 }
 
 export function profileSettings(profile: SwitchProfile, timing: SwitchTiming, rateBps: number): SwitchSettings {
@@ -115,6 +122,7 @@ export function profileSettings(profile: SwitchProfile, timing: SwitchTiming, ra
     macAgeingPs: MAC_AGEING_PS,
     arpAgeingPs: ARP_AGEING_PS,
     watchdog: { enabled: true, ports: 'all', ...(timing === 'drill' ? WATCHDOG_DRILL : WATCHDOG_VENDOR) },
+    tagger: null,
   };
   switch (profile) {
     case 'vendor':

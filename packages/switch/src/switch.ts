@@ -18,6 +18,7 @@ import { PfcWatchdog, type WatchdogAction } from './pfc-watchdog.js';
 import type { SwitchPlan } from './plan.js';
 import type { SwitchSettings } from './profiles.js';
 import { EgressScheduler } from './scheduler.js';
+import { Tagger, type PortDirection } from './tagger.js';
 
 /** A host attached to this switch: L2 delivery by ARP and MAC tables. */
 export interface AttachedHost {
@@ -35,6 +36,8 @@ export interface SwitchConfig {
   settings: SwitchSettings;
   plan: SwitchPlan;
   accounting: ByteAccounting;
+  /** Which way each port faces in the Clos (`portDirections`); needed only with `settings.tagger`. */
+  portDirections?: readonly PortDirection[];
 }
 
 /**
@@ -50,6 +53,9 @@ export type SwitchFault =
   | { kind: 'watchdog'; change: { enabled: boolean; action?: WatchdogAction } | null };
 
 const POLL_TIMER = 0;
+/** A queued frame's scheduler tag: its ingress port and ingress priority group (with Tagger its queue may differ from the group). */
+const TAG_SHIFT = 3;
+const PG_MASK = PFC_PRIORITIES - 1;
 const refreshTimer = (port: number, pg: number): number => 1 + port * PFC_PRIORITIES + pg;
 
 export class Switch implements NodeModel {
@@ -59,7 +65,7 @@ export class Switch implements NodeModel {
   private readonly local: Map<number, AttachedHost>;
   readonly mmu: Mmu;
   readonly pfc: PfcGenerator;
-  /** Per port: frames, each tagged with its ingress port (its group is the queue: `pg`). */
+  /** Per port: frames, each tagged with its ingress port and group (`inPort << TAG_SHIFT | pg`). */
   private readonly queues: EgressScheduler<Frame>[];
   private readonly watchdogs: Array<Array<PfcWatchdog | null>>;
   private readonly ecnRng: Rng;
@@ -74,6 +80,11 @@ export class Switch implements NodeModel {
   /** Per ingress port: packets of a lossless group the buffer could not take (`buffer`, `headroom_full`): PFC failed to protect them. */
   readonly losslessDrops: Float64Array;
   private held = 0;
+  /** Tagger, when on; with it, per priority the tag it carries (0: not a tag's priority) and the DSCP a re-tag writes for it. */
+  readonly tagger: Tagger | null;
+  private readonly tagOfPriority: Uint8Array;
+  private readonly dscpOfPriority: Uint8Array;
+  private readonly hostPort: Uint8Array;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -110,6 +121,25 @@ export class Switch implements NodeModel {
     this.ecnMarked = new Float64Array(ports * PFC_PRIORITIES);
     this.floodCopies = new Float64Array(ports);
     this.losslessDrops = new Float64Array(ports);
+    this.tagOfPriority = new Uint8Array(PFC_PRIORITIES);
+    this.dscpOfPriority = new Uint8Array(PFC_PRIORITIES);
+    this.hostPort = new Uint8Array(ports);
+    for (const h of config.attachedHosts) this.hostPort[h.port] = 1;
+    const t = settings.tagger;
+    if (t === null) {
+      this.tagger = null;
+    } else {
+      if (config.portDirections?.length !== ports) throw new Error(`${ctx.name}: Tagger needs the direction of each of its ${ports} ports`);
+      this.tagger = new Tagger(t, config.portDirections);
+      t.losslessByTag.forEach((p, k) => (this.tagOfPriority[p] = k + 1));
+      // The smallest DSCP of each priority: a re-tag writes it (the checks made sure one exists).
+      for (let p = 0; p < PFC_PRIORITIES; p++) this.dscpOfPriority[p] = Math.max(0, settings.dscpMap.indexOf(p));
+    }
+  }
+
+  /** A frame's priority here: its queue, group, and lane on a credit link. */
+  priorityOf(frame: Frame): number {
+    return this.classifier.priority(frame);
   }
 
   onFrame(nowPs: number, inPort: number, frame: Frame): void {
@@ -155,9 +185,18 @@ export class Switch implements NodeModel {
 
   private enqueue(nowPs: number, inPort: number, pg: number, outPort: number, frame: Frame, dstMac: number): void {
     const ctx = this.ctx;
-    if (this.watchdogs[outPort]![pg]?.dropping) return ctx.drop(frame, 'watchdog', outPort);
+    let queue = pg;
+    if (this.tagger !== null && this.tagOfPriority[pg] !== 0) {
+      // Tagger: a ToR tags what its hosts send (tag 1); a bounce against up-down takes the next tag.
+      const v = this.tagger.retag(this.hostPort[inPort] === 1 ? 0 : this.tagOfPriority[pg]!, inPort, outPort);
+      if ('drop' in v) return ctx.drop(frame, 'tagger', inPort);
+      queue = v.priority;
+      // Each flood copy is re-tagged for its own egress, so the DSCP is written whatever it was.
+      frame.dscp = queue === pg && this.classifier.priority(frame) === pg ? frame.dscp : this.dscpOfPriority[queue]!;
+    }
+    if (this.watchdogs[outPort]![queue]?.dropping) return ctx.drop(frame, 'watchdog', outPort);
     const bytes = frameBytes(frame, this.config.accounting);
-    const verdict = this.mmu.admit(inPort, pg, outPort, pg, bytes);
+    const verdict = this.mmu.admit(inPort, pg, outPort, queue, bytes);
     if (verdict !== 'admitted') {
       if (this.mmu.isLossless(inPort, pg)) this.losslessDrops[inPort]!++;
       return ctx.drop(frame, verdict, inPort);
@@ -165,7 +204,7 @@ export class Switch implements NodeModel {
     frame.ttl--;
     frame.srcMac = this.config.mac;
     frame.dstMac = dstMac;
-    this.queues[outPort]!.enqueue(pg, frame, bytes, inPort);
+    this.queues[outPort]!.enqueue(queue, frame, bytes, (inPort << TAG_SHIFT) | pg);
     this.held++;
     if (this.mmu.shouldPause(inPort, pg)) this.pfc.xoff(nowPs, inPort, pg);
     ctx.kick(outPort);
@@ -175,15 +214,16 @@ export class Switch implements NodeModel {
     const queues = this.queues[port]!;
     const frame = queues.take(pausedMask);
     if (frame === null) return null;
-    // A frame waits in the queue of its priority group: group and queue are one number.
-    const pg = queues.takenQueue;
-    const inPort = queues.takenTag;
+    // Its egress queue, and the ingress (port, group) that admitted it: the same priority unless Tagger re-tagged it.
+    const queue = queues.takenQueue;
+    const inPort = queues.takenTag >> TAG_SHIFT;
+    const pg = queues.takenTag & PG_MASK;
     this.held--;
-    this.mmu.release(inPort, pg, port, pg, queues.takenBytes);
-    const slot = port * PFC_PRIORITIES + pg;
+    this.mmu.release(inPort, pg, port, queue, queues.takenBytes);
+    const slot = port * PFC_PRIORITIES + queue;
     this.txPackets[slot]!++;
     // RED on the egress queue as the packet leaves it (HPCC, ZHU: marking at dequeue, PHYSICS §1.7).
-    if (frame.kind !== FrameKind.pfc && (this.ecnQueues[port]! & (1 << pg)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, pg), this.ecnOverride[slot] ?? this.config.settings.ecn, this.ecnRng)) {
+    if (frame.kind !== FrameKind.pfc && (this.ecnQueues[port]! & (1 << queue)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, queue), this.ecnOverride[slot] ?? this.config.settings.ecn, this.ecnRng)) {
       frame.ecn = 3;
       this.ecnMarked[slot]!++;
     }
@@ -326,11 +366,13 @@ export class Switch implements NodeModel {
 
   /** The watchdog's drop action: everything queued for a stormed queue is discarded (`watchdog`). */
   private discardQueue(nowPs: number, port: number, queue: number): void {
-    for (const { item: frame, sizeBytes, tag: inPort } of this.queues[port]!.flush(queue)) {
+    for (const { item: frame, sizeBytes, tag } of this.queues[port]!.flush(queue)) {
+      const inPort = tag >> TAG_SHIFT;
+      const pg = tag & PG_MASK;
       this.held--;
-      this.mmu.release(inPort, queue, port, queue, sizeBytes);
+      this.mmu.release(inPort, pg, port, queue, sizeBytes);
       this.ctx.drop(frame, 'watchdog', port);
-      if (this.pfc.pausing(inPort, queue) && this.mmu.shouldResume(inPort, queue)) this.pfc.xon(nowPs, inPort, queue);
+      if (this.pfc.pausing(inPort, pg) && this.mmu.shouldResume(inPort, pg)) this.pfc.xon(nowPs, inPort, pg);
     }
   }
 }

@@ -64,6 +64,7 @@ class FakeSource implements NodeMetricsSource {
     stormsDetected: () => 0,
     stormsRestored: () => 0,
     floodCopies: () => 0,
+    tagger: null,
   };
 
   virtualSeconds(): number {
@@ -175,8 +176,8 @@ test('every (port, reason) drop series exists from the first scrape, at 0 until 
   source.stats.countDrop('ttl', 1);
   const got = await scrape(source);
   const drops = got.samples.filter((s) => s.name === 'rocelab_dropped_packets_total');
-  assert.equal(DROP_REASONS.length, 14);
-  assert.equal(drops.length, PORTS.length * DROP_REASONS.length); // 2 × 14 = 28
+  assert.equal(DROP_REASONS.length, 15);
+  assert.equal(drops.length, PORTS.length * DROP_REASONS.length); // 2 × 15 = 30
   for (const port of PORTS) {
     for (const reason of DROP_REASONS) {
       const expected = port === 'p9' && reason === 'ttl' ? 1 : 0;

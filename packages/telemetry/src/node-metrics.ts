@@ -20,6 +20,8 @@ export interface NodeMetricsSource {
   paused(port: number, priority: number): boolean;
   /** Model events this node has processed. */
   events(): number;
+  /** Credit flow control per port (issue 14): null for a PFC port. */
+  credit?(port: number): { waitSeconds(priority: number): number; updatesSent: number; updatesReceived: number } | null;
   /** Synchronization windows this node has run. */
   windows(): number;
   /** Switches: queues, buffers, ECN, PFC generation and the watchdog. */
@@ -70,6 +72,8 @@ export interface SwitchMetricsSource {
   stormsRestored(port: number, priority: number): number;
   /** Per port: copies this switch made by flooding out of it. */
   floodCopies(port: number): number;
+  /** Tagger's live counters (issue 14), or null when it is off. */
+  tagger: { readonly retagged: number; readonly demoted: number; readonly dropped: number } | null;
 }
 
 export interface NodeIdentity {
@@ -122,6 +126,16 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
   perPriority('rocelab_pfc_pause_frames_received_total', 'PFC frames received with this priority enabled (SAI PFC_n_RX_PKTS).', (i, p) => stats.ports[i]!.pfcRx[p]!);
   perPriority('rocelab_pfc_paused_seconds_total', 'Virtual seconds this transmitter priority was held by received pauses.', (i, p) => source.pausedSeconds(i, p));
   perPriority('rocelab_pfc_paused', 'Whether this transmitter priority is paused now (0/1).', (i, p) => (source.paused(i, p) ? 1 : 0), true);
+  const credit = source.credit;
+  const creditPorts = credit === undefined ? [] : portNames.flatMap((port, i) => (credit(i) === null ? [] : [{ port, i }]));
+  if (creditPorts.length > 0) {
+    const view = (i: number) => credit!(i)!;
+    readCounter(registry, 'rocelab_credit_wait_seconds_total', 'Virtual seconds this transmitter lane (priority) of a credit link waited for credit (like paused time under PFC).', ['port', 'priority'], (emit) =>
+      creditPorts.forEach(({ port, i }) => PRIORITIES.forEach((p) => emit({ port, priority: String(p) }, view(i).waitSeconds(p)))),
+    );
+    readCounter(registry, 'rocelab_credit_updates_sent_total', 'Credit update frames this port of a credit link sent (buffer given back to the peer).', ['port'], (emit) => creditPorts.forEach(({ port, i }) => emit({ port }, view(i).updatesSent)));
+    readCounter(registry, 'rocelab_credit_updates_received_total', 'Credit update frames this port of a credit link received.', ['port'], (emit) => creditPorts.forEach(({ port, i }) => emit({ port }, view(i).updatesReceived)));
+  }
   const sw = source.switch;
   if (sw !== undefined) {
     perPriority('rocelab_queue_depth_bytes', 'Bytes waiting in this egress queue (SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES).', (i, p) => sw.queueDepthBytes(i, p), true);
@@ -134,6 +148,13 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
     perPriority('rocelab_pfcwd_storms_detected_total', 'PFC storms the watchdog declared on this queue.', (i, p) => sw.stormsDetected(i, p));
     perPriority('rocelab_pfcwd_storms_restored_total', 'PFC storms the watchdog restored on this queue.', (i, p) => sw.stormsRestored(i, p));
     perPort('rocelab_flooded_packets_total', 'Copies this switch made by flooding a packet out of this port (unknown destination MAC).', (i) => sw.floodCopies(i));
+    const tagger = sw.tagger;
+    if (tagger !== null) {
+      const one = (name: string, help: string, value: () => number) => readCounter(registry, name, help, [], (emit) => emit({}, value()));
+      one('rocelab_tagger_retagged_packets_total', 'Packets Tagger moved to the next lossless tag: forwarded against up-down (a bounce).', () => tagger.retagged);
+      one('rocelab_tagger_demoted_packets_total', 'Packets past the last lossless tag that Tagger moved to its lossy priority.', () => tagger.demoted);
+      one('rocelab_tagger_dropped_packets_total', 'Packets past the last lossless tag that Tagger dropped (beyond: drop).', () => tagger.dropped);
+    }
   }
   const nic = source.nic;
   if (nic !== undefined) {

@@ -16,7 +16,7 @@ export { CLOS_LIMITS, ClosError, closNames, closProblems, generateClos, type Clo
 export { LIVE_DILATION, COMPOSE_IMAGES, CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT, ComposeError, RESERVED_SERVICES, composeFile, type ComposeOptions } from './compose.js';
 export { CdfError, cdfFilesFor, cdfPath, parseCdf, readCdfFile } from './cdf.js';
 export { FLOW_KIND, WORKLOAD_KIND_TABLE, flowWorkloads, mergeExtensions, resolvedWorkloads, type ExtensionProblem, type JsonSchema, type PodCheck, type SchemaExtensions, type WorkloadKind } from './extensions.js';
-export { SWITCH_EXTENSION, switchSettingsOf } from './switch-extension.js';
+export { SWITCH_EXTENSION, switchPortDirections, switchSettingsOf } from './switch-extension.js';
 export { NIC_EXTENSION, nicSettingsOf } from './nic-extension.js';
 export { formatIpv4, inSubnet, parseIpv4, parseSubnet, prefixMask } from './ipv4.js';
 export { loadTopologyFile, parseTopology, parseYaml, topologyFromData } from './load.js';

@@ -7,7 +7,9 @@ import type { Problems } from './errors.js';
 import type { NodeTable } from './nodes.js';
 import type { Endpoint, Impairments, LinkDirection, LinkSpec } from './pod.js';
 import { LINK_DEFAULTS, type RawImpair, type RawLink, type RawTopology } from './schema.js';
-import { parseDuration, parseProbability, parseRate } from './units.js';
+import { parseBytes, parseDuration, parseProbability, parseRate } from './units.js';
+import { CREDIT_BLOCK_BYTES, MAX_CREDIT_BUFFER_BLOCKS, creditBlocks, defaultCreditBufferBlocks } from '@rocelab/sim';
+import { maxFrameBytes } from '@rocelab/wire';
 
 export const NO_IMPAIRMENTS: Readonly<Impairments> = Object.freeze({ down: false, loss: 0, dropIpIdLowByte: null, corrupt: 0, packetEvents: Object.freeze([]) });
 
@@ -32,6 +34,35 @@ function linkDefaults(raw: RawTopology, problems: Problems): LinkDirection {
     mtu: d.mtu ?? LINK_DEFAULTS.mtu,
     impairments: impairments(NO_IMPAIRMENTS, d.impairments, `${path}.impairments`, problems),
   };
+}
+
+/**
+ * A link's credit flow control (issue 14), or null for PFC. Both ends must agree: a credit sender
+ * waits for credit a PFC port never grants, and a PFC port's pauses would go unheard. The lane
+ * buffer is the same at both ends; it must take the largest frame and fit IBA's 12-bit counters.
+ */
+function creditOf(raw: RawTopology, link: RawLink, path: string, latencyPs: number, dir: LinkDirection, problems: Problems): { bufferBlocks: number } | null {
+  const given = link.flowControl ?? raw.defaults?.link?.flowControl ?? 'pfc';
+  const fallback = raw.defaults?.link?.flowControl ?? 'pfc';
+  const ends = typeof given === 'string' ? { a: given, b: given } : { a: given.a ?? fallback, b: given.b ?? fallback };
+  if (ends.a !== ends.b) {
+    problems.add('value', `${path}.flowControl`, 'the same flow control at both ends (a credit sender waits for credit a PFC port never grants, and a PFC port\'s pauses go unheard)', `${ends.a} at a (${link.a}), ${ends.b} at b (${link.b})`);
+    return null;
+  }
+  const bufferRaw = link.creditBuffer ?? raw.defaults?.link?.creditBuffer;
+  if (ends.a !== 'credit') return null;
+  const largest = maxFrameBytes(dir.mtu);
+  if (bufferRaw === undefined) return { bufferBlocks: defaultCreditBufferBlocks(dir.rateBps, latencyPs, largest) };
+  const where = link.creditBuffer !== undefined ? `${path}.creditBuffer` : 'defaults.link.creditBuffer';
+  const bytes = problems.parse(where, 0, () => parseBytes(bufferRaw));
+  const blocks = creditBlocks(bytes);
+  const min = creditBlocks(largest) * CREDIT_BLOCK_BYTES;
+  const max = MAX_CREDIT_BUFFER_BLOCKS * CREDIT_BLOCK_BYTES;
+  if (bytes > 0 && (bytes < min || blocks > MAX_CREDIT_BUFFER_BLOCKS)) {
+    problems.add('value', where, `a lane buffer of ${min}..${max} B: at least the largest frame (${largest} B, in 64-byte blocks) and at most 2048 blocks (IBA's 12-bit credit counters)`, String(bytes));
+    return null;
+  }
+  return bytes > 0 ? { bufferBlocks: blocks } : null;
 }
 
 /** Splits `node:port` (the schema guarantees the shape) and checks the node exists. */
@@ -80,6 +111,11 @@ export function resolveLinks(raw: RawTopology, table: NodeTable, problems: Probl
     });
     const aToB = direction('a_to_b', a);
     const bToA = direction('b_to_a', b);
+    const credit = creditOf(raw, link, path, Math.max(aToB.latencyPs, bToA.latencyPs), aToB, problems);
+    if (credit !== null) {
+      aToB.credit = credit;
+      bToA.credit = credit;
+    }
     if (ok) links.push({ index, a: a!, b: b!, aToB, bToA });
   });
   return links;

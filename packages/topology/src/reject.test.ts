@@ -83,7 +83,7 @@ test('unknown top-level key and unknown nested keys are named', () => {
   });
   assertProblem(parse(tree('{a: h1:p0, b: sw1:p1}', '{a: h1:p0, b: sw1:p1, raet: 40G}')), { file: FILE, code: 'schema', path: 'links[0].raet', expected: 'one of the keys a, b, rate', actual: 'unknown key "raet"' });
   assertProblem(parse(tree('start: 0us}', 'start: 0us, sizeByte: 1}')), { file: FILE, code: 'schema', path: 'workloads[0].sizeByte', expected: 'one of the keys kind, from, to, sizeBytes', actual: 'unknown key "sizeByte"' });
-  assertProblem(parse(tree('link: {rate', 'link: {mut: 9000, rate')), { file: FILE, code: 'schema', path: 'defaults.link.mut', expected: 'one of the keys rate, latency, mtu, impairments', actual: 'unknown key "mut"' });
+  assertProblem(parse(tree('link: {rate', 'link: {mut: 9000, rate')), { file: FILE, code: 'schema', path: 'defaults.link.mut', expected: 'one of the keys rate, latency, mtu, creditBuffer, flowControl, impairments', actual: 'unknown key "mut"' });
 });
 
 test('workload naming an unknown host or a switch', () => {

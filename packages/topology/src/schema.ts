@@ -31,10 +31,15 @@ export interface RawImpair {
   dropIpIdLowByte?: number;
   corrupt?: string | number;
 }
+export type RawFlowControl = 'pfc' | 'credit';
 export interface RawLinkParams {
   rate?: string | number;
   latency?: string;
   mtu?: number;
+  /** Link-level flow control (issue 14): PFC (the default) or InfiniBand-style credits; per end as `{a, b}` on a link. */
+  flowControl?: RawFlowControl | { a?: RawFlowControl; b?: RawFlowControl };
+  /** Credit mode: each lane's receive buffer (default: the credit loop's bandwidth-delay product). */
+  creditBuffer?: string | number;
 }
 export interface RawNode {
   name: string;
@@ -79,7 +84,13 @@ const impair = object('impairments {down, loss, dropIpIdLowByte, corrupt}', {
   dropIpIdLowByte: { type: 'integer', minimum: 0, maximum: 255, description: 'an IP ID low byte, an integer 0..255' },
   corrupt: probability,
 });
-const linkParams = { rate, latency: duration, mtu };
+const flowControlMode = { enum: ['pfc', 'credit'], description: 'pfc or credit' };
+const creditBuffer = { type: ['integer', 'string'], description: 'a lane buffer size in bytes: an integer or a string like 16KiB' };
+const linkParams = { rate, latency: duration, mtu, creditBuffer };
+const linkFlowControl = {
+  description: 'pfc or credit, or per end {a: pfc|credit, b: pfc|credit}',
+  anyOf: [flowControlMode, object('flow control per end {a?, b?}', { a: flowControlMode, b: flowControlMode })],
+};
 
 function extensionKeys(section: string, builtin: Record<string, JsonSchema>, extra: Readonly<Record<string, JsonSchema>> | undefined): Record<string, JsonSchema> {
   for (const key of Object.keys(extra ?? {})) {
@@ -111,7 +122,7 @@ export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
     extensionKeys(
       'defaults',
       {
-        link: object('link defaults {rate, latency, mtu, impairments}', { ...linkParams, impairments: impair }),
+        link: object('link defaults {rate, latency, mtu, flowControl, creditBuffer, impairments}', { ...linkParams, flowControl: flowControlMode, impairments: impair }),
         pipelineLatency: object('pipeline latency defaults {host?, switch?}', { host: duration, switch: duration }),
       },
       ext.defaults,
@@ -142,8 +153,8 @@ export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
     ['name', 'role'],
   );
   const link = object(
-    'a link {a, b, rate?, latency?, mtu?, impairments?}',
-    { a: endpoint, b: endpoint, ...linkParams, impairments: object('impairments {a_to_b?, b_to_a?}', { a_to_b: impair, b_to_a: impair }) },
+    'a link {a, b, rate?, latency?, mtu?, flowControl?, creditBuffer?, impairments?}',
+    { a: endpoint, b: endpoint, ...linkParams, flowControl: linkFlowControl, impairments: object('impairments {a_to_b?, b_to_a?}', { a_to_b: impair, b_to_a: impair }) },
     ['a', 'b'],
   );
   const fault = faultItemSchema();

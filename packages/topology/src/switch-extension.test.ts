@@ -100,3 +100,16 @@ test('buffer pools resolve, and a pool set that does not cover every priority on
   assert.equal(rejection(pod('', 'pools: [{name: a, priorities: [0, 1, 2, 3], size: 1MB}, {name: b, priorities: [3, 4, 5, 6, 7], size: 1MB}]')), 'pod.yaml: nodes[0].switch.pools: expected pools that cover every priority 0..7 exactly once, got "priority 3 in both a and b"');
   assert.match(rejection(pod('bufferBytes: 1MiB, pools: [{name: a, priorities: [0, 1, 2, 3], size: 1MB}, {name: b, priorities: [4, 5, 6, 7], size: 1MB}]')), /^pod\.yaml: defaults\.switch\.pools: expected pool sizes that fit the shared buffer \(≤ \d+ B after reserves and headrooms in all\), got 2000000$/);
 });
+
+test('Tagger resolves in tag order, and a tag on a lossy priority, a lossless `beyond`, a priority no DSCP maps to or a switch outside a Clos is rejected with file, path and expectation', () => {
+  const ok = 'losslessPriorities: [3, 4], dscpMap: {34: 4}';
+  const p = parseTopology(pod(`${ok}, tagger: {lossless: [4, 3], beyond: {lossy: 1}}`.replace("{34: 4}", "{34: 4, 8: 1}")), 'pod.yaml');
+  assert.deepEqual(switchSettingsOf(p, p.nodes.find((n) => n.name === 'tor1')!).tagger, { losslessByTag: [4, 3], beyond: { lossy: 1 } });
+  const q = parseTopology(pod(`${ok}, tagger: {lossless: [3, 4]}`), 'pod.yaml');
+  assert.deepEqual(switchSettingsOf(q, q.nodes.find((n) => n.name === 'tor1')!).tagger!.beyond, { lossy: 0 }, 'past the last tag: lossy priority 0 by default (Tagger §4)');
+  assert.equal(rejection(pod('dscpMap: {34: 4}, tagger: {lossless: [3, 4], beyond: drop}')), 'pod.yaml: defaults.switch.tagger.lossless: expected lossless priorities (losslessPriorities: [3]), got "4, which is lossy"');
+  assert.equal(rejection(pod(`${ok}, tagger: {lossless: [3], beyond: {lossy: 4}}`)), 'pod.yaml: defaults.switch.tagger.beyond.lossy: expected a lossy priority (not in losslessPriorities: [3, 4]), got 4');
+  assert.equal(rejection(pod('losslessPriorities: [3, 4], tagger: {lossless: [3, 4], beyond: drop}')), 'pod.yaml: defaults.switch.tagger.lossless: expected priorities some DSCP maps to: the tag travels as that DSCP (add one under dscpMap, e.g. {34: 4}), got "priority 4, which no DSCP maps to"');
+  assert.equal(rejection(pod(`${ok}, tagger: {lossless: [3, 3]}`)), 'pod.yaml: defaults.switch.tagger.lossless: expected each priority once (a tag per priority), got [3,3]');
+  assert.match(rejection(pod(ok, 'tagger: {lossless: [3, 4], beyond: drop}').replace('role: tor', 'role: switch')), /^pod\.yaml: nodes\[0\]\.switch\.tagger: expected a switch of a Clos: role tor, leaf or spine, linked only to hosts and other tiers \(Tagger: a switch has no tier/);
+});

@@ -62,7 +62,7 @@ export function paddedPayload(payloadBytes: number): number {
 /** Bytes of the frame itself (destination MAC through FCS), as counters and buffers count them. */
 export function frameBytes(frame: Frame, accounting: ByteAccounting = 'rocelab'): number {
   if (accounting === 'hpcc-ns3') {
-    return frame.kind === FrameKind.pfc ? PFC_FRAME_BYTES : frame.payloadBytes + HPCC_HEADER_BYTES;
+    return frame.kind === FrameKind.pfc || frame.kind === FrameKind.credit ? PFC_FRAME_BYTES : frame.payloadBytes + HPCC_HEADER_BYTES;
   }
   let bytes: number;
   switch (frame.kind) {
@@ -76,6 +76,7 @@ export function frameBytes(frame: Frame, accounting: ByteAccounting = 'rocelab')
       bytes = ROCE_HEADER_BYTES + CNP_RESERVED_BYTES;
       break;
     case FrameKind.pfc:
+    case FrameKind.credit: // a link-control frame of minimum size, like PFC
       bytes = PFC_FRAME_BYTES;
       break;
     case FrameKind.tcpData:
@@ -94,4 +95,12 @@ export function serializedBytes(frame: Frame, accounting: ByteAccounting = 'roce
 /** The smallest number of bytes any frame occupies on the wire: the lookahead's serialization term. */
 export function minSerializedBytes(accounting: ByteAccounting = 'rocelab'): number {
   return accounting === 'hpcc-ns3' ? HPCC_HEADER_BYTES : MIN_FRAME_BYTES + PREAMBLE_AND_GAP_BYTES;
+}
+
+/**
+ * The largest frame a link of `mtu` payload bytes carries, in either accounting: a full payload
+ * padded to 4 bytes with the longest transport headers a payload may carry (RETH + ImmDt).
+ */
+export function maxFrameBytes(mtu: number): number {
+  return Math.max(paddedPayload(mtu) + ROCE_HEADER_BYTES + RETH_BYTES + IMMDT_BYTES, ROCE_HEADER_BYTES + ATOMIC_ETH_BYTES, MIN_FRAME_BYTES);
 }

@@ -14,6 +14,12 @@ export const FrameKind = {
   tcpData: 5,
   /** A pure TCP ACK; `becn` is its ECE flag (DCTCP). */
   tcpAck: 6,
+  /**
+   * A credit update of a link in credit flow control (issue 14; IBA vol. 1 §7.9.4 flow control
+   * packets): link control like PFC, never forwarded. `pfcEnable` has a bit per virtual lane it
+   * speaks for and `pfcQuanta[lane]` carries that lane's FCCL (12 bits).
+   */
+  credit: 7,
 } as const;
 export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];
 
@@ -170,6 +176,16 @@ export function pfcFrame(enable: number, quanta: readonly number[]): Frame {
   for (const q of quanta) if (!(Number.isInteger(q) && q >= 0 && q <= PFC_MAX_QUANTA)) throw new RangeError(`PFC quanta must be 0..65535, got ${q}`);
   return newFrame(FrameKind.pfc, { pfcEnable: enable & 0xff, pfcQuanta: quanta.slice(), ttl: 0 });
 }
+
+/** A credit update: `fccl[lane]` (0..4095) for each lane whose bit is set in `lanes`. */
+export function creditFrame(lanes: number, fccl: readonly number[]): Frame {
+  if (fccl.length !== PFC_PRIORITIES) throw new Error(`credit frame needs 8 FCCLs, got ${fccl.length}`);
+  for (const c of fccl) if (!(Number.isInteger(c) && c >= 0 && c <= MAX_FCCL)) throw new RangeError(`FCCL must be 0..4095, got ${c}`);
+  return newFrame(FrameKind.credit, { pfcEnable: lanes & 0xff, pfcQuanta: fccl.slice(), ttl: 0 });
+}
+
+/** FCCL is a 12-bit field (IBA vol. 1 §7.9.4). */
+export const MAX_FCCL = 0xfff;
 
 export function isWriteOpcode(opcode: number): boolean {
   return opcode >= Opcode.writeFirst && opcode <= Opcode.writeOnlyImmediate;

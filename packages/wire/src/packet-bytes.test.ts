@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { frameBytes } from './bytes.js';
-import { FrameKind, Opcode, newFrame, pfcFrame, type Frame } from './frame.js';
+import { FrameKind, Opcode, creditFrame, newFrame, pfcFrame, type Frame } from './frame.js';
 import { encodeFrame, roceIcrc } from './packet-bytes.js';
 
 const hex = (text: string): Uint8Array => Uint8Array.from(Buffer.from(text.replace(/\s+/g, ''), 'hex'));
@@ -202,7 +202,7 @@ test('frames no real packet matches are refused with the field, the expectation 
   assert.throws(() => encodeFrame(data(0x15)), /got 0x15$/);
   assert.throws(() => encodeFrame(ack({ opcode: 0 })), /frame\.opcode: expected ACKNOWLEDGE \(0x11\) or ATOMIC ACKNOWLEDGE \(0x12\) on an ack frame, got 0x00/);
   assert.throws(() => encodeFrame(newFrame(FrameKind.cnp)), /frame\.opcode: expected CNP \(0x81\) on a cnp frame, got 0x00/);
-  assert.throws(() => encodeFrame({ ...ack(), kind: 9 as FrameKind }), /frame\.kind: expected a frame kind: 1 \(data\), 2 \(ack\), 3 \(cnp\), 4 \(pfc\), 5 \(TCP segment\) or 6 \(TCP ACK\), got 9/);
+  assert.throws(() => encodeFrame({ ...ack(), kind: 9 as FrameKind }), /frame\.kind: expected a frame kind: 1 \(data\), 2 \(ack\), 3 \(cnp\), 4 \(pfc\), 5 \(TCP segment\), 6 \(TCP ACK\) or 7 \(credit\), got 9/);
   assert.throws(() => encodeFrame(data(Opcode.sendOnly, { psn: 2 ** 24 })), /frame\.psn: expected a 24-bit value \(0\.\.16777215\), got 16777216/);
   assert.throws(() => encodeFrame(data(Opcode.sendOnly, { dscp: 64 })), /frame\.dscp: expected a 6-bit value/);
   assert.throws(() => encodeFrame(data(Opcode.sendOnly, { srcMac: -1 })), /frame\.srcMac: expected a 48-bit value/);
@@ -229,4 +229,14 @@ test('a TCP segment and a TCP ACK encode as IPv4/TCP with their ports, numbers, 
   const pureAck = encodeFrame(newFrame(FrameKind.tcpAck, { ...fields, ecn: 0, becn: true }));
   assert.equal(pureAck.length, 14 + 20 + 32, 'no payload, no padding: 66 bytes is above the 60-byte minimum');
   assert.equal(new DataView(pureAck.buffer).getUint8(tcp + 13), 0x50, 'ACK and ECE');
+});
+
+test('a credit update is written as a minimum frame: the PFC address, EtherType 0x88B5, then per lane the IBA flow control packet\'s VL and FCCL', () => {
+  const bytes = encodeFrame(creditFrame(1 << 3 | 1 << 6, [0, 0, 0, 0xabc, 0, 0, 0x123, 0]), { srcMacForPfc: 0x020000000001 });
+  assert.equal(bytes.length + 4, frameBytes(creditFrame(0, [0, 0, 0, 0, 0, 0, 0, 0])), 'the length frameBytes counts');
+  const view = new DataView(bytes.buffer);
+  assert.equal(view.getUint16(12), 0x88b5);
+  assert.deepEqual([view.getUint16(14), view.getUint16(16)], [0, (3 << 12) | 0xabc], 'lane 3');
+  assert.deepEqual([view.getUint16(18), view.getUint16(20)], [0, (6 << 12) | 0x123], 'lane 6');
+  assert.equal(view.getUint16(22), 0, 'then padding');
 });

@@ -91,8 +91,10 @@ export function encodeFrame(frame: Frame, opts: EncodeOptions = {}): Uint8Array 
     case FrameKind.tcpData:
     case FrameKind.tcpAck:
       return encodeTcp(frame);
+    case FrameKind.credit:
+      return encodeCredit(frame, frame.srcMac === 0 ? opts.srcMacForPfc ?? 0 : frame.srcMac);
     default:
-      return refuse('kind', 'a frame kind: 1 (data), 2 (ack), 3 (cnp), 4 (pfc), 5 (TCP segment) or 6 (TCP ACK)', String(frame.kind));
+      return refuse('kind', 'a frame kind: 1 (data), 2 (ack), 3 (cnp), 4 (pfc), 5 (TCP segment), 6 (TCP ACK) or 7 (credit)', String(frame.kind));
   }
 }
 
@@ -186,6 +188,30 @@ function encodeTcp(frame: Frame): Uint8Array {
   for (let at = tcp; at < tcp + TCP_BYTES; at += 2) sum += view.getUint16(at); // the payload is zeros
   while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
   view.setUint16(tcp + 16, ~sum & 0xffff);
+  return bytes;
+}
+
+/**
+ * A credit update has no Ethernet encoding (InfiniBand sends a 6-byte flow control packet per VL,
+ * IBA vol. 1 §7.9.4.2): the capture writes it to the PFC multicast address with the IEEE local
+ * experimental EtherType 0x88B5 and, per lane it speaks for, the IBA packet's first 4 bytes —
+ * Op 0 (normal), FCTBS 0 (not tracked by the receiver), VL, FCCL — padded to a minimum frame.
+ */
+function encodeCredit(frame: Frame, srcMac: number): Uint8Array {
+  if (!isUint(srcMac, 2 ** 48 - 1)) refuse('srcMac (or srcMacForPfc)', bitsExpected(48), srcMac);
+  const fccl = frame.pfcQuanta;
+  if (fccl.length !== PFC_PRIORITIES) refuse('pfcQuanta', `exactly ${PFC_PRIORITIES} FCCLs on a credit frame`, fccl.length);
+  const bytes = new Uint8Array(MIN_FRAME_BYTES - FCS_BYTES);
+  const view = new DataView(bytes.buffer);
+  writeEthernet(view, PFC_DST_MAC, srcMac, 0x88b5);
+  let at = ETHERNET_BYTES;
+  for (let lane = 0; lane < PFC_PRIORITIES; lane++) {
+    if ((frame.pfcEnable & (1 << lane)) === 0) continue;
+    if (!isUint(fccl[lane]!, 0xfff)) refuse(`pfcQuanta[${lane}]`, bitsExpected(12), fccl[lane]!);
+    view.setUint16(at, 0); // Op 0, FCTBS 0
+    view.setUint16(at + 2, (lane << 12) | fccl[lane]!);
+    at += 4;
+  }
   return bytes;
 }
 

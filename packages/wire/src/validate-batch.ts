@@ -20,8 +20,8 @@ function bad(i: number, name: string, bits: number, value: number): never {
 }
 
 export function checkFrame(f: Frame, i: number): void {
-  if (!isUint(f.kind, FrameKind.tcpAck) || f.kind < FrameKind.data) {
-    invalid(`Batch.frames[${i}].kind`, 'a frame kind: 1 (data), 2 (ack), 3 (cnp), 4 (pfc), 5 (TCP segment) or 6 (TCP ACK)', f.kind);
+  if (!isUint(f.kind, FrameKind.credit) || f.kind < FrameKind.data) {
+    invalid(`Batch.frames[${i}].kind`, 'a frame kind: 1 (data), 2 (ack), 3 (cnp), 4 (pfc), 5 (TCP segment), 6 (TCP ACK) or 7 (credit)', f.kind);
   }
   if (!isUint(f.srcMac, MAX48)) bad(i, 'srcMac', 48, f.srcMac);
   if (!isUint(f.dstMac, MAX48)) bad(i, 'dstMac', 48, f.dstMac);
@@ -50,6 +50,11 @@ export function checkFrame(f: Frame, i: number): void {
     }
     for (let p = 0; p < PFC_PRIORITIES; p++) {
       if (!isUint(quanta[p]!, MAX16)) bad(i, `pfcQuanta[${p}]`, 16, quanta[p]!);
+    }
+  } else if (f.kind === FrameKind.credit) {
+    if (quanta.length !== PFC_PRIORITIES) invalid(`Batch.frames[${i}].pfcQuanta`, `exactly ${PFC_PRIORITIES} FCCLs on a credit frame`, quanta.length);
+    for (let p = 0; p < PFC_PRIORITIES; p++) {
+      if (!isUint(quanta[p]!, 0xfff)) bad(i, `pfcQuanta[${p}]`, 12, quanta[p]!);
     }
   } else if (quanta.length !== 0) {
     invalid(`Batch.frames[${i}].pfcQuanta`, `no quanta on a non-PFC frame (kind ${f.kind})`, quanta.length);

@@ -61,13 +61,13 @@ test('the example from the brief, word for word', () => {
   assert.throws(decode, isWireError('invalid_field', 'Batch.frames[3].psn: expected a 24-bit value (0..16777215), got 16777216'));
 });
 
-test('frame kind must be 1..6', () => {
-  for (const kind of [0, 7, 255]) {
+test('frame kind must be 1..7', () => {
+  for (const kind of [0, 8, 255]) {
     const decode = decodeChanged((b) => {
       b.frames[1]!.kind = kind as FrameKind;
       b.frames[1]!.pfcQuanta = [];
     });
-    assert.throws(decode, isWireError('invalid_field', `Batch.frames[1].kind: expected a frame kind: 1 (data), 2 (ack), 3 (cnp), 4 (pfc), 5 (TCP segment) or 6 (TCP ACK), got ${kind}`));
+    assert.throws(decode, isWireError('invalid_field', `Batch.frames[1].kind: expected a frame kind: 1 (data), 2 (ack), 3 (cnp), 4 (pfc), 5 (TCP segment), 6 (TCP ACK) or 7 (credit), got ${kind}`));
   }
 });
 
@@ -161,4 +161,15 @@ test('validateEnvelope refuses values a uint32 field would silently truncate', (
   hello.hello.protocolVersion = -1;
   assert.throws(() => validateEnvelope(hello), isWireError('invalid_field', 'Hello.protocolVersion: expected a 32-bit value (0..4294967295), got -1'));
   assert.throws(() => validateEnvelope({ type: 'nope' } as unknown as Envelope), isWireError('empty', /^Envelope: expected one body: .*, got "nope"$/));
+});
+
+test('a credit update carries exactly 8 FCCLs of 12 bits', () => {
+  const withCredit = (fccl: number[]) =>
+    decodeChanged((b) => {
+      b.frames[1]!.kind = FrameKind.credit;
+      b.frames[1]!.pfcQuanta = fccl;
+    });
+  assert.doesNotThrow(withCredit([0, 1, 2, 4095, 0, 0, 0, 0]));
+  assert.throws(withCredit([0, 0, 0, 4096, 0, 0, 0, 0]), isWireError('invalid_field', 'Batch.frames[1].pfcQuanta[3]: expected a 12-bit value (0..4095), got 4096'));
+  assert.throws(withCredit([1, 2]), isWireError('invalid_field', 'Batch.frames[1].pfcQuanta: expected exactly 8 FCCLs on a credit frame, got 2'));
 });

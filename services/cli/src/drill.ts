@@ -100,6 +100,7 @@ export async function drillRunCommand(file: string, options: DrillRunOptions): P
     tables: new Map(runs.map((r) => [r.variant.name, r.data.tables])),
     runEndUs: new Map(runs.map((r) => [r.variant.name, (drill.durationPs - r.data.traceOriginPs) / 1e6])),
     traceOriginUs: new Map(runs.map((r) => [r.variant.name, r.data.traceOriginPs / 1e6])),
+    nodes: new Map(runs.flatMap((r) => (r.data.result.nodes === undefined ? [] : [[r.variant.name, r.data.result.nodes] as const]))),
   });
   report.plots = plots.map((p) => p.ref);
   for (const p of plots) writeFileSync(join(out, p.ref.file), p.svg);
