@@ -77,9 +77,9 @@ export const EXPECTATION_KINDS = {
     summary: 'a cycle of paused, non-empty queues with no transmit progress for `stall` forms (or not)',
   },
   probeLatency: {
-    keys: { percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, during: window, max: duration, min: duration },
+    keys: { percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, during: window, max: duration, min: duration, flows },
     required: ['percentile', 'during'],
-    summary: 'the pingmesh round-trip percentile over the window (lost probes count as infinitely late)',
+    summary: 'the pingmesh round-trip percentile over the window (lost probes count as infinitely late), of the probes `flows` selects (default all)',
   },
   probeLatencyRatio: {
     keys: { percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, during: window, baseline: window, min: { type: 'number', minimum: 0, description: 'a ratio' }, max: { type: 'number', minimum: 0, description: 'a ratio' } },

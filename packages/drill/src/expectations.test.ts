@@ -158,3 +158,11 @@ test('fctSlowdown and fctSlowdownRatio: nearest-rank percentiles of the selected
   assert.deepEqual([ratio.pass, ratio.value, ratio.margin, ratio.variant], [false, 0.5, '0.1× over', null]);
   assert.equal(check({ kind: 'fctSlowdown', flows: { from: 'h2' }, percentile: 50, max: 5 }, a).measured, 'no such message in fct.csv');
 });
+
+test('probeLatency of the probes some hosts send: the others do not count', () => {
+  const rows: ProbeRow[] = [...[1, 2, 3].map((rtt) => ({ ...probe(10, rtt), from: 'h1' })), ...[100, 200, 300].map((rtt) => ({ ...probe(10, rtt), from: 'h3' }))];
+  const v = variant('a', { 'probes.csv': rows });
+  const mine = check({ kind: 'probeLatency', percentile: 100, during: '0us-1ms', flows: { from: 'h1' }, max: '5us' }, v);
+  assert.deepEqual([mine.pass, mine.value, mine.description], [true, 3e6, 'P100 of the round trips of the probes from h1 posted in 0us-1ms']);
+  assert.equal(check({ kind: 'probeLatency', percentile: 100, during: '0us-1ms', max: '5us' }, v).value, 300e6);
+});

@@ -326,11 +326,14 @@ function deadlock(e: Expectation, v: VariantData): ExpectationOutcome {
   return outcome(e, v.name, what, pass, measured, expected ? 'a cycle' : 'no cycle', pass ? 'as expected' : expected ? 'no deadlock formed' : 'a deadlock formed', found === null ? 0 : found.cycle.length);
 }
 
-/** Round trips (ps) of the probes posted in the window; a lost one is infinitely late. */
-function rtts(v: VariantData, during: string): number[] {
+/** Round trips (ps) of the probes posted in the window (of the hosts `flows` selects, if given); a lost one is infinitely late. */
+function rtts(v: VariantData, during: string, flows?: unknown): number[] {
   const [a, b] = windowUs(during, v);
+  const sel = (flows ?? {}) as { from?: unknown; to?: unknown };
+  const from = asList(sel.from);
+  const to = asList(sel.to);
   return (v.tables['probes.csv'] ?? [])
-    .filter((r: ProbeRow) => r.timeUs >= a && r.timeUs < b)
+    .filter((r: ProbeRow) => r.timeUs >= a && r.timeUs < b && (from === null || from.includes(r.from)) && (to === null || to.includes(r.to)))
     .map((r) => (r.rttUs === null ? Infinity : r.rttUs * PS_PER_US))
     .sort((x, y) => x - y);
 }
@@ -338,8 +341,8 @@ function rtts(v: VariantData, during: string): number[] {
 function probeLatency(e: Expectation, v: VariantData): ExpectationOutcome {
   const p = e.raw.percentile as number;
   const during = e.raw.during as string;
-  const values = rtts(v, during);
-  const what = `P${p} of the probe round trips posted in ${during}`;
+  const values = rtts(v, during, e.raw.flows);
+  const what = `P${p} of the round trips of the ${e.raw.flows === undefined ? 'probes' : selection(e).replace('flows', 'probes')} posted in ${during}`;
   if (values.length === 0) return outcome(e, v.name, what, false, 'no probe in the window', 'probes to measure', 'nothing measured', null);
   const limits = { ...(e.raw.min === undefined ? {} : { min: parseDuration(e.raw.min as string) }), ...(e.raw.max === undefined ? {} : { max: parseDuration(e.raw.max as string) }) };
   return bound(e, v, what, nearestRank(values, p)!, limits, timeUnit, ` (${values.length} probes)`);
