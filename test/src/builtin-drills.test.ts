@@ -5,11 +5,12 @@
  * same runs, whatever the mapping. The chaos drill's draws are pinned: its header describes them.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { DrillReport } from '@rocelab/drill';
+import { nearestRank, parseTraceFile } from '@rocelab/results';
 import { cli, ROOT } from './harness.js';
 
 const DRILLS = readdirSync(join(ROOT, 'drills')).filter((f) => f.endsWith('.yaml')).sort();
@@ -30,8 +31,10 @@ function numbers(r: DrillReport) {
 
 for (const file of DRILLS) {
   test(`drill ${file}: passes inproc and procs with the same numbers`, { timeout: 900_000 }, () => {
+    const outs: string[] = [];
     const reports = ['inproc', 'procs'].map((mode) => {
       const out = mkdtempSync(join(tmpdir(), `rocelab-drill-${mode}-`));
+      outs.push(out);
       const r = cli(['drill', 'run', join(ROOT, 'drills', file), '--mode', mode, '--out', out, '--json'], {}, 900_000);
       assert.equal(r.status, 0, `${mode}: exit ${r.status}\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(-2000)}`);
       return JSON.parse(r.stdout) as DrillReport;
@@ -39,6 +42,7 @@ for (const file of DRILLS) {
     assert.equal(reports[0]!.pass, true);
     assert.deepEqual(numbers(reports[1]!), numbers(reports[0]!));
     if (file === 'chaos-kill-restart.yaml') chaosDraws(reports[0]!);
+    if (file === 'is-lossless-mandatory.yaml') readmeDesignTable(outs[0]!, reports[0]!);
   });
 }
 
@@ -53,4 +57,26 @@ function chaosDraws(r: DrillReport): void {
     ],
   );
   assert.ok(v!.run.droppedByReason.node_lost! > 0 && v!.run.droppedByReason.misdelivered! > 0, JSON.stringify(v!.run.droppedByReason));
+}
+
+/**
+ * The README's table of the four fabric designs says what is-lossless-mandatory measures: per
+ * variant, its PFC frames, messages completed and FCT slowdown P50 / P99 (from fct.csv).
+ */
+function readmeDesignTable(out: string, r: DrillReport): void {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const rows = readme.split('\n').filter((l) => /^\| (PFC \+ go-back-N|no PFC, go-back-N|no PFC, selective repeat|credit flow control)/.test(l));
+  assert.equal(rows.length, 4, 'the README has the four designs');
+  const variants = ['pfc-gbn', 'lossy-gbn', 'lossy-sr', 'credit-gbn'];
+  rows.forEach((row, i) => {
+    const v = r.variants.find((x) => x.name === variants[i])!;
+    const path = join(out, v.name, 'trace', 'fct.csv');
+    const fct = parseTraceFile({ name: 'fct.csv', path, text: readFileSync(path, 'utf8') }).rows;
+    const slowdowns = fct.map((f) => f.slowdown ?? Infinity).sort((a, b) => a - b);
+    const fmt = (x: number) => (x === Infinity ? '∞' : x.toPrecision(3));
+    const cells = row.split('|').map((c) => c.trim());
+    assert.equal(cells[2], v.run.pauseFramesSent.toLocaleString('en-US'), `${v.name}: PFC frames`);
+    assert.equal(cells[4], `${v.run.flows.completed} of ${v.run.flows.total}`, `${v.name}: messages completed`);
+    assert.equal(cells[5], `${fmt(nearestRank(slowdowns, 50)!)} / ${fmt(nearestRank(slowdowns, 99)!)}`, `${v.name}: FCT slowdown P50 / P99`);
+  });
 }

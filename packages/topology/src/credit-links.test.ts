@@ -44,3 +44,11 @@ test('credit at one end of a link only, a lane buffer below the largest frame or
     'pod.yaml: nodes[0].switch.dscpMap: expected the DSCP → priority map of h1 at the other end of credit link p1 (a frame\'s lane is its priority at both ends; a NIC maps 26 → 3, 48 → 6, the rest → 0), got "DSCP 34 → 4 here, → 0 at h1"',
   );
 });
+
+test('a fault that takes a credit link down, or kills a node on one, is refused: nothing retrains the link', () => {
+  const faulty = (fault: string) => `${pod(', flowControl: credit')}faults:\n  - ${fault}\n`;
+  assert.match(rejection(faulty('{kind: linkDown, link: tor1:p1, at: 1ms}')), /^pod\.yaml: faults\[0\]\.link: expected a link in PFC flow control: rocelab does not retrain a credit link that went down .*, got "tor1:p1" \(a credit link\)$/);
+  assert.match(rejection(faulty('{kind: kill, node: h1, at: 1ms}')), /^pod\.yaml: faults\[0\]\.node: expected a node without credit links: .*, got "h1" \(h1:p0 is in credit flow control\)$/);
+  // The PFC link of the same pod may go down.
+  assert.equal(parseTopology(faulty('{kind: linkDown, link: tor1:p2, at: 1ms}'), 'pod.yaml').faults.length, 1);
+});

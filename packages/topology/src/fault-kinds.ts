@@ -196,7 +196,12 @@ export interface FaultContext {
   restartGapPs: ReadonlyMap<string, number>;
   /** The pod's seed, which random forms draw from; null: they are refused (the fault API). */
   seed: number | null;
+  /** The endpoints `node:port` of links in credit flow control (absent: none). */
+  creditEndpoints?: ReadonlySet<string>;
 }
+
+/** Why a link fault or a node's death cannot touch a credit link: nothing re-initialises its credits. */
+const CREDIT_RETRAIN = 'rocelab does not retrain a credit link that went down (its credits would start again from the lane buffers, IBA link initialisation, which is not modelled)';
 
 /**
  * A schema-valid fault in base units with its references checked; problems go to `problems`
@@ -235,6 +240,10 @@ function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultCon
     const [node = '', port = ''] = text.split(':');
     return { node, port };
   };
+  const pfcLink = (link: Endpoint): Endpoint => {
+    if (ctx.creditEndpoints?.has(`${link.node}:${link.port}`) === true) problems.add('value', at('link'), `a link in PFC flow control: ${CREDIT_RETRAIN}`, `${describeValue(raw.link)} (a credit link)`);
+    return link;
+  };
   const nodeRef = (): NodeSpec | null => {
     const name = str('node') ?? '';
     const node = ctx.nodes.get(name);
@@ -267,9 +276,9 @@ function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultCon
   switch (kind) {
     case 'linkDown':
     case 'linkUp':
-      return { kind, link: linkRef() };
+      return { kind, link: pfcLink(linkRef()) };
     case 'linkFlap':
-      return { kind, link: linkRef(), periodPs: problems.parse(at('period'), 0, () => parseDuration(str('period') ?? '')), count: num('count') ?? 1 };
+      return { kind, link: pfcLink(linkRef()), periodPs: problems.parse(at('period'), 0, () => parseDuration(str('period') ?? '')), count: num('count') ?? 1 };
     case 'loss': {
       const link = linkRef();
       const hasRate = raw.rate !== undefined;
@@ -310,8 +319,12 @@ function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultCon
     case 'watchdog':
       return { kind, node: nodeRef()?.name ?? '', enabled: flag('enabled') ?? true, action: (str('action') as WatchdogActionChoice | null) ?? null };
     case 'kill':
-    case 'restart':
-      return { kind, node: nodeRef()?.name ?? '' };
+    case 'restart': {
+      const node = nodeRef();
+      const credit = node === null ? undefined : [...(ctx.creditEndpoints ?? [])].find((e) => e.startsWith(`${node.name}:`));
+      if (credit !== undefined) problems.add('value', at('node'), `a node without credit links: ${CREDIT_RETRAIN}`, `${JSON.stringify(node!.name)} (${credit} is in credit flow control)`);
+      return { kind, node: node?.name ?? '' };
+    }
     case 'packetEvent': {
       const flow = raw.flow as { from: string; to: string; workload?: number };
       for (const key of ['from', 'to'] as const) {

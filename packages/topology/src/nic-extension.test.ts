@@ -66,3 +66,11 @@ test('selective repeat on a priority PFC keeps lossless is refused unless the fi
   assert.match(rejection(pod('', 'selectiveRepeat: {bdpCap: 0}')), /nodes\[1\]\.nic\.selectiveRepeat\.bdpCap: expected packets in flight at most, an integer ≥ 1, or auto, got 0/);
   assert.match(rejection(pod('losslessPriorities: [3, 9]')), /defaults\.nic\.losslessPriorities: expected a list of distinct priorities 0\.\.7, got \[3,9\]/);
 });
+
+test('the TCP stack settings resolve, and a bad one is refused with file, path and range', () => {
+  const p = parseTopology(pod('tcp: {sendLatency: 5us, dctcpGain: 0.0625, receiveWindow: 1MiB}', 'tcp: {minRto: 200us}'), 'pod.yaml');
+  const h1 = nicSettingsOf(p, p.nodes.find((n) => n.name === 'h1')!).tcp;
+  assert.deepEqual([h1.sendLatencyPs, h1.receiveLatencyPs, h1.schedulingPs, h1.minRtoPs, h1.initialRtoPs, h1.dctcpGain, h1.receiveWindowBytes, h1.mssBytes], [5_000_000, 3_750_000, 2_500_000, 200_000_000, 1_000_000_000, 0.0625, 1_048_576, null]);
+  assert.equal(rejection(pod('tcp: {dctcpGain: 2}')), 'pod.yaml: defaults.nic.tcp.dctcpGain: expected DCTCP\'s gain g, 0 < g ≤ 1, got 2');
+  assert.match(rejection(pod('', 'tcp: {initialWindow: 0}')), /nodes\[1\]\.nic\.tcp\.initialWindow: expected the initial window in segments, ≥ 1, got 0/);
+});

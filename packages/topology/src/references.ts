@@ -65,5 +65,6 @@ export function faultContext(nodes: ReadonlyMap<string, NodeSpec>, links: readon
   for (const l of links) {
     for (const [x, y] of [[l.a.node, l.b.node], [l.b.node, l.a.node]] as const) neighbours.set(x, (neighbours.get(x) ?? new Set()).add(y));
   }
-  return { nodes, endpoints: new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`])), neighbours, restartGapPs: restartGaps(links), seed };
+  const creditEndpoints = new Set(links.filter((l) => l.aToB.credit !== undefined).flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`]));
+  return { nodes, endpoints: new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`])), neighbours, restartGapPs: restartGaps(links), seed, creditEndpoints };
 }
