@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { FctRow, PfcRow, QueueRow, RateRow, TraceRows } from '@rocelab/results';
+import type { PfcRow, QueueRow, RateRow, TraceRows } from '@rocelab/results';
 import {
-  MAX_PAUSE_ROWS, MAX_POINTS_PER_SERIES, MAX_RATE_SERIES, PAUSE_BINS, downsample, faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries, slowdownCdf,
+  MAX_PAUSE_ROWS, MAX_POINTS_PER_SERIES, MAX_RATE_SERIES, PAUSE_BINS, downsample, faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries, cdfByVariant,
 } from './plot-series.js';
 
 const queue = (timeUs: number, node: string, port: string, queueBytes: number): QueueRow => ({
@@ -97,18 +97,17 @@ test('faultMarks: start and end of each fault in trace time, outside the run dro
   ]);
 });
 
-test('slowdownCdf: one step per distinct slowdown, fractions of all messages (the unfinished ones keep the curve below 1); empty variants left out', () => {
-  const row = (slowdown: number | null): FctRow => ({ run: '', flow: '0', from: 'h1', to: 'h2', sizeBytes: 1, startUs: 0, completionUs: null, fctUs: null, idealFctUs: 1, slowdown, status: '' });
-  const cdf = slowdownCdf([
-    { variant: 'a', rows: [row(2), row(1), row(2), row(null)] },
-    { variant: 'empty', rows: [] },
-    { variant: 'b', rows: [row(3)] },
+test('cdfByVariant: one step per distinct value, fractions of all samples (those without a value keep the curve below 1); empty variants left out', () => {
+  const cdf = cdfByVariant([
+    { variant: 'a', values: [2, 1, 2, null] },
+    { variant: 'empty', values: [] },
+    { variant: 'b', values: [3] },
   ]);
   assert.deepEqual(cdf.variants, ['a', 'b']);
   assert.deepEqual(cdf.points, [
-    { variant: 'a', slowdown: 1, fraction: 0.25 },
-    { variant: 'a', slowdown: 2, fraction: 0.75 },
-    { variant: 'b', slowdown: 3, fraction: 1 },
+    { variant: 'a', value: 1, fraction: 0.25 },
+    { variant: 'a', value: 2, fraction: 0.75 },
+    { variant: 'b', value: 3, fraction: 1 },
   ]);
-  assert.deepEqual([...cdf.unfinished], [['a', 1], ['b', 0]]);
+  assert.deepEqual([...cdf.missing], [['a', 1], ['b', 0]]);
 });

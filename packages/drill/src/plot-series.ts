@@ -3,8 +3,8 @@
  * so a plot stays small however long the run (queue.csv has a row per queue per µs). Pure
  * selection and binning over trace rows; the Vega-Lite specs live in plot-specs.ts.
  */
-import { naturalCompare, nearestRank, pauseIntervals, type FctRow, type NodeReport, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
-import type { SlowdownPoint } from './plot-specs.js';
+import { naturalCompare, nearestRank, pauseIntervals, type NodeReport, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
+import type { CdfPoint } from './plot-specs.js';
 import type { FaultOutcome } from './report-model.js';
 
 /** Points per series at most: 2,000 is finer than a 720-pixel plot can show. */
@@ -173,25 +173,25 @@ export function faultMarks(faults: readonly FaultOutcome[], originUs: number, en
 }
 
 /**
- * Each variant's FCT slowdown CDF from its fct.csv: one step per distinct slowdown. Messages
- * not completed have no slowdown: the curve ends below 1 by their share, and `unfinished` says
- * how many. Variants without messages are left out.
+ * Each variant's CDF of a measure (an FCT slowdown, a probe round trip): one step per distinct
+ * value. A sample without a value (a message not completed, a probe lost) keeps the curve below
+ * 1 by its share, and `missing` says how many. Variants without samples are left out.
  */
-export function slowdownCdf(byVariant: ReadonlyArray<{ variant: string; rows: readonly FctRow[] }>): { variants: string[]; points: SlowdownPoint[]; unfinished: Map<string, number> } {
+export function cdfByVariant(byVariant: ReadonlyArray<{ variant: string; values: ReadonlyArray<number | null> }>): { variants: string[]; points: CdfPoint[]; missing: Map<string, number> } {
   const variants: string[] = [];
-  const points: SlowdownPoint[] = [];
-  const unfinished = new Map<string, number>();
-  for (const { variant, rows } of byVariant) {
-    if (rows.length === 0) continue;
+  const points: CdfPoint[] = [];
+  const missing = new Map<string, number>();
+  for (const { variant, values } of byVariant) {
+    if (values.length === 0) continue;
     variants.push(variant);
-    const done = rows.map((r) => r.slowdown).filter((x): x is number => x !== null).sort((a, b) => a - b);
-    unfinished.set(variant, rows.length - done.length);
-    for (let i = 0; i < done.length; i++) {
-      if (i + 1 < done.length && done[i + 1] === done[i]) continue;
-      points.push({ variant, slowdown: done[i]!, fraction: (i + 1) / rows.length });
+    const known = values.filter((x): x is number => x !== null).sort((a, b) => a - b);
+    missing.set(variant, values.length - known.length);
+    for (let i = 0; i < known.length; i++) {
+      if (i + 1 < known.length && known[i + 1] === known[i]) continue;
+      points.push({ variant, value: known[i]!, fraction: (i + 1) / values.length });
     }
   }
-  return { variants, points, unfinished };
+  return { variants, points, missing };
 }
 
 /** One node's held time in one variant: what its transmitters spent paused by PFC and waiting for credit. */

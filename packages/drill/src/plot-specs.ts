@@ -154,26 +154,26 @@ export function probeSpec(o: { variant: string; endUs: number; binned: boolean; 
   };
 }
 
-/** One point of a variant's FCT slowdown CDF: the fraction of its messages at or below `slowdown`. */
-export interface SlowdownPoint {
+/** One point of a variant's CDF: the fraction of its samples at or below `value`. */
+export interface CdfPoint {
   variant: string;
-  slowdown: number;
+  value: number;
   fraction: number;
 }
 
-/** The variants' FCT slowdown CDFs on one log axis: the comparison a drill of fabric designs is about. */
-export function slowdownCdfSpec(o: { variants: string[]; points: SlowdownPoint[]; notes: string[] }): TopLevelSpec {
+/** The variants' CDFs of one measure on one log axis: the comparison a drill of designs is about. */
+export function cdfSpec(o: { title: string; xTitle: string; yTitle: string; variants: string[]; points: CdfPoint[]; notes: string[] }): TopLevelSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: title('FCT slowdown by variant (CDF of messages)', o.notes),
+    title: title(o.title, o.notes),
     width: WIDTH,
     height: HEIGHT,
     config: CONFIG,
     data: { values: o.points },
     mark: { type: 'line', strokeWidth: 1.5, interpolate: 'step-after' },
     encoding: {
-      x: { field: 'slowdown', type: 'quantitative', title: 'FCT slowdown (FCT / ideal FCT)', scale: { type: 'log' } },
-      y: { field: 'fraction', type: 'quantitative', title: 'fraction of messages', scale: { domain: [0, 1] } },
+      x: { field: 'value', type: 'quantitative', title: o.xTitle, scale: { type: 'log' } },
+      y: { field: 'fraction', type: 'quantitative', title: o.yTitle, scale: { domain: [0, 1] } },
       color: { field: 'variant', type: 'nominal', title: null, scale: { domain: o.variants, scheme: 'tableau10' } },
     },
   };

@@ -1,18 +1,18 @@
 /**
  * The drill report's plots as SVG, one file per plot and variant: queue depth, the pause
  * heatmap, per-flow throughput and (when the variant sent probes) probe round trips, each with
- * the variant's faults as vertical rules; and across variants, their FCT slowdown CDFs. Vega-Lite compiles each spec and Vega renders it
+ * the variant's faults as vertical rules; and across variants, their FCT slowdown and probe
+ * round-trip CDFs. Vega-Lite compiles each spec and Vega renders it
  * headless (`renderer: 'none'`, no canvas, no DOM). The same input gives the same bytes: data
  * is inline, text is measured by Vega's estimate, and the `id`s Vega numbers from module-wide
  * counters are renumbered per plot, under the plot's own prefix, so several SVGs can also share
  * one HTML page without one plot's clip path or gradient standing in for another's.
  */
-import type { TraceTables } from '@rocelab/results';
+import type { NodeReport, TraceTables } from '@rocelab/results';
 import { View, parse } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import type { NodeReport } from '@rocelab/results';
-import { faultMarks, holdBars, pauseHeatmap, probeSeries, queueSeries, rateSeries, slowdownCdf, MAX_PAUSE_ROWS } from './plot-series.js';
-import { holdSpec, pauseSpec, probeSpec, queueSpec, rateSpec, slowdownCdfSpec } from './plot-specs.js';
+import { faultMarks, holdBars, pauseHeatmap, probeSeries, queueSeries, rateSeries, cdfByVariant, MAX_PAUSE_ROWS } from './plot-series.js';
+import { cdfSpec, holdSpec, pauseSpec, probeSpec, queueSpec, rateSpec } from './plot-specs.js';
 import type { DrillReport, PlotRef } from './report-model.js';
 
 export interface DrillPlotInput {
@@ -76,13 +76,18 @@ export async function drillPlots(input: DrillPlotInput): Promise<RenderedPlot[]>
       await add('probes', `${v.name}: probe round trips`, probeSpec({ variant: v.name, endUs, binned: p.binned, points: p.points, faults, notes }));
     }
   }
-  // Across variants: their FCT slowdowns on one plot, when at least two have messages that ended.
-  const cdf = slowdownCdf(variants.map((v) => ({ variant: v.name, rows: input.tables.get(v.name)!['fct.csv'] ?? [] })));
-  if (cdf.variants.length >= 2 && cdf.points.length > 0) {
-    const notes = [...cdf.unfinished].filter(([, n]) => n > 0).map(([variant, n]) => `${variant}: ${n} not completed`);
-    const { svg, warnings } = await renderSvg(slowdownCdfSpec({ variants: cdf.variants, points: cdf.points, notes }), 'fct-slowdown');
-    for (const w of warnings) input.onWarning?.('fct-slowdown.svg', w);
-    out.push({ ref: { file: 'fct-slowdown.svg', title: 'FCT slowdown by variant', variant: null }, svg });
+  // Across variants: their FCT slowdowns, and their probes' round trips, each on one plot, when at least two variants have some.
+  const cdfs = [
+    { file: 'fct-slowdown', title: 'FCT slowdown by variant', xTitle: 'FCT slowdown (FCT / ideal FCT)', yTitle: 'fraction of messages', unfinished: 'not completed', values: (t: TraceTables) => (t['fct.csv'] ?? []).map((r) => r.slowdown) },
+    { file: 'probe-rtt', title: 'probe round trips by variant', xTitle: 'round trip (µs)', yTitle: 'fraction of probes', unfinished: 'lost', values: (t: TraceTables) => (t['probes.csv'] ?? []).map((r) => r.rttUs) },
+  ];
+  for (const c of cdfs) {
+    const cdf = cdfByVariant(variants.map((v) => ({ variant: v.name, values: c.values(input.tables.get(v.name)!) })));
+    if (cdf.variants.length < 2 || cdf.points.length === 0) continue;
+    const notes = [...cdf.missing].filter(([, n]) => n > 0).map(([variant, n]) => `${variant}: ${n} ${c.unfinished}`);
+    const { svg, warnings } = await renderSvg(cdfSpec({ title: `${c.title} (CDF)`, xTitle: c.xTitle, yTitle: c.yTitle, variants: cdf.variants, points: cdf.points, notes }), c.file);
+    for (const w of warnings) input.onWarning?.(`${c.file}.svg`, w);
+    out.push({ ref: { file: `${c.file}.svg`, title: c.title, variant: null }, svg });
   }
   const withNodes = variants.flatMap((v) => (input.nodes?.has(v.name) ? [{ name: v.name, nodes: input.nodes.get(v.name)! }] : []));
   if (withNodes.some((v) => v.nodes.some((n) => n.ports.some((p) => p.credit !== undefined)))) {

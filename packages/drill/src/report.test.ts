@@ -63,7 +63,7 @@ test('report.html: one standalone page, verdict coloured, every expectation, tex
     const cells = [e.id, e.kind, e.description, e.measured, e.expected, e.margin].map((c) => `<td>${c.replace(/[&<>"']/g, (x) => `&#${x.charCodeAt(0)};`)}</td>`).join('');
     assert.ok(html.includes(`<tr>${cells}<td class="${e.pass ? 'pass' : 'fail'}">${e.pass ? 'PASS' : 'FAIL'}</td></tr>`), e.id);
   }
-  assert.equal((html.match(/<svg /g) ?? []).length, 8, 'every plot inline');
+  assert.equal((html.match(/<svg /g) ?? []).length, 9, 'every plot inline: 4 per variant, and the probe round trips of both on one');
   const ids = [...html.matchAll(/\sid="([^"]*)"/g)].map((m) => m[1]!);
   assert.equal(new Set(ids).size, ids.length, 'ids unique across the inlined SVGs');
   assert.ok(decodeHtml(html).includes(`Variant ${evil}: `));
