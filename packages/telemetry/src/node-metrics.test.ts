@@ -90,6 +90,30 @@ function hostSource(): NodeMetricsSource {
   return { stats, portNames, virtualSeconds: () => 0, pausedSeconds: () => 0, paused: () => false, events: () => 0, windows: () => 0 };
 }
 
+/** A host whose NIC exports everything it can: per-QP DCQCN state and the TCP stack's counters too. */
+function fullHostSource(): NodeMetricsSource {
+  const histogram = { bounds: [1e-6, 2e-6], cumulative: () => [1, 2, 3], sum: 4e-6, count: 3 };
+  return {
+    ...hostSource(),
+    nic: {
+      cnpsSent: () => 1,
+      cnpsReceived: () => 2,
+      retransmittedPackets: () => 3,
+      naksSent: () => 4,
+      naksReceived: () => 5,
+      rtoExpirations: () => 6,
+      goodputBytes: () => 7,
+      receivedPayloadBytes: () => 8,
+      stormEvents: () => 0,
+      pausingSeconds: () => 0.5,
+      messageCompletionSeconds: histogram,
+      probeRttSeconds: histogram,
+      qps: () => [{ qp: '2', rateBps: 40e9, targetBps: 40e9, alpha: 1 }],
+      tcp: () => ({ segmentsSent: 10, retransmittedSegments: 1, fastRetransmits: 1, rtoExpirations: 0, cwndCuts: 2, outOfOrder: 3 }),
+    },
+  };
+}
+
 interface Sample {
   name: string;
   labels: Record<string, string>;
@@ -266,7 +290,7 @@ function havePromtool(): boolean {
   return probe.error === undefined && probe.status === 0;
 }
 
-test('promtool check metrics accepts the exposition (switch and host, zero and non-zero values)', async (t) => {
+test('promtool check metrics accepts the exposition (switch, host, and a host with DCQCN per QP and a TCP stack; zero and non-zero values)', async (t) => {
   if (!havePromtool()) {
     t.skip('promtool not installed');
     return;
@@ -276,7 +300,7 @@ test('promtool check metrics accepts the exposition (switch and host, zero and n
   source.stats.countDrop('misdelivered', 1);
   source.virtualPs = 1_500_000;
   source.pausedNow.add('0:3');
-  for (const registry of [createNodeRegistry(ID, source), createNodeRegistry({ ...ID, node: 'h1', role: 'host' }, hostSource())]) {
+  for (const registry of [createNodeRegistry(ID, source), createNodeRegistry({ ...ID, node: 'h1', role: 'host' }, hostSource()), createNodeRegistry({ ...ID, node: 'h2', role: 'host' }, fullHostSource())]) {
     const text = await registry.metrics();
     // `promtool check metrics` reads the exposition on stdin: exit 0 and no findings when clean,
     // exit 3 with "… should have "_total" suffix"-style lint findings, exit 1 on parse errors.
