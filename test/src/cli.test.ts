@@ -153,7 +153,7 @@ test('rocelab compose refuses a node named like a compose service, exit 2', () =
 test('rocelab status without a controller says where it looked, exit 1; the container entry names a bad role, exit 2', () => {
   const s = cli(['status', '--controller', 'http://127.0.0.1:9']);
   assert.equal(s.status, 1);
-  assert.match(s.stderr, /no controller answers at http:\/\/127\.0\.0\.1:9\/status/);
+  assert.match(s.stderr, /no controller answers at http:\/\/127\.0\.0\.1:9\/status, --controller .*start one \(npm start, rocelab up FILE, or docker compose up\), or point at one with --controller URL or ROCELAB_CONTROLLER/);
   const c = cli(['container'], { ROCELAB_ROLE: 'router' });
   assert.equal(c.status, 2);
   assert.match(c.stderr, /ROCELAB_ROLE="router": expected one of controller, switch, host, member/);

@@ -4,12 +4,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, ROOT } from './harness.js';
 
-test('rocelab up prints a live /metrics URL per node (promtool-clean) and stops the pod in order on Ctrl-C to the whole process group', { timeout: 60_000 }, async () => {
+test('rocelab up prints a live /metrics URL per node (promtool-clean), rocelab status finds it with no options, and Ctrl-C to the whole process group stops the pod in order', { timeout: 60_000 }, async () => {
+  // This user's pod record lives in a directory of the test's own, not the machine's.
+  const env = { ...process.env, ROCELAB_STATE_DIR: mkdtempSync(join(tmpdir(), 'rocelab-state-')), ROCELAB_CONTROLLER: '' };
+  const status = () => spawnSync(process.execPath, [CLI, 'status'], { cwd: ROOT, env, encoding: 'utf8' });
   // Its own process group, like a terminal's foreground job: Ctrl-C reaches every process in it.
-  const child = spawn(process.execPath, [CLI, 'up', 'test/fixtures/tree.yaml', '--dilation', '1000'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [CLI, 'up', 'test/fixtures/tree.yaml', '--dilation', '1000'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   child.stdout.setEncoding('utf8');
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -43,10 +49,16 @@ test('rocelab up prints a live /metrics URL per node (promtool-clean) and stops 
     assert.equal(check.status, 0, `${url}: ${check.stdout}${check.stderr}`);
     assert.equal(`${check.stdout}${check.stderr}`.trim(), '', `${url}: promtool findings`);
   }
-  const status = (await (await fetch(/(http:\/\/\S+\/status)/.exec(out)![1]!)).json()) as { state: string; nodesUp: number };
-  assert.deepEqual([status.state, status.nodesUp], ['running', 6]);
+  const live = (await (await fetch(/(http:\/\/\S+\/status)/.exec(out)![1]!)).json()) as { state: string; nodesUp: number };
+  assert.deepEqual([live.state, live.nodesUp], ['running', 6]);
+  // `npx rocelab status` after `npm start`: no options, the controller on a port the system picked.
+  const found = status();
+  assert.equal(found.status, 0, found.stderr);
+  assert.match(found.stdout, /^pod +tree: running$/m);
+  assert.match(found.stdout, /^nodes up +6 of 6$/m);
   process.kill(-child.pid!, 'SIGINT');
   assert.equal(await exited, 0);
+  assert.equal(existsSync(join(env.ROCELAB_STATE_DIR, 'up.json')), false, 'the record goes with the pod');
   assert.match(out, /stopped at [\d.]+ ms virtual; conservation holds; 0 causality violations/);
   for (const url of urls.values()) {
     await assert.rejects(fetch(url), 'every node process is gone');

@@ -188,10 +188,10 @@ topology
 program
   .command('status')
   .description("ask a running pod's controller: virtual time, dilation, lag, windows/s, nodes up")
-  .option('--controller <url>', 'the controller (rocelab up prints it; compose publishes it on 127.0.0.1:7000)', 'http://127.0.0.1:7000')
+  .option('--controller <url>', 'the controller (default: ROCELAB_CONTROLLER, else the pod this user\'s rocelab up runs, else compose\'s http://127.0.0.1:7000)')
   .option('--json', 'print the controller\'s JSON')
-  .action(async (o: { controller: string; json?: boolean }) => {
-    process.exitCode = await (await commands.progress()).statusCommand(o.controller, o.json === true);
+  .action(async (o: { controller?: string; json?: boolean }) => {
+    process.exitCode = await (await commands.progress()).statusCommand(o.controller ?? null, o.json === true);
   });
 
 program

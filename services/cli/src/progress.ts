@@ -3,6 +3,7 @@
  * terminal only; never in --json output or CI logs), and `rocelab status`, the controller's
  * view of a running pod.
  */
+import { livePodRecord } from './pod-record.js';
 import { performance } from 'node:perf_hooks';
 import type { PacingView } from '@rocelab/controller';
 import type { Status } from '@rocelab/wire';
@@ -120,13 +121,28 @@ export async function fetchStatus(url: string, timeoutMs: number): Promise<Statu
 }
 
 /** `rocelab status [--controller URL] [--json]`. */
-export async function statusCommand(controller: string, json: boolean): Promise<number> {
+/** Compose publishes the controller here. */
+const COMPOSE_CONTROLLER = 'http://127.0.0.1:7000';
+
+/** `controller` as given, else ROCELAB_CONTROLLER, else the pod this user's `rocelab up` runs, else compose's. */
+export function resolveController(given: string | null): { url: string; from: string } {
+  if (given !== null) return { url: given, from: '--controller' };
+  if (process.env.ROCELAB_CONTROLLER) return { url: process.env.ROCELAB_CONTROLLER, from: 'ROCELAB_CONTROLLER' };
+  const record = livePodRecord();
+  if (record !== null) return { url: record.controller, from: `the pod ${record.pod} that rocelab up runs (process ${record.pid})` };
+  return { url: COMPOSE_CONTROLLER, from: 'the compose pod\'s address (no rocelab up runs)' };
+}
+
+export async function statusCommand(given: string | null, json: boolean): Promise<number> {
+  const { url: controller, from } = resolveController(given);
   const url = `${controller.replace(/\/+$/, '')}/status`;
   let status: StatusView;
   try {
     status = await fetchStatus(url, 5000);
   } catch (err) {
-    process.stderr.write(`rocelab status: no controller answers at ${url} (${err instanceof Error ? err.message : String(err)}): expected a running pod (rocelab up, docker compose up)\n`);
+    process.stderr.write(
+      `rocelab status: no controller answers at ${url}, ${from} (${err instanceof Error ? err.message : String(err)}): expected a running pod: start one (npm start, rocelab up FILE, or docker compose up), or point at one with --controller URL or ROCELAB_CONTROLLER (rocelab up prints its controller)\n`,
+    );
     return 1;
   }
   process.stdout.write(json ? `${JSON.stringify(status)}\n` : formatStatus(status));

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadTopologyFile } from '@rocelab/topology';
 import { exitCodeOf } from '@rocelab/runtime';
+import { clearPodRecord, writePodRecord } from './pod-record.js';
 import { startLocalPod } from './pod-processes.js';
 import { resultText } from './result-text.js';
 
@@ -42,9 +43,11 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
   await Promise.race([controller.running, children.failure]);
   // A live pod survives its members: a node's process that dies is started again and rejoins.
   children.survive();
+  writePodRecord({ pod: pod.name, controller: httpUrl, pid: process.pid, startedAt: new Date().toISOString() });
+  process.once('exit', () => clearPodRecord());
   const out = process.stdout;
   out.write(`pod ${pod.name}: ${pod.nodes.length} nodes as local processes, dilation ${options.dilation} (wall s per virtual s)\n`);
-  out.write(`controller  ${httpUrl}/status  ${httpUrl}/metrics  (rocelab status --controller ${httpUrl})\n`);
+  out.write(`controller  ${httpUrl}/status  ${httpUrl}/metrics  (rocelab status finds it)\n`);
   const width = Math.max(...pod.nodes.map((n) => n.name.length));
   for (const node of pod.nodes) out.write(`${node.name.padEnd(width)}  ${node.role.padEnd(6)}  ${controller.metricsUrls.get(node.name) ?? '(no metrics)'}\n`);
   const tokenNote = process.env.ROCELAB_POD_TOKEN ? 'the token in ROCELAB_POD_TOKEN' : `ROCELAB_POD_TOKEN=${token}`;
@@ -66,6 +69,7 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
     process.stderr.write(`rocelab up: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
+    clearPodRecord();
     children.terminate();
     await controller.close();
   }
