@@ -104,7 +104,7 @@ export class MemberProcess {
   readonly done: Promise<void>;
 
   constructor(private readonly options: MemberOptions) {
-    this.log = options.log.child({ member: options.id });
+    this.log = memberLog(options.log, options.id);
     this.key = podKey(options.token);
     this.hosted = options.nodes.map((name) => {
       const node = options.pod.nodes.find((n) => n.name === name);
@@ -466,4 +466,9 @@ async function connectWithRetry(connect: () => Promise<Connection>, timeoutMs: n
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
+}
+
+/** The member's logger: every line names it once (a process's logger may already, `member-main.ts`). */
+export function memberLog(log: Logger, id: string): Logger {
+  return log.bindings().member === id ? log : log.child({ member: id });
 }
