@@ -40,6 +40,8 @@ export interface ClosOptions extends ClosShape {
   pingmesh?: string;
   /** Adds `{kind: nicPauseStorm}`: this host's NIC pauses its ToR from `at` on (a malfunctioning NIC). */
   pauseStorm?: { host: string; at: string };
+  /** `defaults.nic.qpMetrics`: every NIC exports its QPs' DCQCN rate, target and α (the DCQCN dashboard's panels). */
+  qpMetrics?: boolean;
   /** The command line that produced the file, recorded in its header. */
   command?: string;
 }
@@ -140,6 +142,7 @@ export function generateClos(options: ClosOptions): string {
   out.push(`  link: {rate: ${options.rate}, latency: ${options.latency}}`);
   const pipelines = [['switch', options.switchPipeline], ['host', options.hostPipeline]].filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${v}`);
   if (pipelines.length > 0) out.push(`  pipelineLatency: {${pipelines.join(', ')}}`);
+  if (options.qpMetrics === true) out.push('  nic: {qpMetrics: true}');
 
   out.push('nodes:');
   for (const s of names.spines) out.push(`  - {name: ${s}, role: spine}`);

@@ -181,7 +181,8 @@ topology
   .option('--permutation <size>', 'add a permutation workload: every host sends one flow of this size, e.g. 1GB')
   .option('--pingmesh <interval>', 'add pingmesh probes between every pair of hosts at this interval, e.g. 100us')
   .option('--pause-storm <host@time>', "add a malfunctioning NIC: the host's NIC pauses its ToR from that virtual time on, e.g. h16@10ms", hostAtTime)
-  .action(async (o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; timing?: 'default' | 'drill'; switchPipeline?: string; hostPipeline?: string; permutation?: string; pingmesh?: string; pauseStorm?: { host: string; at: string } }) => {
+  .option('--qp-metrics', "every NIC exports its QPs' DCQCN rate, target and α (the DCQCN dashboard's per-QP panels)")
+  .action(async (o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; timing?: 'default' | 'drill'; switchPipeline?: string; hostPipeline?: string; permutation?: string; pingmesh?: string; pauseStorm?: { host: string; at: string }; qpMetrics?: boolean }) => {
     process.exitCode = (await commands.topology()).closCommand(o);
   });
 

@@ -34,6 +34,7 @@ export function closCommandLine(o: Omit<ClosOptions, 'command'>): string {
   if (o.permutation !== undefined) words.push(`--permutation ${o.permutation}`);
   if (o.pingmesh !== undefined) words.push(`--pingmesh ${o.pingmesh}`);
   if (o.pauseStorm !== undefined) words.push(`--pause-storm ${o.pauseStorm.host}@${o.pauseStorm.at}`);
+  if (o.qpMetrics === true) words.push('--qp-metrics');
   return words.join(' ');
 }
 
