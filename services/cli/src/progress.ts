@@ -14,6 +14,8 @@ export interface StatusView extends Status {
   durationPs?: number | null;
   /** The lease held back until the wall clock catches up with the dilation; null when none is. */
   pacing?: PacingView | null;
+  /** The first fault still to come, by virtual time; null when none is. */
+  nextFault?: { id: number; kind: string; target: string; atNs: number } | null;
   nodes?: Record<string, string>;
 }
 
@@ -40,9 +42,22 @@ export function formatStatus(s: StatusView): string {
     ['windows', `${s.windows} (${s.windowsPerSecond.toFixed(1)} per wall second${s.pacing ? ', none while held for pacing' : ''})`],
     ...(s.pacing ? [['pacing', pacingText(s.pacing, s.dilation)] as [string, string]] : []),
     ['nodes up', `${s.nodesUp} of ${s.nodesTotal}`],
+    ...(s.nextFault ? [['next fault', nextFaultText(s.nextFault, s)] as [string, string]] : []),
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+}
+
+/**
+ * `nicPauseStorm on h16 at 10.000 ms virtual: in ≈ 81 s at this pace`: when it comes in wall
+ * time if the machine keeps the dilation, and how far behind it is when it does not.
+ */
+function nextFaultText(f: NonNullable<StatusView['nextFault']>, s: StatusView): string {
+  const head = `${f.kind} on ${f.target} at ${ms(f.atNs * 1000)} virtual`;
+  if (s.dilation === 0) return `${head} (no pacing: as soon as the machine gets there)`;
+  const inSeconds = (Math.max(0, f.atNs * 1000 - s.virtualPs) / 1e12) * s.dilation;
+  const behind = s.lagSeconds > 0.5 ? `; ${s.lagSeconds.toFixed(1)} s behind the pace now, so later` : '';
+  return `${head}: in ≈ ${inSeconds.toFixed(0)} s at dilation ${s.dilation}${behind}`;
 }
 
 /**

@@ -18,3 +18,12 @@ test('rocelab status says a lease is held for pacing, until when, and why window
   assert.match(held, /^pacing +held: lease 12 \(1\.000 ms → 1\.100 ms virtual\) goes out in 8\.2 s, at 2026-01-01T00:00:08\.200Z \(dilation 10000: the pod is on time and waits for the wall clock\)$/m);
   assert.doesNotMatch(formatStatus({ ...base, pacing: null }), /pacing/);
 });
+
+test('rocelab status says which fault comes next and when, in wall time at the dilation, and later when the machine lags', () => {
+  const base: StatusView = { virtualPs: 2e9, dilation: 10_000, windowsPerSecond: 100, nodesUp: 26, nodesTotal: 26, lagSeconds: 0, state: 'running', windows: 2000, pod: 'default' };
+  const storm = { id: 0, kind: 'nicPauseStorm', target: 'h16', atNs: 10_000_000 };
+  assert.match(formatStatus({ ...base, nextFault: storm }), /^next fault +nicPauseStorm on h16 at 10\.000 ms virtual: in ≈ 80 s at dilation 10000$/m);
+  assert.match(formatStatus({ ...base, nextFault: storm, lagSeconds: 12.34 }), /in ≈ 80 s at dilation 10000; 12\.3 s behind the pace now, so later$/m);
+  assert.match(formatStatus({ ...base, dilation: 0, nextFault: storm }), /no pacing: as soon as the machine gets there/);
+  assert.doesNotMatch(formatStatus({ ...base, nextFault: null }), /next fault/);
+});

@@ -437,7 +437,12 @@ export class Controller {
       return;
     }
     if (req.method === 'GET' && req.url === '/status') {
-      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), pacing: this.pending === null ? null : pacingView(this.pending.grant, this.t0, this.options.dilation, performance.now(), Date.now()), nodes: Object.fromEntries(this.metricsUrls) };
+      const next = this.faults
+        .view(this.virtualPs)
+        .filter((f) => f.state === 'scheduled')
+        .sort((a, b) => a.atNs - b.atNs || a.id - b.id)[0];
+      const nextFault = next === undefined ? null : { id: next.id, kind: next.kind, target: next.target, atNs: next.atNs };
+      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), pacing: this.pending === null ? null : pacingView(this.pending.grant, this.t0, this.options.dilation, performance.now(), Date.now()), nextFault, nodes: Object.fromEntries(this.metricsUrls) };
       res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(view)}\n`);
       return;
     }
