@@ -76,7 +76,7 @@ const scrapeAnnotations = (port: number): Record<string, string> => ({ 'promethe
 const metricsPortName = (i: number): string => `metrics-${i}`;
 
 export function k8sObjects(podName: string, plans: readonly MemberPlan[], options: K8sOptions): K8sObject[] {
-  checkNames(plans, options);
+  checkNames(options);
   const namespace = options.namespace;
   const topologyKey = posix.basename(options.topologyFile.split('\\').join('/'));
   const tokenDir = posix.dirname(CONTAINER_TOKEN_FILE);
@@ -177,16 +177,11 @@ export function k8sObjects(podName: string, plans: readonly MemberPlan[], option
   return objects;
 }
 
-function checkNames(plans: readonly MemberPlan[], options: K8sOptions): void {
+function checkNames(options: K8sOptions): void {
   if (!isDns1123Label(options.namespace)) {
     throw new K8sError(`--namespace ${JSON.stringify(options.namespace)}: expected a DNS-1123 label (at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit)`);
   }
-  const bad = plans.filter((p) => !isDns1123Label(p.id)).map((p) => p.id);
-  if (bad.length > 0) {
-    throw new K8sError(
-      `${options.topologyFile}: node name${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''}: expected DNS-1123 labels (lowercase letters, digits and '-', at most 63) to name one Kubernetes pod each; or use --workers K, whose pods are named w1…wK`,
-    );
-  }
+  // Node names need no check: the topology schema allows only DNS-1123 labels, and workers are w1…wK.
   const bytes = Buffer.byteLength(options.topologyText);
   if (bytes > MAX_CONFIGMAP_BYTES) throw new K8sError(`${options.topologyFile}: expected a topology of at most 1 MiB to fit a ConfigMap, got ${bytes} bytes`);
 }
