@@ -14,12 +14,13 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Logger } from '@rocelab/telemetry';
+import { CONTAINER_TOKEN_FILE } from '@rocelab/topology';
 import { DEV_POD_TOKEN } from './auth.js';
 
 export const POD_TOKEN_FILE_ENV = 'ROCELAB_POD_TOKEN_FILE';
 
 /** Where containers find the token (compose's secret, `--mode docker`'s bind mount). */
-export const CONTAINER_POD_TOKEN_FILE = '/run/secrets/rocelab_pod_token';
+export const CONTAINER_POD_TOKEN_FILE = CONTAINER_TOKEN_FILE;
 
 /** A token is a line of text; a bigger file is not a token file (and /dev/zero is not read forever). */
 export const MAX_POD_TOKEN_FILE_BYTES = 4096;

@@ -9,14 +9,13 @@
  * extension fields with YAML anchors, merge keys only inside mappings.
  */
 import { posix } from 'node:path';
+import { CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT, CONTAINER_TOKEN_FILE, memberContainerEnv, podContainerEnv } from './container-env.js';
 import type { PodSpec } from './pod.js';
+
+export { CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT };
 
 /** Service names the emitter uses itself: no node may be called that. */
 export const RESERVED_SERVICES = ['controller', 'prometheus', 'grafana'] as const;
-
-/** The port every node serves /metrics on inside its container, and the controller's. */
-export const CONTAINER_METRICS_PORT = 9100;
-export const CONTAINER_CONTROLLER_PORT = 7000;
 
 /** Defaults of the images, overridable from the environment (`NODE_IMAGE=… docker compose up`). */
 export const COMPOSE_IMAGES = {
@@ -38,7 +37,7 @@ export const LIVE_DILATION = 10_000;
  * the file ROCELAB_POD_TOKEN_FILE names on the host, by default the committed development
  * token (so `docker compose up` works as checked out, with a warning in every node's log).
  */
-export const TOKEN_SECRET = 'rocelab_pod_token';
+export const TOKEN_SECRET = CONTAINER_TOKEN_FILE.split('/').pop()!;
 export const DEV_TOKEN_FILE = './deploy/dev-pod-token';
 
 export class ComposeError extends Error {}
@@ -89,9 +88,7 @@ export function composeFile(pod: PodSpec, options: ComposeOptions): string {
     'version: "3.8"',
     '',
     'x-rocelab-env: &rocelab-env',
-    `  ROCELAB_TOPOLOGY: ${topology}`,
-    `  ROCELAB_CONTROLLER: ws://controller:${CONTAINER_CONTROLLER_PORT}/control`,
-    `  ROCELAB_POD_TOKEN_FILE: /run/secrets/${TOKEN_SECRET}`,
+    ...Object.entries(podContainerEnv(topology)).map(([k, v]) => `  ${k}: ${v}`),
     '  ROCELAB_LOG_LEVEL: ${ROCELAB_LOG_LEVEL:-info}',
     '',
     'x-rocelab-node: &rocelab-node',
@@ -129,8 +126,7 @@ export function composeFile(pod: PodSpec, options: ComposeOptions): string {
       '    <<: *rocelab-node',
       '    environment:',
       '      <<: *rocelab-env',
-      `      ROCELAB_ROLE: ${node.role === 'host' ? 'host' : 'switch'}`,
-      `      ROCELAB_NODE: ${node.name}`,
+      ...Object.entries(memberContainerEnv({ id: node.name, nodes: [node.name], entry: node.role === 'host' ? 'host' : 'switch' })).map(([k, v]) => `      ${k}: ${v}`),
       labels(node.role, node.name),
       '',
     );

@@ -13,7 +13,7 @@ import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
-import { CONTAINER_CONTROLLER_PORT, type PodSpec } from '@rocelab/topology';
+import { CONTAINER_CONTROLLER_PORT, memberContainerEnv, type PodSpec } from '@rocelab/topology';
 import { CONTAINER_POD_TOKEN_FILE, NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { DockerRunError, DockerRunFailure } from './docker-errors.js';
 import type { MemberPlan } from './pod-processes.js';
@@ -119,11 +119,7 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
       const member = await docker.createContainer({
         ...common,
         name: `${runId}-${plan.id}`,
-        Env: env(
-          plan.entry === 'worker'
-            ? { ROCELAB_ROLE: 'member', ROCELAB_MEMBER: plan.id, ROCELAB_NODES: plan.nodes.join(','), ROCELAB_ADVERTISE_HOST: plan.id, ROCELAB_METRICS_HOST: 'off', ...recordingEnv }
-            : { ROCELAB_ROLE: plan.entry, ROCELAB_NODE: plan.nodes[0]!, ROCELAB_METRICS_HOST: 'off', ...recordingEnv },
-        ),
+        Env: env({ ...memberContainerEnv(plan), ROCELAB_METRICS_HOST: 'off', ...recordingEnv }),
         NetworkingConfig: aliases([plan.id]),
       });
       await member.start();

@@ -16,6 +16,7 @@ const commands = {
   compose: () => import('./compose.js'),
   drill: () => import('./drill.js'),
   fault: () => import('./fault.js'),
+  k8s: () => import('./k8s.js'),
   progress: () => import('./progress.js'),
   run: () => import('./run.js'),
   topology: () => import('./topology.js'),
@@ -201,6 +202,29 @@ program
   .argument('<file>', 'topology file; its directory is mounted into every container')
   .action(async (file: string) => {
     process.exitCode = (await commands.compose()).composeCommand(file);
+  });
+
+program
+  .command('k8s')
+  .description('print the Kubernetes manifests of a topology: the controller, one pod per node or worker, the token as a Secret, the topology as a ConfigMap')
+  .argument('<file>', 'topology file (self-contained: it travels as a ConfigMap)')
+  .option('--workers <k>', 'K worker pods instead of one per node', integer('a worker count', 1))
+  .option('--namespace <n>', 'the namespace of every object, a DNS-1123 label (default rocelab-POD)')
+  .option('--token-file <file>', 'a file holding the pod token (default: a fresh random token)')
+  .option('--image <image>', 'the rocelab image (npm run image)', 'rocelab:local')
+  .option('--dilation <d>', 'wall seconds per virtual second; CPU requests scale with its inverse', nonNegative, LIVE_DILATION)
+  .option('--duration <d>', 'stop after this much virtual time, and the controller prints the result (default: until deleted)', (text: string) => (duration(text), text))
+  .option('--pod-monitor', 'also a prometheus-operator PodMonitor that scrapes every node (needs its CRD)')
+  .action(async (file: string, o: { workers?: number; namespace?: string; tokenFile?: string; image: string; dilation: number; duration?: string; podMonitor?: boolean }) => {
+    process.exitCode = (await commands.k8s()).k8sCommand(file, {
+      workers: o.workers ?? null,
+      namespace: o.namespace ?? null,
+      tokenFile: o.tokenFile ?? null,
+      image: o.image,
+      dilation: o.dilation,
+      duration: o.duration ?? null,
+      podMonitor: o.podMonitor === true,
+    });
   });
 
 const fault = program.command('fault').description("a running pod's faults: inject one, list them, clear one (the pod token: --token or ROCELAB_POD_TOKEN)");
