@@ -517,3 +517,72 @@ test('the committed docker-compose.yml brings up 27 scrape targets: 16 hosts, 10
   assert.deepEqual(info.HostConfig.PortBindings?.['7000/tcp']?.map((b: { HostIp: string }) => b.HostIp), ['127.0.0.1']);
   assert.deepEqual(await tokenInEnvironment(ctl.Id, 'rocelab-dev-token'), []);
 });
+
+/** What a swarm stack left: its services, networks, configs and secrets (by Docker's stack label). */
+function stackLeftovers(name: string): string[] {
+  return ['service', 'network', 'config', 'secret'].flatMap((kind) =>
+    sh('docker', [kind, 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${name}`])
+      .stdout.split('\n')
+      .filter((id) => id !== '')
+      .map((id) => `${kind} ${id}`),
+  );
+}
+
+test('rocelab stack on a one-node swarm: every node up through the controller and Prometheus, the trace hash of procs, and the machine as it was after', { timeout: 900_000 }, async (t) => {
+  if (!needsDocker(t)) return;
+  const swarmState = () => sh('docker', ['info', '--format', '{{.Swarm.LocalNodeState}}']).stdout.trim();
+  const before = swarmState();
+  if (before !== 'active') {
+    const init = sh('docker', ['swarm', 'init', '--advertise-addr', '127.0.0.1']);
+    assert.equal(init.status, 0, `docker swarm init: ${init.stderr}`);
+  }
+  const name = `rocelabswarm${randomBytes(3).toString('hex')}`;
+  t.after(async () => {
+    sh('docker', ['stack', 'rm', name]);
+    // stack rm returns before the tasks and the overlay are gone; wait (bounded) for them.
+    for (let i = 0; i < 60 && stackLeftovers(name).length > 0; i++) await sleep(1000);
+    if (before !== 'active') sh('docker', ['swarm', 'leave', '--force']);
+    assert.equal(swarmState(), before, 'the swarm state is as it was');
+    assert.deepEqual(stackLeftovers(name), [], 'nothing of the stack is left');
+  });
+  const stack = cli(['stack', join(work, 'small.yaml'), '--workers', '2']);
+  assert.equal(stack.status, 0, stack.stderr);
+  const file = join(work, `${name}.yml`);
+  writeFileSync(file, stack.stdout);
+  const ports = { controller: await freePort(), prometheus: await freePort() };
+  const env = {
+    ROCELAB_IMAGE: IMAGE,
+    PROMETHEUS_IMAGE,
+    ROCELAB_REPO: ROOT,
+    ROCELAB_POD_TOKEN_FILE: containerTokenFile(`${name}-token`, 'the-swarm-pod-secret'),
+    // 2 ms of virtual time at 20,000 wall s per virtual s: 40 s to see every node up, then the result.
+    ROCELAB_DILATION: '20000',
+    ROCELAB_DURATION: '2ms',
+    CONTROLLER_PORT: String(ports.controller),
+    PROMETHEUS_PORT: String(ports.prometheus),
+  };
+  const deploy = sh('docker', ['stack', 'deploy', '--resolve-image', 'never', '-c', file, name], { env });
+  assert.equal(deploy.status, 0, `docker stack deploy: ${deploy.stdout}${deploy.stderr}`);
+  const controller = `http://127.0.0.1:${ports.controller}`;
+  const prometheus = `http://127.0.0.1:${ports.prometheus}`;
+  const logs = () => sh('docker', ['service', 'logs', '--raw', `${name}_controller`]).stdout;
+  const nodes = 9; // small: 1 spine, 2 leaves, 2 ToRs, 4 hosts
+  try {
+    await until('every node up through the controller', 240_000, async () => {
+      const s = (await (await fetch(`${controller}/status`)).json()) as { nodesUp: number; nodesTotal: number; state: string };
+      return s.nodesUp === nodes && s.nodesTotal === nodes ? s : null;
+    });
+    await until('every node and the controller scraped by Prometheus', 120_000, async () => ((await scalar(prometheus, 'count(up == 1)')) === nodes + 1 ? true : null));
+  } catch (err) {
+    throw new Error(`${String(err)}\n${logs()}`);
+  }
+  const line = await until('the result in the controller service log', 240_000, async () => logs().split('\n').reverse().find((l) => l.startsWith('{')) ?? null);
+  const swarm = JSON.parse(line) as RunResult;
+  const procs = cli(['run', join(work, 'small.yaml'), '--duration', '2ms', '--mode', 'procs', '--json']);
+  assert.equal(procs.status, 0, procs.stderr);
+  const local = JSON.parse(procs.stdout) as RunResult;
+  assert.equal(swarm.traceHash, local.traceHash);
+  assert.deepEqual(swarm.packets, local.packets);
+  assert.ok(swarm.conservation);
+  assert.equal(swarm.mode, 'docker'); // the controller's own word for a pod of containers
+});

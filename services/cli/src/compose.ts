@@ -38,9 +38,9 @@ export async function containerCommand(): Promise<number> {
   }
   const listenVars = role === 'controller' ? ['ROCELAB_CONTROLLER_HOST'] : ['ROCELAB_LISTEN_HOST', 'ROCELAB_METRICS_HOST'];
   if (listenVars.some((name) => env[name] === undefined)) {
-    const pod = podNetworkAddress(networkInterfaces());
+    const pod = podNetworkAddress(networkInterfaces(), env.ROCELAB_POD_SUBNET ?? null);
     if ('problem' in pod) {
-      process.stderr.write(`rocelab container: ${listenVars.join(' and ')} ${listenVars.length > 1 ? 'are' : 'is'} not set and this container has ${pod.problem}: expected one address on the pod network, or the address to listen on in ${listenVars.join(' and ')}\n`);
+      process.stderr.write(`rocelab container: ${listenVars.join(' and ')} ${listenVars.length > 1 ? 'are' : 'is'} not set and this container has ${pod.problem}: expected one address on the pod network (ROCELAB_POD_SUBNET names it when the container has several networks), or the address to listen on in ${listenVars.join(' and ')}\n`);
       return 2;
     }
     for (const name of listenVars) env[name] ??= pod.address;

@@ -2,6 +2,7 @@
  * `rocelab k8s FILE [--workers K] [--namespace N]`: the Kubernetes manifests of a topology as one
  * multi-document YAML on stdout (k8s-manifests.ts builds and validates them).
  */
+import { describeFiles, filesBeside } from './files-beside.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
@@ -84,16 +85,6 @@ function tokenFrom(file: string): string {
  * be missing in the containers, which load the topology again. Say so now.
  */
 function checkSelfContained(file: string, pod: PodSpec): void {
-  const refs = [...pod.apps.map((a) => `app ${a.module} (${a.node})`), ...cdfSources(pod.workloads).map((s) => `CDF file ${s}`)];
-  if (refs.length > 0) {
-    throw new K8sError(`${file}: expected a topology that refers to no other file (the ConfigMap holds it alone), got ${refs.slice(0, 3).join(', ')}${refs.length > 3 ? ` and ${refs.length - 3} more` : ''}`);
-  }
-}
-
-function cdfSources(value: unknown): string[] {
-  if (Array.isArray(value)) return value.flatMap(cdfSources);
-  if (typeof value !== 'object' || value === null) return [];
-  const v = value as Record<string, unknown>;
-  if (v.kind === 'cdf' && typeof v.source === 'string') return [v.source];
-  return Object.values(v).flatMap(cdfSources);
+  const refs = filesBeside(pod);
+  if (refs.length > 0) throw new K8sError(`${file}: expected a topology that refers to no other file (the ConfigMap holds it alone), got ${describeFiles(refs)}`);
 }

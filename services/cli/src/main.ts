@@ -17,6 +17,7 @@ const commands = {
   drill: () => import('./drill.js'),
   fault: () => import('./fault.js'),
   k8s: () => import('./k8s.js'),
+  stack: () => import('./stack.js'),
   progress: () => import('./progress.js'),
   run: () => import('./run.js'),
   topology: () => import('./topology.js'),
@@ -202,6 +203,15 @@ program
   .argument('<file>', 'topology file; its directory is mounted into every container')
   .action(async (file: string) => {
     process.exitCode = (await commands.compose()).composeCommand(file);
+  });
+
+program
+  .command('stack')
+  .description('print a Docker Swarm stack file of a topology: overlay network, controller, one service per node (or worker), Prometheus, Grafana; the token a secret, the topology a config')
+  .argument('<file>', 'topology file')
+  .option('--workers <k>', 'one service per worker of K, a worker\'s nodes in one container', integer('a worker count', 1))
+  .action(async (file: string, o: { workers?: number }) => {
+    process.exitCode = (await commands.stack()).stackCommand(file, o);
   });
 
 program

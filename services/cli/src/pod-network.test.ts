@@ -14,3 +14,10 @@ test('none, or several (host networking, two networks): refused, naming what the
   assert.deepEqual(podNetworkAddress({ lo: [v4('127.0.0.1', true)] }), { problem: 'no IPv4 address besides loopback' });
   assert.deepEqual(podNetworkAddress({ eth0: [v4('172.18.0.5')], eth1: [v4('10.1.0.7')] }), { problem: '2 IPv4 addresses: 172.18.0.5 (eth0), 10.1.0.7 (eth1)' });
 });
+
+test('a Swarm task, on its overlay and on docker_gwbridge: the pod subnet picks the overlay address; a bad subnet is named', () => {
+  const task = { lo: [v4('127.0.0.1', true)], eth0: [v4('10.213.0.9')], eth1: [v4('172.19.0.4')] };
+  assert.deepEqual(podNetworkAddress(task, '10.213.0.0/16'), { address: '10.213.0.9' });
+  assert.deepEqual(podNetworkAddress(task, '10.99.0.0/16'), { problem: 'no IPv4 address in the pod subnet 10.99.0.0/16' });
+  assert.deepEqual(podNetworkAddress(task, '10.213.0.0/40'), { problem: 'a pod subnet "10.213.0.0/40" that is not an IPv4 CIDR like 10.213.0.0/16' });
+});
