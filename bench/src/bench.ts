@@ -6,6 +6,7 @@
  * Order matters on a small machine: the in-process engine first while nothing else runs,
  * then the two-process link, then the CLI runs that start a process per node.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -69,6 +70,10 @@ async function main(): Promise<void> {
   }
   note(`cli: inproc ${inproc.wallMs} ms, procs ${procs.wallMs} ms (${procs.windows} windows), workers2 ${workers2.wallMs} ms (${workers2.windows} windows)`);
   const pod = { inproc: await steadyState(DEFAULT_POD, []), procs: await steadyState(DEFAULT_POD, ['--mode', 'procs']), workers2: await steadyState(DEFAULT_POD, ['--workers', '2']) };
+  // Workers in separate containers on this machine: the per-window cost a multi-machine run pays
+  // on top of the network's own latency. Only where Docker and the image are (`npm run image`).
+  const containers = dockerImage() === null ? null : await steadyState(DEFAULT_POD, ['--mode', 'docker', '--workers', '2', '--image', dockerImage()!, '--dilation', '0']);
+  if (containers === null) note('docker: no engine or no image rocelab:local (ROCELAB_IMAGE); msPerWindow.default.dockerWorkers2 is null');
   const piped = withPipelines(DEFAULT_POD, PIPELINES);
   const pipedProcs = await steadyState(piped.file, ['--mode', 'procs']).finally(piped.remove);
 
@@ -83,7 +88,7 @@ async function main(): Promise<void> {
     linkBatchesRoundTripPerSec: link.batchesRoundTripPerSec,
     linkBytesPerBatch: link.bytesPerBatch,
     wallPerVirtualSecond: { tree: { inproc: sig(inproc.wallPerVirtualSecond), procs: sig(procs.wallPerVirtualSecond), workers2: sig(workers2.wallPerVirtualSecond) } },
-    msPerWindow: { tree: { procs: sig(procs.msPerWindow!), workers2: sig(workers2.msPerWindow!) }, default: { procs: sig(pod.procs.msPerWindow), workers2: sig(pod.workers2.msPerWindow) } },
+    msPerWindow: { tree: { procs: sig(procs.msPerWindow!), workers2: sig(workers2.msPerWindow!) }, default: { procs: sig(pod.procs.msPerWindow), workers2: sig(pod.workers2.msPerWindow), dockerWorkers2: containers === null ? null : sig(containers.msPerWindow) } },
     // The default pod under load, start-up excluded: what a live pod's dilation must allow.
     steadyWallPerVirtualSecond: { default: { inproc: sig(pod.inproc.wallPerVirtualSecond), procs: sig(pod.procs.wallPerVirtualSecond), workers2: sig(pod.workers2.wallPerVirtualSecond) } },
     // The same pod with switch and NIC pipeline latencies: a wider window, fewer lockstep rounds.
@@ -103,6 +108,13 @@ async function main(): Promise<void> {
     },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** The rocelab image to run containers from, when a Docker engine answers and has it; else null. */
+function dockerImage(): string | null {
+  const image = process.env.ROCELAB_IMAGE ?? 'rocelab:local';
+  const probe = spawnSync('docker', ['image', 'inspect', '--format', '{{.Id}}', image], { encoding: 'utf8', timeout: 10_000 });
+  return probe.status === 0 ? image : null;
 }
 
 /** A generated Clos pod: its figures in the given modes, with its size. */

@@ -75,6 +75,8 @@ export interface RunResult {
    */
   linkMessages: number;
   linkBytes: number;
+  /** Distributed modes: members, crossing links and the window they allow. */
+  placement?: Placement;
   events: number;
   packets: { sent: number; delivered: number; dropped: number; queued: number };
   droppedByReason: Record<DropReason, number>;
@@ -119,6 +121,21 @@ export interface RunMeta {
   lostNodes?: readonly LostNode[];
   /** Messages and bytes members shipped to each other (none in one process). */
   linkTraffic?: { messages: number; bytes: number };
+  /** How the nodes were spread over members (distributed modes). */
+  placement?: Placement;
+}
+
+/**
+ * The mapping of nodes to members, and what it costs: every link between two members carries a
+ * batch message per window each way, and the window is the smallest lookahead of those links.
+ */
+export interface Placement {
+  members: number;
+  /** Links whose ends live in different members, of all links. */
+  crossLinks: number;
+  links: number;
+  /** The window: the shortest crossing link's lookahead, ns (1 ms when none crosses). */
+  windowNs: number;
 }
 
 /** A hosted node's final numbers, read from its engine. */
@@ -165,6 +182,7 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     windows: meta.windows,
     linkMessages: meta.linkTraffic?.messages ?? 0,
     linkBytes: meta.linkTraffic?.bytes ?? 0,
+    ...(meta.placement === undefined ? {} : { placement: meta.placement }),
     events: sum((f) => f.events),
     packets,
     droppedByReason,

@@ -12,6 +12,7 @@ export function resultText(r: RunResult): string {
     .join(', ');
   const lines = [
     `${r.mode}${r.mode === 'workers' ? ` ×${r.workers}` : ''}: ${(r.virtualNs / 1e6).toFixed(3)} ms virtual in ${r.wallMs} ms wall, ${r.events} events, ${r.windows} windows`,
+    ...(r.placement === undefined ? [] : [`placement: ${r.placement.members} members, ${r.placement.crossLinks} of ${r.placement.links} links between them, window ${r.placement.windowNs >= 1000 ? `${r.placement.windowNs / 1000} us` : `${r.placement.windowNs} ns`} (the shortest crossing link's lookahead)`]),
     `profile ${r.profile}, timing ${r.timing}, seed ${r.seed}`,
     `packets: sent ${r.packets.sent}, delivered ${r.packets.delivered}, dropped ${r.packets.dropped}${drops ? ` (${drops})` : ''}, queued ${r.packets.queued}`,
     `conservation ${r.conservation ? 'holds' : 'FAILS'}, causality violations ${r.causalityViolations}`,

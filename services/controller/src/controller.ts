@@ -35,6 +35,7 @@ import {
   type HttpLimits,
   type Mode,
   type NodeFinal,
+  type Placement,
   type RunResult,
 } from '@rocelab/runtime';
 import { FaultApi } from './fault-api.js';
@@ -92,6 +93,7 @@ export class Controller {
   private wss: WebSocketServer | null = null;
   private t0 = 0;
   private windowPs = 0;
+  private placement: Placement | null = null;
   private virtualPs = 0;
   private state: ControllerState = 'starting';
   private finals = new Map<string, NodeFinal>();
@@ -268,12 +270,15 @@ export class Controller {
     const { pod } = this.options;
     const wire = wireModelFor(pod.profile);
     let windowPs = Infinity;
+    let crossLinks = 0;
     for (const link of pod.links) {
       if (this.claimed.get(link.a.node) === this.claimed.get(link.b.node)) continue;
+      crossLinks++;
       windowPs = Math.min(windowPs, lookaheadPs(link.aToB, wire), lookaheadPs(link.bToA, wire));
     }
     // With no link between members any width is safe; 1 ms keeps the reports (hashes) regular.
     this.windowPs = Number.isFinite(windowPs) ? windowPs : 1e9;
+    this.placement = { members: this.members.size, crossLinks, links: pod.links.length, windowNs: this.windowPs / 1000 };
     const directory = this.directory();
     for (const m of this.members.values()) m.conn.send({ type: 'directory', directory });
     this.log.info({ members: this.members.size, windowPs: this.windowPs }, 'directory sent');
@@ -419,7 +424,7 @@ export class Controller {
     }
     const result = assembleResult(
       pod.nodes.map((n) => mergeLives(lives(n.name))),
-      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, startupMs: this.t0 > 0 ? this.t0 - this.started : 0, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lives.losses, linkTraffic: sumTraffic(this.traffic.values()) },
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, startupMs: this.t0 > 0 ? this.t0 - this.started : 0, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lives.losses, linkTraffic: sumTraffic(this.traffic.values()), ...(this.placement === null ? {} : { placement: this.placement }) },
     );
     this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
     this.settle.resolve(result);
