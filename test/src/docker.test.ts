@@ -56,8 +56,10 @@ before(async () => {
   if (missing !== null) return;
   const stage = sh(process.execPath, ['scripts/stage-image.mjs']);
   assert.equal(stage.status, 0, `staging the image: ${stage.stderr}`);
-  const build = sh('docker', ['build', '-q', '-f', 'deploy/docker/Dockerfile', '--build-arg', `NODE_IMAGE=${NODE_IMAGE}`, '-t', IMAGE, '.']);
-  assert.equal(build.status, 0, `docker build: ${build.stdout}${build.stderr}`);
+  // As `npm run image` builds it: BuildKit where the CLI has buildx, the classic builder otherwise.
+  const build = sh(process.execPath, ['scripts/build-image.mjs'], { env: { NODE_IMAGE, ROCELAB_IMAGE: IMAGE } });
+  assert.equal(build.status, 0, `building the image: ${build.stdout}${build.stderr}`);
+  assert.doesNotMatch(build.stderr, /legacy builder is deprecated/i);
   work = mkdtempSync(join(tmpdir(), 'rocelab-docker-'));
   chmodSync(work, 0o755); // the containers run as uid 10001 and read the pod from here
   // The small pod of the issue: 1 spine, 2 leaves in one pod, 2 ToRs, 4 hosts, with traffic,
