@@ -56,7 +56,7 @@ before(async () => {
   if (missing !== null) return;
   const stage = sh(process.execPath, ['scripts/stage-image.mjs']);
   assert.equal(stage.status, 0, `staging the image: ${stage.stderr}`);
-  // As `npm run image` builds it: BuildKit where the CLI has buildx, the classic builder otherwise.
+  // As `npm run image` builds it: through the Engine API, so no CLI deprecation banner.
   const build = sh(process.execPath, ['scripts/build-image.mjs'], { env: { NODE_IMAGE, ROCELAB_IMAGE: IMAGE } });
   assert.equal(build.status, 0, `building the image: ${build.stdout}${build.stderr}`);
   assert.doesNotMatch(build.stderr, /legacy builder is deprecated/i);
@@ -533,7 +533,9 @@ function stackLeftovers(name: string): string[] {
 test('rocelab stack on a one-node swarm: every node up through the controller and Prometheus, the trace hash of procs, and the machine as it was after', { timeout: 900_000 }, async (t) => {
   if (!needsDocker(t)) return;
   const swarmState = () => sh('docker', ['info', '--format', '{{.Swarm.LocalNodeState}}']).stdout.trim();
+  const networks = () => sh('docker', ['network', 'ls', '--format', '{{.Name}}']).stdout.split('\n').filter((n) => n !== '').sort();
   const before = swarmState();
+  const networksBefore = networks();
   if (before !== 'active') {
     const init = sh('docker', ['swarm', 'init', '--advertise-addr', '127.0.0.1']);
     assert.equal(init.status, 0, `docker swarm init: ${init.stderr}`);
@@ -543,8 +545,13 @@ test('rocelab stack on a one-node swarm: every node up through the controller an
     sh('docker', ['stack', 'rm', name]);
     // stack rm returns before the tasks and the overlay are gone; wait (bounded) for them.
     for (let i = 0; i < 60 && stackLeftovers(name).length > 0; i++) await sleep(1000);
-    if (before !== 'active') sh('docker', ['swarm', 'leave', '--force']);
+    if (before !== 'active') {
+      sh('docker', ['swarm', 'leave', '--force']);
+      // Leaving keeps the bridge swarm made for published ports; it was not here before.
+      if (!networksBefore.includes('docker_gwbridge')) sh('docker', ['network', 'rm', 'docker_gwbridge']);
+    }
     assert.equal(swarmState(), before, 'the swarm state is as it was');
+    assert.deepEqual(networks(), networksBefore, 'the networks are as they were');
     assert.deepEqual(stackLeftovers(name), [], 'nothing of the stack is left');
   });
   const stack = cli(['stack', join(work, 'small.yaml'), '--workers', '2']);
