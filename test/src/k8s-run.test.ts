@@ -17,9 +17,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { ApiException, CoreV1Api, createConfiguration, KubeConfig, ServerConfiguration, VersionApi } from '@kubernetes/client-node';
@@ -52,6 +52,10 @@ let core: CoreV1Api | null = null;
 
 before(async () => {
   const kc = new KubeConfig();
+  if (!process.env.KUBECONFIG && !existsSync(join(homedir(), '.kube', 'config')) && !existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')) {
+    missing = 'no Kubernetes cluster is configured (KUBECONFIG unset, no ~/.kube/config, not inside a cluster)';
+    return;
+  }
   try {
     kc.loadFromDefault();
     const server = kc.getCurrentCluster()?.server ?? '(no current cluster)';

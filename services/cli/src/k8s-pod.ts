@@ -59,6 +59,7 @@ export async function runK8sPod(pod: PodSpec, file: string, o: K8sRunOptions): P
     throw err;
   }
   const cluster = await connectCluster(o.kubeconfig);
+  process.stderr.write(`rocelab run --mode k8s: namespace ${namespace} on ${cluster.server} (context ${cluster.context}, Kubernetes ${cluster.version}); deleted when the run ends\n`);
   const deadlineMs = runDeadlineMs(o.durationPs, o.dilation);
   let onInterrupt = (): void => undefined;
   const interrupted = new Promise<never>((_, reject) => {
