@@ -115,7 +115,7 @@ test('bad flags are refused with what was expected', () => {
   assert.match(r.stderr, /--duration.*expected a duration/);
   const m = cli(['run', TREE, '--duration', '1ms', '--mode', 'docker-ish']);
   assert.equal(m.status, 2);
-  assert.match(m.stderr, /--mode: expected inproc, procs or docker, got docker-ish/);
+  assert.match(m.stderr, /--mode: expected inproc, procs, docker or k8s, got docker-ish/);
 });
 
 test('every command and subcommand answers --help with its usage, exit 0', () => {

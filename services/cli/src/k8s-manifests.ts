@@ -13,6 +13,11 @@
  * container reads it (CONTAINER_TOKEN_FILE), never an environment variable. Members and the
  * controller run the image's one entry point, configured exactly as compose and `--mode docker`
  * configure it (`podContainerEnv`, `memberContainerEnv`).
+ *
+ * For `rocelab run --mode k8s` (`run` set) the pod runs once: the controller is a bare Pod with
+ * restartPolicy Never instead of a Deployment, which would start it again after the result and
+ * wait for members that have finished; members do not restart either, unless the run respawns
+ * them (then OnFailure: a member that dies comes back and rejoins, as with `--respawn`).
  */
 import { posix } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
@@ -51,6 +56,21 @@ export interface K8sOptions {
   duration: string | null;
   /** Add a prometheus-operator PodMonitor that scrapes every node's port. */
   podMonitor: boolean;
+  /** The objects of one run (`rocelab run --mode k8s`) rather than of a pod left to run. */
+  run?: K8sRunSettings;
+}
+
+/** What a run adds to the controller's environment, and how its members restart. */
+export interface K8sRunSettings {
+  seed: number;
+  /** A member that dies is started again (restartPolicy OnFailure) and rejoins; else Never. */
+  respawn: boolean;
+  /** ROCELAB_LOG_LEVEL of every container. */
+  logLevel: string;
+  /** Every node's report in the result. */
+  resultDetail: boolean;
+  /** ROCELAB_REPLAY_FAULTS: a fault log's live faults as JSON, or null. */
+  replayFaults: string | null;
 }
 
 /** Bad input for the manifests: exit 2, docs/errors.md "rocelab k8s". */
@@ -80,7 +100,8 @@ export function k8sObjects(podName: string, plans: readonly MemberPlan[], option
   const namespace = options.namespace;
   const topologyKey = posix.basename(options.topologyFile.split('\\').join('/'));
   const tokenDir = posix.dirname(CONTAINER_TOKEN_FILE);
-  const env = (vars: Record<string, string>) => Object.entries({ ...podContainerEnv(`/pod/${topologyKey}`, CONTROLLER_NAME), ROCELAB_LOG_LEVEL: 'info', ...vars }).map(([name, value]) => ({ name, value }));
+  const run = options.run ?? null;
+  const env = (vars: Record<string, string>) => Object.entries({ ...podContainerEnv(`/pod/${topologyKey}`, CONTROLLER_NAME), ROCELAB_LOG_LEVEL: run?.logLevel ?? 'info', ...vars }).map(([name, value]) => ({ name, value }));
   const podSpec = (container: Omit<IContainer, 'name' | 'image' | 'volumeMounts'>, extra: Partial<IPodSpec>): IPodSpec => ({
     ...extra,
     enableServiceLinks: false, // no CONTROLLER_PORT=tcp://… variables beside the ROCELAB_* ones
@@ -111,6 +132,35 @@ export function k8sObjects(podName: string, plans: readonly MemberPlan[], option
     annotations: { 'io.rocelab/pod': podName, ...annotations },
   });
 
+  const controllerSpec = (extra: Partial<IPodSpec>): IPodSpec =>
+    podSpec(
+      {
+        env: env({
+          ROCELAB_ROLE: 'controller',
+          ROCELAB_DILATION: String(options.dilation),
+          ...(options.duration === null ? {} : { ROCELAB_DURATION: options.duration }),
+          ...(run === null ? {} : { ROCELAB_SEED: String(run.seed), ...(run.resultDetail ? { ROCELAB_RESULT_DETAIL: '1' } : {}), ...(run.replayFaults === null ? {} : { ROCELAB_REPLAY_FAULTS: run.replayFaults }) }),
+        }),
+        ports: [{ name: 'control', containerPort: CONTAINER_CONTROLLER_PORT }],
+        readinessProbe: { httpGet: { path: '/status', port: 'control' }, periodSeconds: 5 },
+        resources: { requests: { ...processRequests(0, options.dilation) } },
+      },
+      extra,
+    );
+  // A run's controller ends once, with the result on its log; a pod left to run keeps one up.
+  const controllerObject = (): K8sObject =>
+    run !== null
+      ? new Pod({ metadata: meta(CONTROLLER_NAME, CONTROLLER_LABELS, scrapeAnnotations(CONTAINER_CONTROLLER_PORT)), spec: controllerSpec({ restartPolicy: 'Never' }) })
+      : new Deployment({
+          metadata: meta(CONTROLLER_NAME, CONTROLLER_LABELS),
+          spec: {
+            replicas: 1,
+            strategy: { type: 'Recreate' }, // never two controllers of one pod
+            selector: { matchLabels: CONTROLLER_LABELS },
+            template: { metadata: { labels: CONTROLLER_LABELS, annotations: scrapeAnnotations(CONTAINER_CONTROLLER_PORT) }, spec: controllerSpec({}) },
+          },
+        });
+
   const objects: K8sObject[] = [
     new Namespace({ metadata: { name: namespace, labels: { 'app.kubernetes.io/name': 'rocelab' }, annotations: { 'io.rocelab/pod': podName } } }),
     new Secret({ metadata: meta(TOKEN_SECRET_NAME), type: 'Opaque', stringData: { token: options.token } }),
@@ -125,26 +175,7 @@ export function k8sObjects(podName: string, plans: readonly MemberPlan[], option
       metadata: meta(CONTROLLER_NAME),
       spec: { selector: CONTROLLER_LABELS, ports: [{ name: 'control', port: CONTAINER_CONTROLLER_PORT, targetPort: 'control' }] },
     }),
-    new Deployment({
-      metadata: meta(CONTROLLER_NAME, CONTROLLER_LABELS),
-      spec: {
-        replicas: 1,
-        strategy: { type: 'Recreate' }, // never two controllers of one pod
-        selector: { matchLabels: CONTROLLER_LABELS },
-        template: {
-          metadata: { labels: CONTROLLER_LABELS, annotations: scrapeAnnotations(CONTAINER_CONTROLLER_PORT) },
-          spec: podSpec(
-            {
-              env: env({ ROCELAB_ROLE: 'controller', ROCELAB_DILATION: String(options.dilation), ...(options.duration === null ? {} : { ROCELAB_DURATION: options.duration }) }),
-              ports: [{ name: 'control', containerPort: CONTAINER_CONTROLLER_PORT }],
-              readinessProbe: { httpGet: { path: '/status', port: 'control' }, periodSeconds: 5 },
-              resources: { requests: { ...processRequests(0, options.dilation) } },
-            },
-            {},
-          ),
-        },
-      },
-    }),
+    controllerObject(),
   ];
   for (const plan of plans) {
     objects.push(
@@ -156,7 +187,7 @@ export function k8sObjects(podName: string, plans: readonly MemberPlan[], option
             ports: plan.nodes.map((_, i) => ({ name: metricsPortName(i), containerPort: CONTAINER_METRICS_PORT + i })),
             resources: { requests: { ...processRequests(plan.nodes.length, options.dilation) } },
           },
-          { hostname: plan.id, subdomain: NODES_SERVICE, restartPolicy: 'OnFailure' },
+          { hostname: plan.id, subdomain: NODES_SERVICE, restartPolicy: run === null || run.respawn ? 'OnFailure' : 'Never' },
         ),
       }),
     );

@@ -89,6 +89,8 @@ interface RunFlags {
   pcapSnaplen?: number;
   faults?: string;
   respawn?: boolean;
+  kubeconfig?: string;
+  namespace?: string;
 }
 
 // `rocelab … | head` closes our stdout early: that is the reader's choice, not an error.
@@ -109,22 +111,26 @@ program
   .argument('<file>', 'topology file (YAML)')
   .requiredOption('--duration <d>', 'virtual duration, e.g. 2ms', duration)
   .option('--seed <n>', "seed (default: the topology's seed, else 1)", integer('a seed', 0))
-  .option('--mode <mode>', 'inproc (one process), procs (one process per node) or docker (one container per node)', 'inproc')
-  .option('--image <image>', 'the rocelab image for --mode docker', process.env.ROCELAB_IMAGE ?? 'rocelab:local')
-  .option('--workers <k>', 'run the nodes in K worker processes', integer('a worker count', 1))
-  .option('--dilation <d>', 'wall seconds per virtual second (pacing; never changes results)', nonNegative, 0)
+  .option('--mode <mode>', 'inproc (one process), procs (one process per node), docker (one container per node) or k8s (one Kubernetes pod per node)', 'inproc')
+  .option('--image <image>', 'the rocelab image for --mode docker and k8s', process.env.ROCELAB_IMAGE ?? 'rocelab:local')
+  .option('--kubeconfig <file>', '--mode k8s: the cluster (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+  .option('--namespace <n>', '--mode k8s: the namespace the run creates and deletes, which must not exist (default rocelab-run-POD-RANDOM)')
+  .option('--workers <k>', 'run the nodes in K worker processes (docker, k8s: K containers)', integer('a worker count', 1))
+  .option('--dilation <d>', 'wall seconds per virtual second (pacing; never changes results; k8s: CPU requests scale with its inverse)', nonNegative, 0)
   .option('--json', 'print exactly one JSON line on stdout')
   .option('--trace <dir>', 'write rates.csv, queue.csv, pfc.csv and fct.csv there (the same bytes in every mode)')
   .option('--trace-interval <grid>', `grid of rates.csv (default 10us), or rates=10us,queue=1us for both grids`, traceInterval)
   .option('--pcap <dir>', 'write one pcap per captured port there (RoCEv2 and PFC as real bytes, virtual-time ns)')
   .option('--pcap-ports <list>', 'ports to capture, node:port,… (default: every host port)', (text: string) => text.split(',').map((p) => p.trim()).filter(Boolean))
   .option('--faults <log>', 'apply the live faults of a fault log again (rocelab up --fault-log): the same run, the same trace hash')
-  .option('--respawn', 'procs, workers, docker: a member process that dies is started again and rejoins with fresh state')
+  .option('--respawn', 'procs, workers, docker, k8s: a member process that dies is started again and rejoins with fresh state')
   .option('--pcap-snaplen <bytes>', `bytes kept of each frame (${MIN_SNAPLEN}–262144; default whole frames)`, snaplen)
   .addOption(new Option('--debug-uncounted-loss <node>', 'self-test of the conservation audit').hideHelp())
   .action(async (file: string, o: RunFlags, cmd: Command) => {
-    if (o.mode !== 'inproc' && o.mode !== 'procs' && o.mode !== 'docker') cmd.error(`error: --mode: expected inproc, procs or docker, got ${o.mode}`, { exitCode: 2 });
-    if (o.mode === 'docker' && o.debugUncountedLoss !== undefined) cmd.error('error: --debug-uncounted-loss is not available with --mode docker', { exitCode: 2 });
+    if (o.mode !== 'inproc' && o.mode !== 'procs' && o.mode !== 'docker' && o.mode !== 'k8s') cmd.error(`error: --mode: expected inproc, procs, docker or k8s, got ${o.mode}`, { exitCode: 2 });
+    if ((o.mode === 'docker' || o.mode === 'k8s') && o.debugUncountedLoss !== undefined) cmd.error(`error: --debug-uncounted-loss is not available with --mode ${o.mode}`, { exitCode: 2 });
+    if (o.mode !== 'k8s' && (o.kubeconfig !== undefined || o.namespace !== undefined)) cmd.error(`error: ${o.kubeconfig !== undefined ? '--kubeconfig' : '--namespace'} needs --mode k8s`, { exitCode: 2 });
+    if (o.mode === 'k8s' && (o.trace !== undefined || o.pcap !== undefined)) cmd.error(`error: ${o.trace !== undefined ? '--trace' : '--pcap'} is not available with --mode k8s: the cluster's pods cannot write to this machine's directories`, { exitCode: 2 });
     if (o.trace === undefined && o.traceInterval !== undefined) cmd.error('error: --trace-interval needs --trace DIR', { exitCode: 2 });
     if (o.pcap === undefined && (o.pcapPorts !== undefined || o.pcapSnaplen !== undefined)) cmd.error('error: --pcap-ports and --pcap-snaplen need --pcap DIR', { exitCode: 2 });
     process.exitCode = await (await commands.run()).runCommand(file, {
@@ -140,6 +146,8 @@ program
       pcap: o.pcap === undefined ? null : { dir: o.pcap, ports: o.pcapPorts ?? null, snaplen: o.pcapSnaplen ?? DEFAULT_PCAP_SNAPLEN },
       faults: o.faults ?? null,
       respawn: o.respawn === true,
+      kubeconfig: o.kubeconfig ?? null,
+      namespace: o.namespace ?? null,
     });
   });
 

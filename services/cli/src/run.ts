@@ -1,5 +1,5 @@
 /**
- * `rocelab run FILE --duration D [--seed N] [--mode inproc|procs|docker] [--workers K] [--dilation D]
+ * `rocelab run FILE --duration D [--seed N] [--mode inproc|procs|docker|k8s] [--workers K] [--dilation D]
  *  [--trace DIR [--trace-interval …]] [--pcap DIR [--pcap-ports node:port,…] [--pcap-snaplen N]] [--json]`:
  * run a topology for `[0, duration)` of virtual time and print its result (DESIGN §8).
  * The same inputs give the same trace hash, and the same trace and capture bytes, in every mode.
@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { exitCodeOf, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, DockerRunFailure } from './docker-errors.js';
+import { K8sRunError, K8sRunFailure } from './k8s-run-errors.js';
 import { planMembers, startLocalPod } from './pod-processes.js';
 import { inlineProgress, showProgress } from './progress.js';
 import { resultText } from './result-text.js';
@@ -18,10 +19,13 @@ import { resultText } from './result-text.js';
 /** How to run a pod: the part `rocelab run` and `rocelab drill run` share. */
 interface RunMode {
   durationPs: number;
-  mode: 'inproc' | 'procs' | 'docker';
+  mode: 'inproc' | 'procs' | 'docker' | 'k8s';
   workers: number | null;
-  /** The rocelab image for `--mode docker`. */
+  /** The rocelab image for `--mode docker` and `--mode k8s`. */
   image: string;
+  /** `--mode k8s`: the kubeconfig (null: KUBECONFIG, ~/.kube/config, in-cluster) and the namespace to create (null: a fresh one). */
+  kubeconfig?: string | null;
+  namespace?: string | null;
   dilation: number;
   /** No progress bar (a JSON line is the only output). */
   json: boolean;
@@ -60,9 +64,9 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   try {
     result = await executeRun(pod, file, { ...options, seed, recording, detail: false, replayFaults });
   } catch (err) {
-    if (!(err instanceof DockerRunError || err instanceof DockerRunFailure)) throw err;
-    process.stderr.write(`rocelab run --mode docker: ${err.message}\n`);
-    return err instanceof DockerRunError ? 2 : 1;
+    if (!(err instanceof DockerRunError || err instanceof DockerRunFailure || err instanceof K8sRunError || err instanceof K8sRunFailure)) throw err;
+    process.stderr.write(`rocelab run --mode ${options.mode}: ${err.message}\n`);
+    return err instanceof DockerRunError || err instanceof K8sRunError ? 2 : 1;
   }
   process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : resultText(result));
   const lost = unplannedLosses(result);
@@ -96,6 +100,20 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
       resultDetail: options.detail,
       replayFaults: options.replayFaults ?? [],
       respawn: options.respawn === true,
+    });
+  } else if (options.mode === 'k8s') {
+    const { runK8sPod } = await import('./k8s-pod.js');
+    result = await runK8sPod(pod, file, {
+      kubeconfig: options.kubeconfig ?? null,
+      namespace: options.namespace ?? null,
+      workers: options.workers,
+      image: options.image,
+      seed,
+      durationPs: options.durationPs,
+      dilation: options.dilation,
+      respawn: options.respawn === true,
+      resultDetail: options.detail,
+      replayFaults: options.replayFaults ?? [],
     });
   } else if (options.mode === 'inproc' && options.workers === null) {
     const bar = options.json ? null : inlineProgress(options.durationPs);
