@@ -234,6 +234,11 @@ interface ReceiverQp extends Paced {
 
 const isFrame = (item: ReadOut | Frame): item is Frame => 'kind' in item;
 
+/** The pacing state of a sender that has sent nothing yet, on `priority`. */
+function unpaced(priority: number): Omit<Paced, 'end' | 'rp'> {
+  return { nextSendPs: 0, lastSendPs: 0, lastWireBytes: 0, repaceAtPs: Infinity, priority };
+}
+
 /** No memory registered: every access by rkey is refused. */
 const NO_MEMORY = new MemoryRegions();
 
@@ -311,11 +316,7 @@ export class Nic implements NodeModel {
       end,
       req: new RcRequester({ mtu: port.out.mtu, recovery: s.recovery, ackTimeoutPs: s.ackTimeoutPs, retryCount: s.retryCount, rnrRetry: s.rnrRetry, initialPsn: 0, ...this.selectiveRepeatOf(end) }),
       rp: s.dcqcn.enabled ? new DcqcnReactionPoint(s.dcqcn.params, this.lineRateBps) : null,
-      nextSendPs: 0,
-      lastSendPs: 0,
-      lastWireBytes: 0,
-      repaceAtPs: Infinity,
-      priority: config.dscpMap[end.dscp]!,
+      ...unpaced(config.dscpMap[end.dscp]!),
       messages: new Map(),
       probe: end.probe,
       firstFlow: null,
@@ -333,11 +334,7 @@ export class Nic implements NodeModel {
         resp,
         np: this.notificationPoint(),
         rp: null,
-        nextSendPs: 0,
-        lastSendPs: 0,
-        lastWireBytes: 0,
-        repaceAtPs: Infinity,
-        priority: config.dscpMap[end.dscp]!,
+        ...unpaced(config.dscpMap[end.dscp]!),
         out: null,
         writeTarget: null,
         receives: [],
@@ -356,11 +353,7 @@ export class Nic implements NodeModel {
         tcp.schedulingPs + tcp.sendLatencyPs,
       ),
       rp: null,
-      nextSendPs: 0,
-      lastSendPs: 0,
-      lastWireBytes: 0,
-      repaceAtPs: Infinity,
-      priority: config.dscpMap[end.dscp]!,
+      ...unpaced(config.dscpMap[end.dscp]!),
       messages: new Map(),
       probe: end.probe,
       firstFlow: null,
