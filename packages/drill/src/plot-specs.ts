@@ -50,14 +50,15 @@ function title(text: string, notes: readonly string[]) {
   return notes.length === 0 ? { text } : { text, subtitle: notes.join('; ') };
 }
 
+/** What every plot's spec starts with: the schema, its title and notes, its size, the shared config. */
+function frame(text: string, notes: readonly string[], height = HEIGHT) {
+  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title: title(text, notes), width: WIDTH, height, config: CONFIG };
+}
+
 /** Lines of `series`, in the order given (legend and colours follow it). */
 function lineSpec(o: { title: string; notes: string[]; endUs: number; yTitle: string; series: string[]; points: Point[]; faults: FaultMark[] }): TopLevelSpec {
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: title(o.title, o.notes),
-    width: WIDTH,
-    height: HEIGHT,
-    config: CONFIG,
+    ...frame(o.title, o.notes),
     layer: [
       {
         data: { values: o.points },
@@ -84,11 +85,7 @@ export function rateSpec(o: { variant: string; endUs: number; series: string[]; 
 /** One row per transmitter, one rect per run of bins with the same paused fraction (blue, so the red fault rules stand out); unpaused bins stay white. */
 export function pauseSpec(o: { variant: string; endUs: number; rows: string[]; cells: PauseCell[]; faults: FaultMark[]; notes: string[] }): TopLevelSpec {
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: title(`${o.variant}: fraction of each bin the transmitter was paused`, o.notes),
-    width: WIDTH,
-    height: Math.max(ROW_PX * o.rows.length, 3 * ROW_PX),
-    config: CONFIG,
+    ...frame(`${o.variant}: fraction of each bin the transmitter was paused`, o.notes, Math.max(ROW_PX * o.rows.length, 3 * ROW_PX)),
     layer: [
       {
         data: { values: o.cells },
@@ -108,11 +105,7 @@ export function pauseSpec(o: { variant: string; endUs: number; rows: string[]; c
 /** Held time per node, one bar per variant (`holdBars`): how far back-pressure reached in each. */
 export function holdSpec(o: { rows: string[]; variants: string[]; bars: HoldBar[] }): TopLevelSpec {
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: title('time each node\'s transmitters were held: paused by PFC or waiting for credit', ['summed over ports and priorities']),
-    width: WIDTH,
-    height: Math.max(ROW_PX * o.rows.length * o.variants.length, 3 * ROW_PX),
-    config: CONFIG,
+    ...frame('time each node\'s transmitters were held: paused by PFC or waiting for credit', ['summed over ports and priorities'], Math.max(ROW_PX * o.rows.length * o.variants.length, 3 * ROW_PX)),
     data: { values: o.bars },
     mark: { type: 'bar' },
     encoding: {
@@ -133,11 +126,7 @@ export function probeSpec(o: { variant: string; endUs: number; binned: boolean; 
   // Headroom above the slowest round trip, so the lost markers along the top never sit on a point.
   const topUs = answered.reduce((m, p) => Math.max(m, p.rttUs ?? 0), 0) * 1.15;
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: title(`${o.variant}: probe round trips by post time`, o.notes),
-    width: WIDTH,
-    height: HEIGHT,
-    config: CONFIG,
+    ...frame(`${o.variant}: probe round trips by post time`, o.notes),
     layer: [
       {
         data: { values: answered },
@@ -164,11 +153,7 @@ export interface CdfPoint {
 /** The variants' CDFs of one measure on one log axis: the comparison a drill of designs is about. */
 export function cdfSpec(o: { title: string; xTitle: string; yTitle: string; variants: string[]; points: CdfPoint[]; notes: string[] }): TopLevelSpec {
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: title(o.title, o.notes),
-    width: WIDTH,
-    height: HEIGHT,
-    config: CONFIG,
+    ...frame(o.title, o.notes),
     data: { values: o.points },
     mark: { type: 'line', strokeWidth: 1.5, interpolate: 'step-after' },
     encoding: {
