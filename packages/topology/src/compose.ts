@@ -17,6 +17,11 @@ export { CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT };
 /** Service names the emitter uses itself: no node may be called that. */
 export const RESERVED_SERVICES = ['controller', 'prometheus', 'grafana'] as const;
 
+/** The pod's nodes named like a service of a container deployment's own (compose, a Swarm stack). */
+export function reservedNodeNames(pod: PodSpec): string[] {
+  return pod.nodes.filter((n) => (RESERVED_SERVICES as readonly string[]).includes(n.name)).map((n) => n.name);
+}
+
 /** Defaults of the images, overridable from the environment (`NODE_IMAGE=… docker compose up`). */
 export const COMPOSE_IMAGES = {
   rocelab: 'rocelab:local',
@@ -56,7 +61,7 @@ function mountSource(file: string): string {
 }
 
 export function composeFile(pod: PodSpec, options: ComposeOptions): string {
-  const clashes = pod.nodes.filter((n) => (RESERVED_SERVICES as readonly string[]).includes(n.name)).map((n) => n.name);
+  const clashes = reservedNodeNames(pod);
   if (clashes.length > 0) {
     throw new ComposeError(`${options.topologyFile}: node name${clashes.length > 1 ? 's' : ''} ${clashes.join(', ')}: expected names other than ${RESERVED_SERVICES.join(', ')} (the compose file's own services)`);
   }

@@ -13,7 +13,7 @@ export type * from './pod.js';
 export { ROOT, TopologyError, childPath, describeValue, formatProblem, type Problem, type ProblemCode } from './errors.js';
 export { BUILTIN_EXTENSIONS } from './builtin.js';
 export { CLOS_LIMITS, ClosError, closNames, closProblems, generateClos, type ClosOptions, type ClosShape } from './clos.js';
-export { LIVE_DILATION, COMPOSE_IMAGES, ComposeError, DEV_TOKEN_FILE, RESERVED_SERVICES, composeFile, type ComposeOptions } from './compose.js';
+export { LIVE_DILATION, COMPOSE_IMAGES, ComposeError, DEV_TOKEN_FILE, RESERVED_SERVICES, composeFile, reservedNodeNames, type ComposeOptions } from './compose.js';
 export { CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT, CONTAINER_TOKEN_FILE, memberContainerEnv, podContainerEnv, type ContainerMember } from './container-env.js';
 export { CdfError, cdfFilesFor, cdfPath, parseCdf, readCdfFile } from './cdf.js';
 export { FLOW_KIND, WORKLOAD_KIND_TABLE, flowWorkloads, mergeExtensions, resolvedWorkloads, type ExtensionProblem, type JsonSchema, type PodCheck, type SchemaExtensions, type WorkloadKind } from './extensions.js';

@@ -10,9 +10,8 @@
  * front of them. The controller and Prometheus publish their ports in host mode (the mesh
  * needs a virtual IP), on the node that runs them.
  */
-import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { CONTAINER_CONTROLLER_PORT, CONTAINER_TOKEN_FILE, COMPOSE_IMAGES, DEV_TOKEN_FILE, RESERVED_SERVICES, loadTopologyFile, memberContainerEnv, podContainerEnv, type PodSpec } from '@rocelab/topology';
+import { CONTAINER_CONTROLLER_PORT, CONTAINER_TOKEN_FILE, COMPOSE_IMAGES, DEV_TOKEN_FILE, RESERVED_SERVICES, loadTopologyFile, reservedNodeNames, memberContainerEnv, podContainerEnv, type PodSpec } from '@rocelab/topology';
 import { stringify } from 'yaml';
 import { describeFiles, filesBeside } from './files-beside.js';
 import { planMembers, type MemberPlan } from './pod-processes.js';
@@ -39,7 +38,7 @@ const GRAFANA_FILES: ReadonlyArray<readonly [string, string, string]> = [
 
 /** The stack file of `pod` (loaded from `options.topologyFile`), as YAML with a header saying how to use it. */
 export function stackFile(pod: PodSpec, options: StackOptions): string {
-  const clashes = pod.nodes.filter((n) => (RESERVED_SERVICES as readonly string[]).includes(n.name)).map((n) => n.name);
+  const clashes = reservedNodeNames(pod);
   if (clashes.length > 0) throw new StackError(`${options.topologyFile}: node names ${clashes.join(', ')}: expected names other than ${RESERVED_SERVICES.join(', ')} (the stack's own services)`);
   const refs = filesBeside(pod);
   if (refs.length > 0) throw new StackError(`${options.topologyFile}: expected a topology that refers to no other file (a Docker config holds it alone), got ${describeFiles(refs)}`);
@@ -126,7 +125,6 @@ function roleOf(pod: PodSpec, m: MemberPlan): string {
 
 export function stackCommand(file: string, options: { workers?: number }): number {
   try {
-    readFileSync(file);
     process.stdout.write(stackFile(loadTopologyFile(file), { topologyFile: file, workers: options.workers ?? null }));
     return 0;
   } catch (err) {
