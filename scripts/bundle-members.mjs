@@ -48,6 +48,8 @@ for (const [out, role] of ENTRIES) {
   const result = await build({
     absWorkingDir: ROOT,
     plugins: [onDemand(outDir)],
+    // The apps' engine (QuickJS in WebAssembly) loads its .wasm beside its own files: members require it from node_modules.
+    external: ['@jitl/*'],
     minifyWhitespace: true,
     minifySyntax: true,
     stdin: { contents: `import { runMemberMain } from '@rocelab/runtime';\nvoid runMemberMain('${role}');\n`, resolveDir: outDir, sourcefile: entry, loader: 'js' },

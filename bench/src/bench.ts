@@ -59,7 +59,7 @@ const FLOORS = { engineEventsPerSec: 1_000_000, linkFramesPerSec: 500_000 };
 
 async function main(): Promise<void> {
   note(`node ${process.version}, ${cpus().length} cpus`);
-  const engine = measureEngine(TREE, { warmupMs: 1000, measureMs: 1500 });
+  const engine = await measureEngine(TREE, { warmupMs: 1000, measureMs: 1500 });
   const link = await measureLink({ warmupMs: 500, streamMs: 2000, roundTripMs: 1000 });
   const inproc = await runCli(CLI, TREE, RUN_ARGS);
   const procs = await runCli(CLI, TREE, [...RUN_ARGS, '--mode', 'procs']);

@@ -31,22 +31,22 @@ const SAMPLE_MS = 100;
 /** Each run is 2 ms of virtual time, as the CLI runs use; the fixture's flows end by ~1.3 ms. */
 const DURATION_PS = 2 * PS_PER_MS;
 
-export function measureEngine(file: string, options: EngineOptions): EngineFigures {
+export async function measureEngine(file: string, options: EngineOptions): Promise<EngineFigures> {
   const pod = loadTopologyFile(file);
   let seed = 1;
   // Every run uses a fresh seed: the fixture draws a flow's start time from it, so the
   // figure is not tuned to one trace. Engine time only (the result's wallMs): building the
   // engine and assembling the result are not events.
-  const run = (): { events: number; wallMs: number } => runInproc(pod, { seed: seed++, durationPs: DURATION_PS });
+  const run = (): Promise<{ events: number; wallMs: number }> => runInproc(pod, { seed: seed++, durationPs: DURATION_PS });
 
   // JIT warm-up matters a lot here: the first run is several times slower than a warm one.
-  const warm = sumRuns(run, options.warmupMs);
+  const warm = await sumRuns(run, options.warmupMs);
   note(`engine: warm-up ${warm.runs} runs, last sample ${rate(warm)} events/s`);
 
   const rates: number[] = [];
   const total: Sum = { runs: 0, events: 0, wallMs: 0 };
   while (total.wallMs < options.measureMs || rates.length < 5) {
-    const sample = sumRuns(run, SAMPLE_MS);
+    const sample = await sumRuns(run, SAMPLE_MS);
     rates.push(rate(sample));
     total.runs += sample.runs;
     total.events += sample.events;
@@ -62,10 +62,10 @@ interface Sum {
   wallMs: number;
 }
 
-function sumRuns(run: () => { events: number; wallMs: number }, atLeastMs: number): Sum {
+async function sumRuns(run: () => Promise<{ events: number; wallMs: number }>, atLeastMs: number): Promise<Sum> {
   const sum: Sum = { runs: 0, events: 0, wallMs: 0 };
   while (sum.wallMs < atLeastMs || sum.runs < 2) {
-    const r = run();
+    const r = await run();
     sum.runs++;
     sum.events += r.events;
     sum.wallMs += r.wallMs;

@@ -12,9 +12,9 @@ import type { AppReport } from '@rocelab/results';
 import type { RunResult } from '@rocelab/runtime';
 import { cli, fixture, ROOT } from './harness.js';
 
-function run(file: string, duration: string, mode: 'inproc' | 'procs' = 'inproc') {
+function run(file: string, duration: string, mode: 'inproc' | 'procs' = 'inproc', status = 0) {
   const r = cli(['run', file, '--duration', duration, '--mode', mode, '--json'], {}, 300_000);
-  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.status, status, r.stderr);
   assert.ok(r.json !== null, r.stdout);
   assert.ok(r.json.conservation, `${file} (${mode}): every packet delivered, dropped with a reason or queued`);
   return r.json;
@@ -143,14 +143,14 @@ test('SENDs with immediates land in posted receives after RNR waits; unsignaled 
 });
 
 test('apps that throw, spin, use a wrong rkey, READ out of bounds, SEND too much, lose their peer or call Math.random are stopped with errors naming app, node and operation; the pod runs on', () => {
-  const r = run(fixture('apps/misbehave.yaml'), '2ms');
+  const r = run(fixture('apps/misbehave.yaml'), '2ms', 'inproc', 3);
   const error = (node: string): string => {
     const a = appOf(r.apps, node);
     assert.equal(a.status, 'failed', node);
     return a.error!;
   };
   assert.match(error('h1'), /^app misbehave\.mjs on h1: threw: Error: the app gave up/);
-  assert.match(error('h2'), /^app misbehave\.mjs on h2: ran 10,000,000 loop iterations and calls without waiting/);
+  assert.match(error('h2'), /^app misbehave\.mjs on h2: ran 200,000,000 steps of its interpreter without waiting for the fabric/);
   assert.match(error('h3'), /^app misbehave\.mjs on h3: write of 100 bytes to h4 at 0x10000000 \(rkey 0x15b\) failed: remote access error/);
   assert.match(error('h5'), /^app misbehave\.mjs on h5: Math\.random is not deterministic: use rdma\.random\(\)/);
   assert.match(error('h7'), /^app misbehave\.mjs on h7: read of 100 bytes from h4 at 0x10000ffa \(rkey 0x15a\) failed: remote access error/);
@@ -162,7 +162,49 @@ test('apps that throw, spin, use a wrong rkey, READ out of bounds, SEND too much
   assert.equal(h4.reports.writes, 10);
   assert.equal(r.flowTotals.completed, 1, 'the built-in flow beside them completed');
   assert.equal(r.droppedByReason.qp_error, 3, 'the refused WRITE, READ and SEND are dropped with their reason');
-  const procs = run(fixture('apps/misbehave.yaml'), '2ms', 'procs');
+  const procs = run(fixture('apps/misbehave.yaml'), '2ms', 'procs', 3);
   assert.equal(procs.traceHash, r.traceHash);
   assert.deepEqual(procs.apps, r.apps);
 });
+
+/** What each host of the hostile fixture tried (hostile.yaml), and the error it must end with. */
+const ATTACKS: Array<[string, string, RegExp]> = [
+  ['h3', 'the global object', /threw: ReferenceError: 'process' is not defined \(at global/],
+  ['h4', 'rdma.args', /threw: ReferenceError: 'process' is not defined \(at args/],
+  ['h5', 'a counter’s inc', /threw: ReferenceError: 'process' is not defined \(at counterInc/],
+  ['h6', 'rdma.region(…)', /threw: ReferenceError: 'process' is not defined \(at region/],
+  ['h7', 'a region’s bytes', /threw: ReferenceError: 'process' is not defined \(at regionBytes/],
+  ['h8', 'rdma.remote(…)', /threw: ReferenceError: 'process' is not defined \(at remote/],
+  ['h9', '.at(0)', /threw: ReferenceError: 'process' is not defined \(at at0/],
+  ['h10', 'an Error the API threw', /threw: ReferenceError: 'process' is not defined \(at apiError/],
+  ['h11', 'process.stdout and process.exit (a forged result)', /threw: ReferenceError: 'process' is not defined \(at forgeResult/],
+  ['h12', 'require', /threw: TypeError: not a function \(at require/],
+  ['h13', 'Date through a date’s constructor', /Date reads the wall clock and the machine's time zone: use rdma\.now\(\)/],
+  ['h14', 'Intl time formatting', /Intl formats with the machine's locale, time zone and clock/],
+  ['h15', 'Atomics.wait on shared memory', /SharedArrayBuffer is memory shared between threads; an app has one/],
+  ['h16', 'a catastrophic regex', /ran 2,000,000 steps of its interpreter without waiting for the fabric \(an endless loop\?\); stopped \(app\.steps raises the limit\)/],
+  ['h17', 'a sort of 300,000 numbers', /ran 2,000,000 steps of its interpreter/],
+  ['h18', 'JSON.parse of 60 MB', /ran out of its 16 MiB of memory; stopped \(app\.memory raises the limit\)/],
+  ['h19', 'new Array(1e9).fill(0)', /ran out of its 16 MiB of memory|ran 2,000,000 steps/],
+  ['h20', '3 GiB of typed arrays', /ran out of its 16 MiB of memory/],
+];
+
+for (const mode of ['inproc', 'procs'] as const) {
+  test(`hostile apps (${mode}): every escape, clock and hog ends its app with an error naming app, node and what it tried; the pod runs on and the run exits 3`, () => {
+    const r = run(fixture('apps/hostile.yaml'), '1ms', mode, 3);
+    for (const [node, what, expected] of ATTACKS) {
+      const a = appOf(r.apps, node);
+      assert.equal(a.status, 'failed', `${node} (${what}): ${JSON.stringify(a.reports)}`);
+      assert.match(a.error!, new RegExp(`^app hostile\\.mjs on ${node}: `), node);
+      assert.match(a.error!, expected, `${node} (${what})`);
+      assert.equal(a.reports.escaped, undefined, `${node} (${what}) did not get past it`);
+    }
+    assert.deepEqual([appOf(r.apps, 'h2').status, appOf(r.apps, 'h2').reports.writes], ['finished', 5], 'the well-behaved app beside them finished');
+    assert.equal(r.flowTotals.completed, 1, 'the built-in flow beside them completed');
+    if (mode === 'procs') {
+      const inproc = run(fixture('apps/hostile.yaml'), '1ms', 'inproc', 3);
+      assert.equal(r.traceHash, inproc.traceHash, 'the same trace hash as in one process');
+      assert.deepEqual(r.apps, inproc.apps, 'each app stopped at the same virtual instant with the same error');
+    }
+  });
+}

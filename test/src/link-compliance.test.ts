@@ -133,7 +133,7 @@ type Harness = (c: Case) => Promise<Observed>;
 const HARNESSES: Record<string, Harness> = {
   'in-memory': async (c) => {
     const models = new Map<string, ScriptedNode>();
-    const result = runInproc(pod(c), { seed: 3, durationPs: c.durationPs, models: scripted(c, models) });
+    const result = await runInproc(pod(c), { seed: 3, durationPs: c.durationPs, models: scripted(c, models) });
     return { result, a: models.get('a')!, b: models.get('b')! };
   },
   websocket: async (c) => {

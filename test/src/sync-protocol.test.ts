@@ -10,7 +10,7 @@ import { loadTopologyFile, parseTopology } from '@rocelab/topology';
 import { captureLog, fixture, runInProcess, split } from './harness.js';
 
 const TREE = loadTopologyFile(fixture('tree.yaml'));
-const inprocHash = (pod = TREE, durationPs = 2e9, seed = 7) => runInproc(pod, { seed, durationPs }).traceHash;
+const inprocHash = async (pod = TREE, durationPs = 2e9, seed = 7) => (await runInproc(pod, { seed, durationPs })).traceHash;
 
 test('no event runs past the end of its window, and every frame arrives in a later window', async () => {
   const violations: string[] = [];
@@ -42,7 +42,7 @@ test('no event runs past the end of its window, and every frame arrives in a lat
   assert.deepEqual(violations.slice(0, 5), []);
   assert.ok(windows > 100, `${windows} windows`);
   assert.equal(result.causalityViolations, 0);
-  assert.equal(result.traceHash, inprocHash());
+  assert.equal(result.traceHash, await inprocHash());
 });
 
 test('an idle pod jumps to the next event instead of stepping through empty windows', async () => {
@@ -65,12 +65,12 @@ workloads:
   // Stepping 6 ms in windows of 1.0168 µs would take ~5,900 windows; the flow needs ~25 µs.
   assert.ok(result.windows < 200, `${result.windows} windows`);
   assert.equal(result.flows[0]?.status, 'success');
-  assert.equal(result.traceHash, inprocHash(pod, 6e9, 1));
+  assert.equal(result.traceHash, await inprocHash(pod, 6e9, 1));
 });
 
 test('pacing and lease sizes change nothing: dilation 300, one-window leases, three members', async () => {
   const short = 3e8; // 0.3 ms: 90 ms of wall time at dilation 300
-  const expected = inprocHash(TREE, short);
+  const expected = await inprocHash(TREE, short);
   const paced = await runInProcess(TREE, { durationPs: short, dilation: 300, members: split(TREE, 2) });
   assert.equal(paced.result.traceHash, expected);
   assert.ok(paced.result.wallMs >= 90, `paced run took ${paced.result.wallMs} ms`);
@@ -87,7 +87,7 @@ test('pipeline latencies widen the window and change nothing a run computes but 
   assert.ok(run.result.windows <= plain.result.windows * 0.55, `${run.result.windows} windows with pipelines, ${plain.result.windows} without`);
   assert.equal(run.result.causalityViolations, 0);
   assert.equal(run.result.conservation, true);
-  assert.equal(run.result.traceHash, inprocHash(piped, 1e9));
+  assert.equal(run.result.traceHash, await inprocHash(piped, 1e9));
   assert.notEqual(run.result.traceHash, plain.result.traceHash, 'a frame that takes longer is a different run');
 });
 

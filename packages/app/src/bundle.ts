@@ -1,9 +1,8 @@
 /**
  * An app module as the sandbox runs it: the module and its own imports bundled into one script
- * (esbuild; TypeScript is stripped), then every loop body and function body given a call to the
- * tick that counts them (sandbox.ts `TICK_LIMIT`), so an app that never waits is stopped after a
- * fixed amount of work, at the same virtual instant in every mode. A TypeScript app is first
- * type-checked against the published declaration (`rocelab/app`, api.ts).
+ * (esbuild; TypeScript is stripped) that leaves the module's exports in `__app`. A TypeScript app
+ * is first type-checked against the published declaration (`rocelab/app`, api.ts). Bundling and
+ * type-checking read the app's files; nothing of the app runs here (machine.ts runs it).
  *
  * This runs where the topology file is loaded (the CLI, a container member), never on a local
  * member: the resolved pod carries the bundled source. esbuild and TypeScript are loaded only here.
@@ -18,7 +17,7 @@ import type * as Esbuild from 'esbuild';
 export interface BundledApp {
   /** The module as the topology names it. */
   module: string;
-  /** The script the sandbox evaluates: a function of the tick that returns the module's exports. */
+  /** The script the sandbox evaluates: it leaves the module's exports in the global `__app`. */
   source: string;
   /** sha256 of `source`, hex. */
   digest: string;
@@ -45,7 +44,7 @@ export function apiDeclaration(): string {
   return join(dirname(fileURLToPath(import.meta.url)), 'api.d.ts');
 }
 
-/** Bundle, check and instrument the module at `path` (`module` is how the topology names it). */
+/** Bundle and check the module at `path` (`module` is how the topology names it). */
 export function bundleApp(path: string, module: string): BundledApp {
   if (/\.(c|m)?tsx?$/.test(path)) typeCheck(path, module);
   const esbuild = load('esbuild') as typeof Esbuild;
@@ -71,8 +70,7 @@ export function bundleApp(path: string, module: string): BundledApp {
     if (errors === undefined) throw err;
     throw new AppModuleError(module, errors.map((e) => `${e.location === null ? path : `${e.location.file}:${e.location.line}:${e.location.column + 1}`}: ${e.text}${/Could not resolve "node:|Could not resolve "(fs|net|child_process|os|crypto|http)"/.test(e.text) ? ' (an app is pure: no Node modules)' : ''}`));
   }
-  const source = instrument(bundled, module);
-  return { module, source, digest: createHash('sha256').update(source).digest('hex') };
+  return { module, source: bundled, digest: createHash('sha256').update(bundled).digest('hex') };
 }
 
 /** Type errors of a TypeScript app against `rocelab/app`, strict, as `file:line:col: message`. */
@@ -102,40 +100,4 @@ function typeCheck(path: string, module: string): void {
       return `${d.file.fileName}:${line + 1}:${character + 1}: ${text}`;
     }),
   );
-}
-
-/**
- * `__rocelab_tick()` first in every loop body and every function body, and the whole wrapped in
- * a function of that tick: a call to a local is some 50× cheaper in a context than one to a global.
- * The result evaluates to `(tick) => exports`.
- */
-export function instrument(script: string, file: string): string {
-  const ts = load('typescript') as typeof TS;
-  const source = ts.createSourceFile(file, script, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
-  const transformer: TS.TransformerFactory<TS.SourceFile> = (context) => {
-    const f = context.factory;
-    const tick = (): TS.Statement => f.createExpressionStatement(f.createCallExpression(f.createIdentifier('__rocelab_tick'), undefined, []));
-    const withTick = (body: TS.Statement): TS.Block => f.createBlock([tick(), ...(ts.isBlock(body) ? body.statements : [body])], true);
-    const visit = (node: TS.Node): TS.Node => {
-      const n = ts.visitEachChild(node, visit, context);
-      if (ts.isForStatement(n)) return f.updateForStatement(n, n.initializer, n.condition, n.incrementor, withTick(n.statement));
-      if (ts.isForOfStatement(n)) return f.updateForOfStatement(n, n.awaitModifier, n.initializer, n.expression, withTick(n.statement));
-      if (ts.isForInStatement(n)) return f.updateForInStatement(n, n.initializer, n.expression, withTick(n.statement));
-      if (ts.isWhileStatement(n)) return f.updateWhileStatement(n, n.expression, withTick(n.statement));
-      if (ts.isDoStatement(n)) return f.updateDoStatement(n, withTick(n.statement), n.expression);
-      if (ts.isArrowFunction(n)) {
-        const body = ts.isBlock(n.body) ? withTick(n.body) : f.createBlock([tick(), f.createReturnStatement(n.body)], true);
-        return f.updateArrowFunction(n, n.modifiers, n.typeParameters, n.parameters, n.type, n.equalsGreaterThanToken, body);
-      }
-      if (ts.isFunctionDeclaration(n) && n.body !== undefined) return f.updateFunctionDeclaration(n, n.modifiers, n.asteriskToken, n.name, n.typeParameters, n.parameters, n.type, withTick(n.body));
-      if (ts.isFunctionExpression(n)) return f.updateFunctionExpression(n, n.modifiers, n.asteriskToken, n.name, n.typeParameters, n.parameters, n.type, withTick(n.body));
-      if (ts.isMethodDeclaration(n) && n.body !== undefined) return f.updateMethodDeclaration(n, n.modifiers, n.asteriskToken, n.name, n.questionToken, n.typeParameters, n.parameters, n.type, withTick(n.body));
-      return n;
-    };
-    return (sf) => ts.visitNode(sf, visit) as TS.SourceFile;
-  };
-  const result = ts.transform(source, [transformer]);
-  const out = ts.createPrinter().printFile(result.transformed[0]!);
-  result.dispose();
-  return `(function (__rocelab_tick) {\n${out}\nreturn __app;\n})`;
 }

@@ -1,224 +1,374 @@
 /**
- * The context an app runs in (ARCHITECTURE, "Your own RDMA code"). Each app instance gets its
- * own `vm` context whose microtasks are its own (`microtaskMode: 'afterEvaluate'`): when the
- * engine hands the app an event, one short script runs in the context and, before it returns,
- * every continuation of the app's `async` code that the event released has run too. So an app
- * is written as plain `async` code, runs synchronously inside the engine's event, and stays
- * deterministic: nothing in it waits on Node's event loop, a socket or the wall clock.
+ * One app instance on one host, in a machine of its own (machine.ts): the prelude and the app's
+ * bundle evaluated in it, its regions allocated in its memory, and the mailbox through which it
+ * hears of completions and posts work (prelude.ts). An app is untrusted code: everything it hands
+ * the host is checked here or in the host (`SandboxHost`), and everything the host hands it is a
+ * number, a string or bytes in its own memory.
  *
- * The context has no `eval`, no `Function` from strings and no WebAssembly (bundle.ts counts
- * loop iterations and calls; code made at run time would escape the count), no timers, no
- * `Math.random` and no wall-clock `Date`.
+ * When the engine hands the app an event, `dispatch` writes it into the mailbox, enters the
+ * prelude, and then runs every pending job (the continuations of the app's `async` code that the
+ * event released) before it returns. So an app is written as plain `async` code, runs
+ * synchronously inside the engine's event, and stays deterministic: nothing in it waits on
+ * Node's event loop, a socket or the wall clock.
  */
-import vm from 'node:vm';
-import { PRELUDE } from './prelude.js';
-import type { RegionSpec, SetupContext } from './api.js';
+import type { SetupContext } from './api.js';
+import { Machine, type MachineError, type Outcome } from './machine.js';
+import { BOX_SLOTS, CALL, ENTRY, EVENT, EVENT_SLOTS, EVENTS_PER_CHUNK, FIRST_EVENT, OPCODES, PRELUDE, RECEIVE_OPCODES } from './prelude.js';
 
 /**
- * Loop iterations and calls an app may run between two waits: some 20 ms of a tight loop, and a
- * bounded chain of promises for an endless `async` recursion. Counted, not timed, so an endless
- * loop is stopped at the same virtual instant in every mode.
+ * Steps of its engine (loop iterations and calls of QuickJS's machine code: interpreting the
+ * app, or running a built-in such as a regex, a sort or `JSON.parse`) an app may run between two
+ * waits, by default: some 1 to 3 s on a 2-core VM, about 14 million turns of an empty loop.
  */
-export const TICK_LIMIT = 10_000_000;
+export const DEFAULT_APP_STEPS = 200_000_000;
+/** QuickJS's own allocations an app may make, by default (`app: {memory}`). */
+export const DEFAULT_APP_MEMORY_BYTES = 64 * 1024 * 1024;
+
+/** The limits an app runs under (`app: {memory, steps}` in the topology). */
+export interface AppLimits {
+  memoryBytes: number;
+  steps: number;
+}
+
+export const DEFAULT_APP_LIMITS: AppLimits = { memoryBytes: DEFAULT_APP_MEMORY_BYTES, steps: DEFAULT_APP_STEPS };
+
+/** A region as every process knows it (the pod carries it): where it is, its size and key, what peers may do. */
+export interface RegionInfo {
+  name: string;
+  address: bigint;
+  rkey: number;
+  lengthBytes: number;
+  access: readonly string[];
+}
+
+export type CompletionStatusCode = number;
 
 /** An event for the app: a work request completed, or a message consumed a posted receive. */
 export type SandboxEvent =
   | { kind: 'completion'; id: number; ok: true; opcode: string; bytes: number; postedPs: number; completedPs: number; original?: bigint }
-  | { kind: 'completion'; id: number; ok: false; error: string }
-  | { kind: 'receive'; peer: string; opcode: 'send' | 'writeImmediate'; bytes: number; immediate: number | null; buffer: Uint8Array };
+  | { kind: 'completion'; id: number; ok: false; status: number }
+  | { kind: 'receive'; peer: string; opcode: 'send' | 'writeImmediate'; bytes: number; immediate: number | null };
 
-/** What the app's API calls reach, on the Node side (app-host.ts in @rocelab/runtime implements it over the NIC). */
+/** A work request as the app posted it, its local buffer a view into the app's memory. */
+export interface SandboxWork {
+  opcode: (typeof OPCODES)[number];
+  local: Uint8Array | null;
+  remote: { address: bigint; rkey: number } | null;
+  sizeBytes: number;
+  immediate: number | null;
+  operand: bigint;
+  swap: bigint;
+}
+
+/** What the app's calls reach, on the host (app-host.ts in @rocelab/runtime implements it over the NIC). Errors are thrown with the reason alone. */
 export interface SandboxHost {
   /** "app <module> on <node>": how every error names the app. */
   readonly label: string;
-  /** The module as the topology names it (its frames in a stack are the app's own). */
   readonly module: string;
   readonly info: SetupContext;
+  /** Hosts this one has a QP to (they run the app too). */
+  readonly peers: readonly string[];
+  /** Every app host's regions, this one's included, in registration order. */
+  readonly regions: ReadonlyMap<string, readonly RegionInfo[]>;
+  /** Completion statuses in words, by the code `SandboxEvent` carries. */
+  readonly statusText: readonly string[];
   nowPs(): number;
   random(): number;
-  /** Post a work request; returns its id. Throws an Error whose message says what is wrong. */
-  post(peer: string, opcode: string, local: Uint8Array | null, remote: { address: bigint; rkey: number } | null, sizeBytes: number, immediate: number, operand: bigint, swap: bigint, signaled: boolean, describe: string): number;
+  /** Post a work request; its id. */
+  post(peer: string, work: SandboxWork): number;
   postRecv(peer: string, buffer: Uint8Array): void;
-  checkPeer(peer: string): void;
   /** The earliest sleeper's time, or −1 for none. */
   wakeAt(ps: number): void;
   takeEvents(): SandboxEvent[];
-  log(message: string, fields: Readonly<Record<string, unknown>> | null): void;
-  report(key: string, value: unknown): void;
-  region(name: string): unknown;
-  remote(host: string, name: string): unknown;
-  counter(name: string, help: string): unknown;
-  histogram(name: string, help: string, bounds: readonly number[] | null): unknown;
+  log(message: string): void;
+  report(key: string, value: number | string | boolean): void;
+  /** A counter (kind 0) or histogram (kind 1) of the app's; its index. */
+  metric(kind: 0 | 1, name: string, help: string, bounds: readonly number[] | null): number;
+  inc(index: number, by: number): void;
+  observe(index: number, value: number): void;
   finished(): void;
   failed(message: string): void;
 }
 
-interface Prelude {
-  start(main: unknown): void;
-  dispatch(): void;
+/** What the app's memory holds beside QuickJS's own heap: its regions and the mailbox. */
+export function extraBytesOf(regions: readonly { lengthBytes: number }[]): number {
+  return BOX_SLOTS * 8 + regions.reduce((sum, r) => sum + r.lengthBytes + 64, 0) + 1024 * 1024;
 }
 
-interface AppExports {
-  default?: unknown;
-  regions?: unknown;
+const KiB = 1024;
+const MiB = KiB * KiB;
+function bytesText(n: number): string {
+  return n % MiB === 0 ? `${n / MiB} MiB` : n % KiB === 0 ? `${n / KiB} KiB` : `${n} bytes`;
 }
 
-/** The `Promise` of every app context made in this process: an unhandled rejection of one of theirs is an app's, not ours. */
-const appPromises: PromiseConstructor[] = [];
-let onAppRejection: ((message: string) => void) | null = null;
-
-/**
- * An app's own promise that rejected with nobody to catch it (a work request's failure is not
- * one: those are thenables, prelude.ts). It is logged and the pod goes on; anything else stays
- * fatal, as Node's default makes it.
- */
-function watchRejections(): void {
-  if (onAppRejection !== null) return;
-  onAppRejection = (message) => process.emitWarning(message, 'RocelabAppWarning');
-  process.on('unhandledRejection', (reason, promise) => {
-    if (!appPromises.some((P) => promise instanceof P)) throw reason;
-    onAppRejection!(`an app left a promise rejected with nobody waiting for it: ${describe(reason)}`);
-  });
-}
-
-function describe(err: unknown): string {
-  return typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string' ? (err as Error).message : String(err);
-}
-
-/** The count of loop iterations and calls since the app last waited (in-context, so its errors are the app's). */
-interface Ticks {
-  tick(): void;
-  reset(): void;
-  stop(message: string): void;
-  readonly stopped: string | null;
-  onStop(f: (message: string) => void): void;
-}
-
-/**
- * The tick count, and the guards of determinism, set before the app's code runs: `Math.random`
- * and the wall clock fail with a message saying what to use instead.
- */
-const TICKS = String.raw`(() => {
-  const label = LABEL;
-  Math.random = function () { throw new Error(label + ': Math.random is not deterministic: use rdma.random()'); };
-  const RealDate = Date;
-  globalThis.Date = new Proxy(RealDate, {
-    construct(target, args) {
-      if (args.length === 0) throw new Error(label + ': new Date() reads the wall clock: use rdma.now() (virtual picoseconds)');
-      return new target(...args);
-    },
-    apply() { throw new Error(label + ': Date() reads the wall clock: use rdma.now()'); },
-    get(target, key) {
-      if (key === 'now') return function () { throw new Error(label + ': Date.now() reads the wall clock: use rdma.now()'); };
-      return target[key];
-    },
-  });
-  let n = 0;
-  let stopped = null;
-  let onStop = null;
-  const s = {
-    tick() {
-      if (stopped !== null) throw new Error(stopped);
-      if (++n > LIMIT) {
-        s.stop(label + ': ran ' + (LIMIT).toLocaleString('en-US') + ' loop iterations and calls without waiting for the fabric (an endless loop?); stopped');
-        throw new Error(stopped);
-      }
-    },
-    reset() { n = 0; },
-    stop(message) {
-      if (stopped !== null) return;
-      stopped = message;
-      if (onStop !== null) onStop(message);
-    },
-    get stopped() { return stopped; },
-    onStop(f) { onStop = f; },
-  };
-  return s;
-})()`;
-
-/** A fresh context with the app's bundle evaluated in it, and its tick count (which also bounds the bundle's top level and `regions()`). */
-function evaluate(source: string, file: string, label: string, limit = TICK_LIMIT): { context: vm.Context; exports: AppExports; ticks: Ticks } {
-  const context = vm.createContext({}, { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-  const ticks = vm.runInContext(TICKS.replace('LABEL', JSON.stringify(label)).replace(/LIMIT/g, String(limit)), context) as Ticks;
-  appPromises.push(vm.runInContext('Promise', context) as PromiseConstructor);
-  watchRejections();
-  const factory = vm.runInContext(source, context, { filename: file }) as (tick: () => void) => AppExports;
-  const exports = factory(ticks.tick) ?? {};
-  (context as { __app?: AppExports }).__app = exports;
-  return { context, exports, ticks };
-}
-
-/**
- * Every host's regions, from the app's `regions` export (or none): a pure function evaluated
- * once per host in a scratch context. Throws an Error naming the app and the host.
- */
-export function declaredRegions(source: string, module: string, ctx: SetupContext): Array<[string, RegionSpec]> {
-  const { exports } = evaluate(source, module, `app ${module} on ${ctx.node} (regions)`);
-  if (exports.regions === undefined) return [];
-  if (typeof exports.regions !== 'function') throw new Error(`app ${module}: its export "regions" must be a function (node, hosts, args) → {name: {bytes, access}}`);
-  let declared: unknown;
-  try {
-    declared = (exports.regions as (c: SetupContext) => unknown)(ctx);
-  } catch (err) {
-    throw new Error(`app ${module} on ${ctx.node}: regions() threw: ${describe(err)}`);
-  }
-  return checkRegions(declared, module, ctx.node);
-}
-
-function checkRegions(declared: unknown, module: string, node: string): Array<[string, RegionSpec]> {
-  const where = `app ${module} on ${node}: regions()`;
-  if (typeof declared !== 'object' || declared === null) throw new Error(`${where} must return {name: {bytes, access}}, got ${String(declared)}`);
-  const out: Array<[string, RegionSpec]> = [];
-  for (const [name, spec] of Object.entries(declared)) {
-    if (spec === undefined) continue;
-    const s = spec as Partial<RegionSpec> | null;
-    if (typeof s !== 'object' || s === null || !(Number.isSafeInteger(s.bytes) && s.bytes! >= 0 && s.bytes! <= 1 << 30)) {
-      throw new Error(`${where}: region "${name}" needs bytes, an integer 0..2^30, got ${JSON.stringify(s?.bytes ?? spec)}`);
-    }
-    const access = s.access ?? [];
-    for (const a of access) if (a !== 'remoteRead' && a !== 'remoteWrite' && a !== 'remoteAtomic') throw new Error(`${where}: region "${name}": access must list remoteRead, remoteWrite or remoteAtomic, got ${JSON.stringify(a)}`);
-    out.push([name, { bytes: s.bytes!, access: [...access] }]);
-  }
-  return out;
+/** The app's failure, as its error says it: the limits are named with the setting that raises them. */
+export function limitMessage(label: string, error: MachineError, limits: AppLimits): string {
+  if (error.exhausted) return `${label}: ran ${limits.steps.toLocaleString('en-US')} steps of its interpreter without waiting for the fabric (an endless loop?); stopped (app.steps raises the limit)`;
+  if (error.name === 'InternalError' && error.message === 'out of memory') return `${label}: ran out of its ${bytesText(limits.memoryBytes)} of memory; stopped (app.memory raises the limit)`;
+  if (error.name === 'InternalError' && error.message === 'stack overflow') return `${label}: recursed deeper than its stack allows (about 350 calls); stopped`;
+  return `${label}: ${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
 }
 
 /** One app instance on one host. */
 export class AppSandbox {
-  private readonly context: vm.Context;
-  private readonly startScript = new vm.Script('__rocelab_prelude.start(__app.default)');
-  private readonly dispatchScript = new vm.Script('__rocelab_prelude.dispatch()');
+  private readonly box: Float64Array;
+  private readonly entry: number;
+  private readonly views: Uint8Array[] = [];
+  private readonly regionPointers: number[] = [];
+  private pending: SandboxEvent[] = [];
+  private done = false;
 
   constructor(
+    private readonly machine: Machine,
     source: string,
-    module: string,
     private readonly host: SandboxHost,
-    /** Tests only: a smaller count keeps an endless `async` recursion's promises few. */
-    tickLimit = TICK_LIMIT,
+    private readonly limits: AppLimits = DEFAULT_APP_LIMITS,
   ) {
-    const { context, exports, ticks } = evaluate(source, module, host.label, tickLimit);
-    if (typeof exports.default !== 'function') throw new Error(`app ${module}: its default export must be the app, an (async) function of rdma; got ${typeof exports.default}`);
-    this.context = context;
-    const make = vm.runInContext(PRELUDE, context, { filename: 'rocelab-app-prelude.js' }) as (h: SandboxHost, t: Ticks) => Prelude;
-    (context as { __rocelab_prelude?: Prelude }).__rocelab_prelude = make(host, ticks);
+    const box = machine.allocate(BOX_SLOTS * 8);
+    this.box = new Float64Array(machine.heap.buffer, box.pointer, BOX_SLOTS);
+    const prelude = this.check(machine.eval(PRELUDE, 'rocelab-app-prelude.js'));
+    const hostFn = machine.installHost('host', (argc, argv) => this.onCall(argc, argv));
+    const setup = machine.newString(JSON.stringify(this.setup()));
+    const made = machine.call(prelude, [hostFn, box.arrayBuffer, setup]);
+    for (const v of [prelude, hostFn, setup, box.arrayBuffer]) machine.free(v);
+    this.entry = this.check(made);
+    const own = host.regions.get(host.info.node) ?? [];
+    for (const r of own) {
+      const region = machine.allocate(r.lengthBytes);
+      this.regionPointers.push(region.pointer);
+      this.views.push(machine.heap.subarray(region.pointer, region.pointer + r.lengthBytes));
+      this.box[0] = ENTRY.region;
+      machine.call(this.entry, [region.arrayBuffer]);
+      machine.free(region.arrayBuffer);
+    }
+    machine.arm(limits.steps);
+    const top = machine.eval(source, host.module);
+    if (top.ok) machine.free(top.value);
+    const jobs = top.ok ? machine.runJobs() : top;
+    if (!jobs.ok) this.fail(jobs.error);
+  }
+
+  /** The app's regions, in registration order: views into its memory (they never move), for the NIC. */
+  get regionBytes(): readonly Uint8Array[] {
+    return this.views;
   }
 
   /** Run the app until it first waits (its continuations included). */
   start(): void {
-    this.run(this.startScript);
+    this.enter(ENTRY.start, []);
   }
 
   /** Hand the app its events (`host.takeEvents`) and the time; returns once it waits again. */
   dispatch(): void {
-    this.run(this.dispatchScript);
+    this.pending = this.host.takeEvents();
+    this.enter(ENTRY.dispatch, []);
   }
 
-  /** A script in the context: the context's microtasks (the app's continuations) all run before it returns. */
-  private run(script: vm.Script): void {
+  private setup(): object {
+    const regions: Record<string, object[]> = {};
+    for (const [node, list] of this.host.regions) regions[node] = list.map((r) => ({ name: r.name, address: r.address.toString(), rkey: r.rkey, length: r.lengthBytes }));
+    const { info } = this.host;
+    return { label: this.host.label, module: this.host.module, node: info.node, hosts: info.hosts, args: info.args, peers: this.host.peers, regions, statusText: this.host.statusText, memoryText: bytesText(this.limits.memoryBytes) };
+  }
+
+  private enter(what: number, args: number[]): void {
+    if (this.done) return;
+    this.box[0] = what;
+    this.box[1] = this.host.nowPs();
+    if (what === ENTRY.dispatch) this.fillEvents();
+    this.machine.arm(this.limits.steps);
+    const entered = this.machine.call(this.entry, args);
+    if (entered.ok) this.machine.free(entered.value);
+    const jobs = entered.ok ? this.machine.runJobs() : entered;
+    if (this.done) return;
+    if (!jobs.ok) this.fail(jobs.error);
+  }
+
+  /** The next chunk of pending events into the mailbox: [2] their count, [3] whether more wait. */
+  private fillEvents(): void {
+    const b = this.box;
+    const n = Math.min(this.pending.length, EVENTS_PER_CHUNK);
+    for (let k = 0; k < n; k++) {
+      const e = this.pending[k]!;
+      const at = FIRST_EVENT + k * EVENT_SLOTS;
+      if (e.kind === 'receive') {
+        b[at] = EVENT.received;
+        b[at + 1] = this.host.info.hosts.indexOf(e.peer);
+        b[at + 2] = RECEIVE_OPCODES.indexOf(e.opcode);
+        b[at + 3] = e.bytes;
+        b[at + 4] = e.immediate ?? -1;
+      } else if (!e.ok) {
+        b[at] = EVENT.failed;
+        b[at + 1] = e.id;
+        b[at + 2] = e.status;
+      } else {
+        b[at] = e.original === undefined ? EVENT.completed : EVENT.completedAtomic;
+        b[at + 1] = e.id;
+        b[at + 2] = OPCODES.indexOf(e.opcode as (typeof OPCODES)[number]);
+        b[at + 3] = e.bytes;
+        b[at + 4] = e.postedPs;
+        b[at + 5] = e.completedPs;
+        if (e.original !== undefined) {
+          b[at + 6] = Number(e.original >> 32n);
+          b[at + 7] = Number(e.original & 0xffff_ffffn);
+        }
+      }
+    }
+    this.pending = this.pending.slice(n);
+    b[2] = n;
+    b[3] = this.pending.length > 0 ? 1 : 0;
+  }
+
+  private check(outcome: Outcome): number {
+    if (outcome.ok) return outcome.value;
+    throw new Error(`${this.host.label}: the app runtime failed to start: ${outcome.error.message}`);
+  }
+
+  private fail(error: MachineError): void {
+    this.done = true;
+    this.host.failed(limitMessage(this.host.label, error, this.limits));
+  }
+
+  /** A call from the prelude: box[0] says which, its numbers follow; a refusal is returned as a string. */
+  private onCall(argc: number, argv: number): string | undefined {
+    const b = this.box;
+    const m = this.machine;
     try {
-      script.runInContext(this.context);
+      switch (b[0]) {
+        case CALL.post:
+          b[1] = this.host.post(this.peerAt(b[1]!), this.work());
+          return undefined;
+        case CALL.recv:
+          this.host.postRecv(this.peerAt(b[1]!), this.span(b[2]!, b[3]!, b[4]!));
+          return undefined;
+        case CALL.wake:
+          this.host.wakeAt(b[1]!);
+          return undefined;
+        case CALL.random:
+          b[1] = this.host.random();
+          return undefined;
+        case CALL.log:
+          this.host.log(m.string(argc, argv, 0));
+          return undefined;
+        case CALL.report: {
+          const key = m.string(argc, argv, 0);
+          this.host.report(key, b[1] === 0 ? b[2]! : b[1] === 1 ? m.string(argc, argv, 1) : b[2] === 1);
+          return undefined;
+        }
+        case CALL.metric: {
+          const boundsText = m.string(argc, argv, 2);
+          const bounds = boundsText === '' ? null : (JSON.parse(boundsText) as unknown);
+          if (bounds !== null && !(Array.isArray(bounds) && bounds.every((x) => typeof x === 'number' && Number.isFinite(x)))) return 'histogram bounds must be finite numbers';
+          b[1] = this.host.metric(b[1] === 1 ? 1 : 0, m.string(argc, argv, 0), m.string(argc, argv, 1), bounds as number[] | null);
+          return undefined;
+        }
+        case CALL.inc:
+          this.host.inc(b[1]!, b[2]!);
+          return undefined;
+        case CALL.observe:
+          this.host.observe(b[1]!, b[2]!);
+          return undefined;
+        case CALL.finished:
+          this.host.finished();
+          return undefined;
+        case CALL.failed:
+          this.done = true;
+          this.host.failed(m.string(argc, argv, 0) || `${this.host.label}: failed`);
+          return undefined;
+        case CALL.take:
+          this.fillEvents();
+          return undefined;
+        default:
+          return `no such call ${b[0]}`;
+      }
     } catch (err) {
-      // The prelude catches the app's errors; what reaches here broke the context itself (a stack overflow in a tick…).
-      this.host.failed(`${this.host.label}: ${describe(err)}`);
+      return err instanceof Error ? err.message : String(err);
     }
   }
+
+  private peerAt(index: number): string {
+    const peer = Number.isInteger(index) ? this.host.info.hosts[index] : undefined;
+    if (peer === undefined) throw new Error(`no host ${index}`);
+    return peer;
+  }
+
+  /** A buffer the app named by region, offset and length: a view into its memory, checked against the region. */
+  private span(region: number, offset: number, length: number): Uint8Array {
+    const view = Number.isInteger(region) ? this.views[region] : undefined;
+    if (view === undefined || !(Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0 && offset + length <= view.length)) {
+      throw new Error('the local buffer must be part of a registered region (rdma.region(name).slice(offset, length))');
+    }
+    return view.subarray(offset, offset + length);
+  }
+
+  private work(): SandboxWork {
+    const b = this.box;
+    const opcode = OPCODES[b[2]!];
+    if (opcode === undefined) throw new Error(`no such operation ${b[2]}`);
+    const u64 = (at: number): bigint => {
+      const hi = b[at]!;
+      const lo = b[at + 1]!;
+      if (!(Number.isInteger(hi) && Number.isInteger(lo) && hi >= 0 && lo >= 0 && hi < 2 ** 32 && lo < 2 ** 32)) throw new Error('a 64-bit value out of range');
+      return (BigInt(hi) << 32n) | BigInt(lo);
+    };
+    const sizeBytes = b[6]!;
+    if (!(Number.isSafeInteger(sizeBytes) && sizeBytes >= 0)) throw new Error(`size ${sizeBytes}: an integer ≥ 0`);
+    const local = b[3] === -1 ? null : this.span(b[3]!, b[4]!, b[5]!);
+    let remote: SandboxWork['remote'] = null;
+    if (opcode !== 'send') {
+      const rkey = b[10]!;
+      if (!(Number.isInteger(rkey) && rkey >= 0 && rkey < 2 ** 32)) throw new Error(`rkey ${rkey}: a 32-bit integer`);
+      remote = { address: u64(8), rkey };
+    }
+    const immediate = b[7]!;
+    return { opcode, local, remote, sizeBytes, immediate: immediate === -1 ? null : immediate, operand: u64(11), swap: u64(13) };
+  }
+}
+
+/** A region an app's `regions()` declared for a host. */
+export interface DeclaredRegion {
+  name: string;
+  bytes: number;
+  access: string[];
+}
+
+/**
+ * Every host's regions, from the app's `regions` export (or none): evaluated in a machine of
+ * its own, under the app's limits, once per host. Nothing here runs when a file is only read
+ * (`rocelab topology validate`): only the commands that run a pod declare regions.
+ * Returns per host either its regions as [name, bytes, access] or the reason it declared none.
+ */
+export async function declaredRegions(source: string, module: string, hosts: ReadonlyArray<{ node: string; args: Readonly<Record<string, unknown>> }>, allHosts: readonly string[], limits: AppLimits = DEFAULT_APP_LIMITS): Promise<Array<DeclaredRegion[] | string>> {
+  const machine = await Machine.create({ memoryBytes: limits.memoryBytes, extraBytes: extraBytesOf([]) });
+  const label = `app ${module} (regions)`;
+  const box = machine.allocate(BOX_SLOTS * 8);
+  const view = new Float64Array(machine.heap.buffer, box.pointer, BOX_SLOTS);
+  const prelude = machine.eval(PRELUDE, 'rocelab-app-prelude.js');
+  if (!prelude.ok) throw new Error(`${label}: the app runtime failed to start: ${prelude.error.message}`);
+  const hostFn = machine.installHost('host', () => 'regions() runs before the pod does: it may not call the API');
+  const setup = machine.newString(JSON.stringify({ label, module, node: '', hosts: allHosts, args: {}, peers: [], regions: {}, statusText: [], memoryText: bytesText(limits.memoryBytes) }));
+  const made = machine.call(prelude.value, [hostFn, box.arrayBuffer, setup]);
+  if (!made.ok) throw new Error(`${label}: the app runtime failed to start: ${made.error.message}`);
+  const limitsLabel = (node: string): string => `app ${module} on ${node} (regions)`;
+  machine.arm(limits.steps);
+  const top = machine.eval(source, module);
+  if (!top.ok) {
+    const why = limitMessage(limitsLabel(hosts[0]?.node ?? '?'), top.error, limits);
+    return hosts.map(() => why);
+  }
+  machine.free(top.value);
+  return hosts.map(({ node, args }) => {
+    if (machine.broken !== null) return `app ${module} on ${node} (regions): not evaluated: the machine stopped on an earlier host`;
+    view[0] = ENTRY.regions;
+    view[1] = 0;
+    const input = machine.newString(JSON.stringify({ node, args }));
+    machine.arm(limits.steps);
+    const answer = machine.call(made.value, [machine.undefined, input]);
+    machine.free(input);
+    if (!answer.ok) return limitMessage(limitsLabel(node), answer.error, limits);
+    const text = machine.stringOf(answer.value);
+    machine.free(answer.value);
+    if (!text.startsWith('[')) return text;
+    return (JSON.parse(text) as Array<[string, number, ...string[]]>).map(([name, bytes, ...access]) => ({ name, bytes, access }));
+  });
 }

@@ -1,12 +1,13 @@
 /**
  * A host's application wired to its NIC (issue 13): the sandboxed app (@rocelab/app) posts work
  * on the NIC's memory-backed QPs, one per peer that runs an app, and hears of completions and
- * receives through the NIC's `AppEvents`, after the event that caused them. Everything it can
- * do checks its arguments and fails with a message naming the app, the node and the operation;
- * a failed app stops, and the rest of the pod runs on.
+ * receives through the NIC's `AppEvents`, after the event that caused them. The app is untrusted
+ * (issue 22): it runs in a machine of its own (`Machine`, prepared before the engine is built by
+ * `prepareAppMachines`), and everything it asks of the NIC is checked here; a failed app stops,
+ * and the rest of the pod runs on.
  */
-import { AppSandbox, type SandboxEvent, type SandboxHost } from '@rocelab/app';
-import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S, MemoryRegions, type AppEvents, type AppWork, type Completion, type CompletionStatus, type Nic, type RegionHandle, type RemoteAccess, type WorkOpcode } from '@rocelab/rnic';
+import { AppSandbox, Machine, extraBytesOf, type RegionInfo, type SandboxEvent, type SandboxHost, type SandboxWork } from '@rocelab/app';
+import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S, MemoryRegions, type AppEvents, type AppWork, type Completion, type CompletionStatus, type Nic, type RegionHandle, type RemoteAccess } from '@rocelab/rnic';
 import type { NodeContext } from '@rocelab/sim';
 import type { AppSpec, PodSpec } from '@rocelab/topology';
 import type { AppReport } from '@rocelab/results';
@@ -19,14 +20,33 @@ export interface RegionEntry extends RegionHandle {
   access: RemoteAccess[];
 }
 
-/** Every app host's regions where its NIC will register them: the same table in every process, from what the pod carries. */
+/**
+ * Every app host's regions where its NIC will register them: the same table in every process,
+ * from what the pod carries. Apps whose regions were not declared (a controller that only books
+ * faults never declares them) are left out; building their host refuses (`prepareAppMachines`).
+ */
 export function appRegions(pod: PodSpec): Map<string, RegionEntry[]> {
   const table = new Map<string, RegionEntry[]>();
   for (const app of pod.apps) {
+    if (app.regions === null) continue;
     const handles = MemoryRegions.layout(app.regions.map((r) => r.bytes));
     table.set(app.node, app.regions.map((r, i) => ({ ...handles[i]!, name: r.name, access: [...r.access] })));
   }
   return table;
+}
+
+/**
+ * A machine for each app among `nodes`, made before the engine is built (making one is
+ * asynchronous, building the engine is not): the engine takes them as it makes the hosts' NICs.
+ */
+export async function prepareAppMachines(pod: PodSpec, nodes: ReadonlySet<string>, table: ReadonlyMap<string, RegionEntry[]>): Promise<Map<string, Machine>> {
+  const machines = new Map<string, Machine>();
+  for (const app of pod.apps) {
+    if (!nodes.has(app.node)) continue;
+    if (!table.has(app.node)) throw new Error(`app ${app.module} on ${app.node}: its regions were never declared (declareAppRegions before the pod runs; a bug)`);
+    machines.set(app.node, await Machine.create({ memoryBytes: app.memoryBytes, extraBytes: extraBytesOf(table.get(app.node) ?? []) }));
+  }
+  return machines;
 }
 
 const LOG_LINES = 100;
@@ -40,7 +60,7 @@ export interface AppMetric {
   histogram: FixedHistogram | null;
 }
 
-/** Completion statuses in words, for the app's error. */
+/** Completion statuses in words, for the app's error; their order is the code the sandbox carries. */
 const STATUS_TEXT: Record<CompletionStatus, string> = {
   success: 'success',
   retryExceeded: 'transport retries exhausted (retry_cnt): the peer never acknowledged',
@@ -50,6 +70,7 @@ const STATUS_TEXT: Record<CompletionStatus, string> = {
   remoteOperationalError: 'remote operational error',
   flushed: 'flushed: the QP was already in error',
 };
+const STATUSES = Object.keys(STATUS_TEXT) as CompletionStatus[];
 
 const hostsOfPod = new WeakMap<PodSpec, string[]>();
 
@@ -58,7 +79,6 @@ export const appHostOf = new WeakMap<object, AppHost>();
 
 export class AppHost implements AppEvents {
   private readonly sandbox: AppSandbox;
-  private readonly regions = new Map<string, { entry: RegionEntry; bytes: Uint8Array }>();
   private readonly events: SandboxEvent[] = [];
   private readonly peerOfQpn = new Map<number, string>();
   private readonly sendQpn = new Map<string, number>();
@@ -72,19 +92,14 @@ export class AppHost implements AppEvents {
     private readonly ctx: NodeContext,
     private readonly nic: Nic,
     readonly spec: AppSpec,
-    private readonly table: ReadonlyMap<string, RegionEntry[]>,
+    table: ReadonlyMap<string, RegionEntry[]>,
     memory: MemoryRegions,
     qps: HostQps,
     pod: PodSpec,
+    machine: Machine,
   ) {
     this.label = `app ${spec.module} on ${ctx.name}`;
     this.outcome = { node: ctx.name, module: spec.module, digest: spec.digest, status: 'running', error: null, finishedPs: null, reports: {}, log: [], workRequests: { posted: 0, completed: 0, failed: 0 } };
-    for (const entry of table.get(ctx.name) ?? []) {
-      const bytes = new Uint8Array(entry.lengthBytes);
-      const handle = memory.register(bytes, entry.access);
-      if (handle.address !== entry.address || handle.rkey !== entry.rkey) throw new Error(`${this.label}: region ${entry.name} registered at another place than its layout says (a bug)`);
-      this.regions.set(entry.name, { entry, bytes });
-    }
     for (const end of qps.requesters) if (end.memory === true) this.sendQpn.set(end.peer.name, end.qpn);
     for (const end of qps.responders) {
       if (end.memory !== true) continue;
@@ -93,7 +108,14 @@ export class AppHost implements AppEvents {
     }
     let hosts = hostsOfPod.get(pod);
     if (hosts === undefined) hostsOfPod.set(pod, (hosts = pod.apps.map((a) => a.node)));
-    this.sandbox = new AppSandbox(spec.source, spec.module, this.sandboxHost(hosts));
+    const regions = new Map<string, RegionInfo[]>();
+    for (const [node, entries] of table) regions.set(node, entries.map((e) => ({ name: e.name, address: e.address, rkey: e.rkey, lengthBytes: e.lengthBytes, access: e.access })));
+    this.sandbox = new AppSandbox(machine, spec.source, this.sandboxHost(hosts, regions), { memoryBytes: spec.memoryBytes, steps: spec.steps });
+    const own = table.get(ctx.name) ?? [];
+    this.sandbox.regionBytes.forEach((bytes, i) => {
+      const handle = memory.register(bytes, own[i]!.access);
+      if (handle.address !== own[i]!.address || handle.rkey !== own[i]!.rkey) throw new Error(`${this.label}: region ${own[i]!.name} registered at another place than its layout says (a bug)`);
+    });
     nic.attachApp(this);
     nic.setAppTimer(ctx.nowPs);
   }
@@ -111,12 +133,12 @@ export class AppHost implements AppEvents {
       this.events.push(c.atomicOriginal === undefined ? base : { ...base, original: c.atomicOriginal });
     } else {
       this.outcome.workRequests.failed++;
-      this.events.push({ kind: 'completion', id: wrId, ok: false, error: STATUS_TEXT[c.status] });
+      this.events.push({ kind: 'completion', id: wrId, ok: false, status: STATUSES.indexOf(c.status) });
     }
   }
 
-  onReceive(qpn: number, r: { opcode: 'send' | 'writeImmediate'; bytes: number; immediate: number | null; buffer: Uint8Array }): void {
-    this.events.push({ kind: 'receive', peer: this.peerOfQpn.get(qpn)!, opcode: r.opcode, bytes: r.bytes, immediate: r.immediate, buffer: r.buffer });
+  onReceive(qpn: number, r: { opcode: 'send' | 'writeImmediate'; bytes: number; immediate: number | null }): void {
+    this.events.push({ kind: 'receive', peer: this.peerOfQpn.get(qpn)!, opcode: r.opcode, bytes: r.bytes, immediate: r.immediate });
   }
 
   run(_nowPs: number): void {
@@ -128,72 +150,48 @@ export class AppHost implements AppEvents {
     this.sandbox.dispatch();
   }
 
-  // --- what the app's API calls reach -------------------------------------------------------
+  // --- what the app's calls reach (everything it hands in is checked: the app is untrusted) ---
 
-  private sandboxHost(hosts: readonly string[]): SandboxHost {
-    const label = this.label;
-    const fail = (what: string, why: string): never => {
-      throw new Error(`${label}: ${what}: ${why}`);
-    };
+  private sandboxHost(hosts: readonly string[], regions: ReadonlyMap<string, RegionInfo[]>): SandboxHost {
     const rng = this.ctx.rng('app');
     return {
-      label,
+      label: this.label,
       module: this.spec.module,
       info: { node: this.ctx.name, hosts, args: this.spec.args },
+      peers: [...this.sendQpn.keys()],
+      regions,
+      statusText: STATUSES.map((s) => STATUS_TEXT[s]),
       nowPs: () => this.ctx.nowPs,
       random: () => rng.nextFloat(),
-      post: (peer, opcode, local, remote, sizeBytes, immediate, operand, swap, _signaled, describe) => {
-        const qpn = this.sendQpn.get(peer) ?? fail(describe, `no QP to ${peer}: ${this.peerHint(peer)}`);
-        const op = opcode as WorkOpcode;
-        const atomic = op === 'fetchAdd' || op === 'compareSwap';
-        if (local !== null || !atomic) this.checkLocal(local, describe, atomic ? 8 : null);
-        if (op !== 'send' && (remote === null || typeof remote !== 'object' || typeof remote.address !== 'bigint' || typeof remote.rkey !== 'number')) {
-          fail(describe, 'the remote side must be {address: bigint, rkey} (rdma.remote(host, name).at(offset))');
-        }
-        if (immediate !== -1 && op !== 'write' && op !== 'send') fail(describe, 'immediate data goes with a WRITE or SEND only');
-        const work: AppWork = { opcode: op, local, sizeBytes };
-        if (atomic) work.atomic = { address: remote!.address, rkey: remote!.rkey, operand, swap };
-        else if (remote !== null) work.remote = { address: remote.address, rkey: remote.rkey };
-        if (immediate !== -1) work.immediate = immediate;
-        let id: number;
-        try {
-          id = this.nic.postApp(qpn, work);
-        } catch (err) {
-          return fail(describe, err instanceof Error ? err.message : String(err));
-        }
+      post: (peer, w) => {
+        const qpn = this.sendQpn.get(peer);
+        if (qpn === undefined) throw new Error(`no QP to ${peer}`);
+        const id = this.nic.postApp(qpn, this.appWork(w));
         this.outcome.workRequests.posted++;
         return id;
       },
       postRecv: (peer, buffer) => {
-        const qpn = this.recvQpn.get(peer) ?? fail(`receive from ${peer}`, `no QP from ${peer}: ${this.peerHint(peer)}`);
-        this.checkLocal(buffer, `receive from ${peer}`, null);
+        const qpn = this.recvQpn.get(peer);
+        if (qpn === undefined) throw new Error(`no QP from ${peer}`);
         this.nic.postAppReceive(qpn, buffer);
       },
-      checkPeer: (peer) => {
-        if (!this.sendQpn.has(peer)) fail(`connect(${JSON.stringify(peer)})`, this.peerHint(peer));
+      wakeAt: (ps) => {
+        if (!Number.isFinite(ps)) throw new Error(`a wake-up time must be a number, got ${ps}`);
+        this.nic.setAppTimer(ps < 0 ? null : Math.max(Math.round(ps), this.ctx.nowPs));
       },
-      wakeAt: (ps) => this.nic.setAppTimer(ps < 0 ? null : Math.max(ps, this.ctx.nowPs)),
       takeEvents: () => this.events.splice(0),
-      log: (message, fields) => this.log(fields === null ? message : `${message} ${JSON.stringify(fields)}`),
-      report: (key, value) => {
-        if (typeof value !== 'number' && typeof value !== 'string' && typeof value !== 'boolean') fail(`report(${JSON.stringify(key)})`, `a number, string or boolean, got ${typeof value}`);
-        this.outcome.reports[key] = value as number | string | boolean;
+      log: (message) => this.log(message),
+      report: (key, value) => void (this.outcome.reports[key] = value),
+      metric: (kind, name, help, bounds) => this.metric(name, help, kind === 0 ? 'counter' : 'histogram', bounds),
+      inc: (index, by) => {
+        const m = this.metrics[index];
+        if (m?.counter == null || !Number.isFinite(by)) throw new Error(`no counter ${index}, or ${by} is not a number`);
+        m.counter.value += by;
       },
-      region: (name) => this.localRegion(name) ?? fail(`region(${JSON.stringify(name)})`, `${this.ctx.name} registered ${this.listRegions(this.ctx.name)}`),
-      remote: (host, name) => {
-        const entry = this.table.get(host)?.find((e) => e.name === name);
-        if (entry === undefined) {
-          fail(`remote(${JSON.stringify(host)}, ${JSON.stringify(name)})`, this.table.has(host) ? `${host} registered ${this.listRegions(host)}` : `${host} runs no app (hosts with one: ${[...this.table.keys()].join(', ')})`);
-        }
-        return Object.freeze({ host, name, address: entry!.address, rkey: entry!.rkey, length: entry!.lengthBytes, at: (offset: number) => ({ address: entry!.address + BigInt(offset), rkey: entry!.rkey }) });
-      },
-      counter: (name, help) => {
-        const m = this.metric(name, help, 'counter');
-        return Object.freeze({ inc: (by = 1) => void (m.counter!.value += by) });
-      },
-      histogram: (name, help, bounds) => {
-        const m = this.metric(name, help, 'histogram', bounds);
-        return Object.freeze({ observe: (v: number) => m.histogram!.observe(v) });
+      observe: (index, value) => {
+        const m = this.metrics[index];
+        if (m?.histogram == null || !Number.isFinite(value)) throw new Error(`no histogram ${index}, or ${value} is not a number`);
+        m.histogram.observe(value);
       },
       finished: () => {
         this.outcome.status = 'finished';
@@ -210,52 +208,28 @@ export class AppHost implements AppEvents {
     };
   }
 
-  private peerHint(peer: string): string {
-    if (peer === this.ctx.name) return 'an app connects to other hosts, not to its own';
-    return `${peer} runs no app here (hosts with one: ${[...this.table.keys()].join(', ')})`;
+  /** The sandbox's work request as the NIC takes it (the sandbox checked the buffers and ranges). */
+  private appWork(w: SandboxWork): AppWork {
+    const atomic = w.opcode === 'fetchAdd' || w.opcode === 'compareSwap';
+    if (w.immediate !== null && w.opcode !== 'write' && w.opcode !== 'send') throw new Error('immediate data goes with a WRITE or SEND only');
+    if (atomic && w.local !== null && w.local.length !== 8) throw new Error(`an atomic's local buffer holds exactly 8 bytes, got ${w.local.length}`);
+    const work: AppWork = { opcode: w.opcode, local: w.local, sizeBytes: w.sizeBytes };
+    if (atomic) work.atomic = { address: w.remote!.address, rkey: w.remote!.rkey, operand: w.operand, swap: w.swap };
+    else if (w.remote !== null) work.remote = w.remote;
+    if (w.immediate !== null) work.immediate = w.immediate;
+    return work;
   }
 
-  private listRegions(host: string): string {
-    const names = (this.table.get(host) ?? []).map((e) => e.name);
-    return names.length === 0 ? 'no regions (its app exports no regions)' : `only ${names.join(', ')}`;
-  }
-
-  private localRegion(name: string): object | null {
-    const r = this.regions.get(name);
-    if (r === undefined) return null;
-    const { entry, bytes } = r;
-    return Object.freeze({
-      name,
-      bytes,
-      address: entry.address,
-      rkey: entry.rkey,
-      slice: (offset: number, length: number) => {
-        if (!(Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0 && offset + length <= bytes.length)) {
-          throw new RangeError(`${this.label}: region ${name}.slice(${offset}, ${length}) is outside its ${bytes.length} bytes`);
-        }
-        return bytes.subarray(offset, offset + length);
-      },
-      at: (offset: number) => ({ address: entry.address + BigInt(offset), rkey: entry.rkey }),
-    });
-  }
-
-  /** A work request's local buffer must lie in one of this host's registered regions (IB's lkey check). */
-  private checkLocal(local: unknown, describe: string, exactLength: number | null): void {
-    const ok = local instanceof Object && ArrayBuffer.isView(local) && [...this.regions.values()].some((r) => (local as Uint8Array).buffer === r.bytes.buffer);
-    if (!ok) throw new Error(`${this.label}: ${describe}: the local buffer must be part of a registered region (rdma.region(name).slice(offset, length))`);
-    if (exactLength !== null && (local as Uint8Array).length !== exactLength) throw new Error(`${this.label}: ${describe}: an atomic's local buffer holds exactly 8 bytes, got ${(local as Uint8Array).length}`);
-  }
-
-  private metric(name: string, help: string, kind: 'counter' | 'histogram', bounds?: readonly number[] | null): AppMetric {
-    if (!METRIC_NAME.test(name)) throw new Error(`${this.label}: metric name ${JSON.stringify(name)}: lowercase letters, digits and _, not starting with a digit`);
-    const existing = this.metrics.find((m) => m.name === name);
-    if (existing !== undefined) {
-      if ((existing.counter !== null) !== (kind === 'counter')) throw new Error(`${this.label}: metric ${name} is already a ${existing.counter !== null ? 'counter' : 'histogram'}`);
+  private metric(name: string, help: string, kind: 'counter' | 'histogram', bounds: readonly number[] | null): number {
+    if (!METRIC_NAME.test(name)) throw new Error(`metric name ${JSON.stringify(name)}: lowercase letters, digits and _, not starting with a digit`);
+    const existing = this.metrics.findIndex((m) => m.name === name);
+    if (existing >= 0) {
+      const m = this.metrics[existing]!;
+      if ((m.counter !== null) !== (kind === 'counter')) throw new Error(`metric ${name} is already a ${m.counter !== null ? 'counter' : 'histogram'}`);
       return existing;
     }
-    const m: AppMetric = { name, help, counter: kind === 'counter' ? { value: 0 } : null, histogram: kind === 'histogram' ? new FixedHistogram(bounds ?? exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS)) : null };
-    this.metrics.push(m);
-    return m;
+    this.metrics.push({ name, help, counter: kind === 'counter' ? { value: 0 } : null, histogram: kind === 'histogram' ? new FixedHistogram(bounds ?? exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS)) : null });
+    return this.metrics.length - 1;
   }
 
   private log(line: string): void {

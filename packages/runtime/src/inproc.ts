@@ -7,7 +7,7 @@ import type { Fault } from '@rocelab/wire';
 import { faultToWire, scheduleWireFault } from './fault-wire.js';
 import { scheduleFault } from './faults.js';
 import { nodeMemory } from './memory.js';
-import { buildEngine, podContext, type ModelFactory } from './models.js';
+import { buildEngine, podContext, prepareApps, type ModelFactory } from './models.js';
 import { nodeFinal, assembleResult, type RunResult } from './result.js';
 import { torsOfHosts } from './node-report.js';
 import { attachRecording, NO_RECORDING, type RecordingOptions } from './recording.js';
@@ -31,10 +31,11 @@ export interface RunOptions {
 /** Slices of virtual time between progress calls: running in slices is what members do every window, so results are the same. */
 export const PROGRESS_STEP_PS = 50_000_000;
 
-export function runInproc(pod: PodSpec, options: RunOptions): RunResult {
+export async function runInproc(pod: PodSpec, options: RunOptions): Promise<RunResult> {
   const building = performance.now();
   const pc = podContext(pod, options.seed);
   const all = pod.nodes.map((n) => n.index);
+  await prepareApps(pc, all);
   const engine = buildEngine(pc, all, options.debugUncountedLoss ?? null, options.models);
   const hosted = new Set(all);
   for (const fault of pod.faults) scheduleFault(engine, pc, fault, hosted);

@@ -35,7 +35,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createLogger } from '@rocelab/telemetry';
-import { loadTopologyFile, TopologyError, type PodSpec, type Role } from '@rocelab/topology';
+import { declareAppRegions, loadTopologyFile, TopologyError, type PodSpec, type Role } from '@rocelab/topology';
 import { httpLimitsFromEnv, HttpLimitsError } from './http-limits.js';
 import { ControllerLostError, MemberProcess } from './member.js';
 import { podToken, PodTokenError } from './pod-token.js';
@@ -65,6 +65,8 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
   let pod: PodSpec;
   try {
     pod = env.ROCELAB_POD_JSON ? readPodJson(env.ROCELAB_POD_JSON) : loadTopologyFile(env.ROCELAB_TOPOLOGY!);
+    // A member that read the file itself (a container) declares the apps' regions as the CLI would: the same code gives the same answer.
+    await declareAppRegions(pod);
   } catch (err) {
     return inputOr1(err, err instanceof TopologyError || err instanceof PodJsonError);
   }

@@ -26,7 +26,7 @@ import { httpLimitsFromEnv, listenWebSocket } from './http-limits.js';
 import { BatchWatchdog } from './liveness.js';
 import { RemoteLinks, type RemoteLink } from './member-links.js';
 import { NodeMetrics } from './node-metrics.js';
-import { buildEngine, podContext, type ModelFactory, type PodContext } from './models.js';
+import { buildEngine, podContext, prepareApps, type ModelFactory, type PodContext } from './models.js';
 import { nodeMemory } from './memory.js';
 import { linkName } from './names.js';
 import { attachRecording, NO_RECORDING, type Recording, type RecordingOptions } from './recording.js';
@@ -198,8 +198,11 @@ export class MemberProcess {
     this.links = new RemoteLinks(this.options.pod, this.hostedSet);
     this.rejoining = directory.rejoin;
     this.sync = new MemberSync(this.links.names, { rejoin: directory.rejoin });
-    // A rejoining member's nodes boot at the first lease it is granted: its engine starts then.
-    if (!directory.rejoin) this.buildEngine(0, false);
+    // A rejoining member's nodes boot at the first lease it is granted: its engine starts then (with no apps: a host that boots again runs none).
+    if (!directory.rejoin) {
+      await prepareApps(this.pc, this.hosted);
+      this.buildEngine(0, false);
+    }
     this.markDirectoryApplied();
     const allUp = new Promise<void>((resolve) => (this.linksReady = resolve));
     this.checkLinksReady();

@@ -13,7 +13,8 @@ import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
 import { hostTraffic, type ResolvedWorkload } from '@rocelab/workload';
 import { firstPostPs, hostNames, linkRateOf, qpPlan, type HostQps } from './qp-plan.js';
 import { leakEveryNth } from './debug.js';
-import { AppHost, appHostOf, appRegions, type RegionEntry } from './app-host.js';
+import type { Machine } from '@rocelab/app';
+import { AppHost, appHostOf, appRegions, prepareAppMachines, type RegionEntry } from './app-host.js';
 import { idealFctOf } from './ideal-paths.js';
 
 /** How each profile counts bytes and time on the wire (DESIGN §5, PHYSICS §7). */
@@ -34,6 +35,8 @@ export interface PodContext {
   startPs: number;
   /** Every app host's regions (issue 13); empty without apps. */
   appRegions: Map<string, RegionEntry[]>;
+  /** A machine for each app this process runs (`prepareApps`), taken as its host's model is built. */
+  appMachines: Map<string, Machine>;
 }
 
 export function podContext(pod: PodSpec, seed: number): PodContext {
@@ -41,7 +44,14 @@ export function podContext(pod: PodSpec, seed: number): PodContext {
   for (const node of pod.nodes) if (node.role === 'host') hosts.set(node.name, { name: node.name, ip: node.ip, mac: node.mac });
   const workloads = resolvedWorkloads(pod);
   const appRegionTable = pod.apps.length === 0 ? new Map<string, RegionEntry[]>() : appRegions(pod);
-  return { pod, seed, wire: wireModelFor(pod.profile), workloads, hosts, qps: qpPlan(pod, seed, workloads, hosts), startPs: firstPostPs(pod, seed, workloads), appRegions: appRegionTable };
+  return { pod, seed, wire: wireModelFor(pod.profile), workloads, hosts, qps: qpPlan(pod, seed, workloads, hosts), startPs: firstPostPs(pod, seed, workloads), appRegions: appRegionTable, appMachines: new Map() };
+}
+
+/** The machines of the apps among `hosted` (node indices), made before their engine is built. */
+export async function prepareApps(pc: PodContext, hosted: readonly number[]): Promise<void> {
+  if (pc.pod.apps.length === 0) return;
+  const names = new Set(hosted.map((i) => pc.pod.nodes[i]!.name));
+  for (const [node, machine] of await prepareAppMachines(pc.pod, names, pc.appRegions)) pc.appMachines.set(node, machine);
 }
 
 /**
@@ -89,7 +99,12 @@ export function createModel(engine: Engine, pc: PodContext, index: number, optio
       ...(memory === undefined ? {} : { memory }),
       bdpCapOf: (end) => bdpCapPackets(pc, node.name, end),
     });
-    if (app !== undefined) appHostOf.set(nic, new AppHost(ctx, nic, app, pc.appRegions, memory!, qps, pod));
+    if (app !== undefined) {
+      const machine = pc.appMachines.get(node.name);
+      if (machine === undefined) throw new Error(`${node.name}: its app's machine was not prepared (prepareApps before the engine is built; a bug)`);
+      pc.appMachines.delete(node.name);
+      appHostOf.set(nic, new AppHost(ctx, nic, app, pc.appRegions, memory!, qps, pod, machine));
+    }
     return nic;
   }
   // The topology loader already checked these settings; a problem here is a bug.

@@ -210,7 +210,25 @@ function meanMiB(bytes: readonly number[]): number | null {
  * a node was lost that no fault asked for (its process died); a `kill` fault's loss is the drill.
  */
 export function exitCodeOf(result: RunResult): number {
-  return result.conservation && result.causalityViolations === 0 && unplannedLosses(result).length === 0 ? 0 : 1;
+  if (!(result.conservation && result.causalityViolations === 0 && unplannedLosses(result).length === 0)) return 1;
+  return failedApps(result).length > 0 ? APP_FAILED_EXIT : 0;
+}
+
+/** `rocelab run` and `up` when the pod ran and held its audit, but an app failed (docs/errors.md). */
+export const APP_FAILED_EXIT = 3;
+
+/** The apps that failed: each names its node and its error. */
+export function failedApps(result: RunResult): AppReport[] {
+  return result.apps.filter((a) => a.status === 'failed');
+}
+
+/** One line per failed app for stderr, and why the exit code is what it is. */
+export function failedAppsText(command: string, result: RunResult): string {
+  const failed = failedApps(result);
+  if (failed.length === 0) return '';
+  const lines = failed.slice(0, 10).map((a) => `${command}: app ${a.module} on ${a.node} failed at ${((a.finishedPs ?? 0) / 1e6).toFixed(3)} us: ${a.error}\n`);
+  if (failed.length > 10) lines.push(`${command}: and ${failed.length - 10} more apps failed (the result lists them)\n`);
+  return `${lines.join('')}${command}: ${failed.length} app${failed.length === 1 ? '' : 's'} failed, so the run exits ${APP_FAILED_EXIT}\n`;
 }
 
 /** Nodes lost because the process hosting them died, not because a fault killed them. */

@@ -104,7 +104,7 @@ export interface PodSpec {
   apps: AppSpec[];
 }
 
-/** A host's application: its module bundled and instrumented (@rocelab/app `bundleApp`), its args. */
+/** A host's application: its module bundled (@rocelab/app `bundleApp`), its args and limits. */
 export interface AppSpec {
   node: string;
   module: string;
@@ -113,6 +113,15 @@ export interface AppSpec {
   dscp: number;
   source: string;
   digest: string;
-  /** What its `regions()` declared for this host, in order: evaluated once, when the pod is loaded. */
-  regions: Array<{ name: string; bytes: number; access: RemoteAccess[] }>;
+  /** QuickJS heap it may use besides its regions, in bytes (`app.memory`). */
+  memoryBytes: number;
+  /** Interpreter steps it may run between two waits (`app.steps`). */
+  steps: number;
+  /** Where the file declares it (`nodes[3].app`): problems found when its regions are declared name it. */
+  where: string;
+  /**
+   * What its `regions()` declared for this host, in order; null until a command that runs the
+   * pod declares them (`declareAppRegions`): reading a file runs no app code.
+   */
+  regions: Array<{ name: string; bytes: number; access: RemoteAccess[] }> | null;
 }

@@ -55,6 +55,10 @@ export interface RawApp {
   module: string;
   args?: Record<string, unknown>;
   dscp?: number;
+  /** QuickJS heap the app may use (its regions come on top): bytes or a size string. */
+  memory?: string | number;
+  /** Interpreter steps the app may run between two waits. */
+  steps?: number;
 }
 export interface RawLink extends RawLinkParams {
   a: string;
@@ -139,11 +143,13 @@ export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
         subnet: { type: 'string', description: EXPECT.subnet },
         pipelineLatency: duration,
         app: object(
-          'an application {module, args?, dscp?}',
+          'an application {module, args?, dscp?, memory?, steps?}',
           {
             module: { type: 'string', minLength: 1, description: 'the path of an app module (.mjs, .js or .ts), relative to the topology file' },
             args: { type: 'object', description: 'the app\'s arguments, an object' },
             dscp: { type: 'integer', minimum: 0, maximum: 63, description: 'a DSCP value, an integer 0..63' },
+            memory: { type: ['integer', 'string'], description: 'the memory an app may allocate besides its regions: an integer or a string like 64MiB' },
+            steps: { type: 'integer', minimum: 100000, maximum: 2147483647, description: 'steps of its interpreter an app may run between two waits, an integer 100000..2147483647' },
           },
           ['module'],
         ),

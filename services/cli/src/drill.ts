@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { DrillError, drillPlots, drillName, evaluate, loadDrill, reportHtml, reportMarkdown, type Drill, type DrillReport, type DrillVariant, type FaultOutcome, type VariantData } from '@rocelab/drill';
 import { parseTraceFile, TRACE_FILE_NAMES, type TraceFileName, type TraceTables } from '@rocelab/results';
-import { DEFAULT_TRACE_SETTINGS, podContext, prepareRunFiles, RunFilesError, type RunResult } from '@rocelab/runtime';
-import { loadTopologyFile } from '@rocelab/topology';
+import { APP_FAILED_EXIT, DEFAULT_TRACE_SETTINGS, failedApps, failedAppsText, podContext, prepareRunFiles, RunFilesError, type RunResult } from '@rocelab/runtime';
+import { declareAppRegions, loadTopologyFile, TopologyError } from '@rocelab/topology';
 import { DockerRunError } from './docker-errors.js';
 import { executeRun } from './run.js';
 import { table } from './result-text.js';
@@ -46,6 +46,15 @@ export async function drillRunCommand(file: string, options: DrillRunOptions): P
   }
   const out = resolve(options.out ?? join('out', 'drills', drill.name));
   const variants = drill.variants.filter((v) => options.variant === null || v.name === options.variant);
+  // Apps declare their regions before anything runs, so a bad declaration refuses the drill whole.
+  for (const variant of variants) {
+    try {
+      await declareAppRegions(variant.pod);
+    } catch (err) {
+      if (err instanceof TopologyError) return refuse(`${file} (variant ${variant.name}): ${err.message}`);
+      throw err;
+    }
+  }
   const runs: Array<{ variant: DrillVariant; result: RunResult; data: VariantData }> = [];
   for (const variant of variants) {
     if (!options.json) process.stderr.write(`drill ${drill.name}: variant ${variant.name} (${options.mode}${options.workers ? ` ×${options.workers}` : ''})\n`);
@@ -108,7 +117,11 @@ export async function drillRunCommand(file: string, options: DrillRunOptions): P
   writeFileSync(join(out, 'report.md'), reportMarkdown(report));
   writeFileSync(join(out, 'report.html'), reportHtml(report, plots));
   process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : reportText(report, out));
-  return report.pass ? 0 : 1;
+  if (!report.pass) return 1;
+  // An app that failed fails the drill too, whatever the expectations say: an app's own error is a result nobody checked.
+  const appsFailed = runs.filter((r) => failedApps(r.result).length > 0);
+  for (const r of appsFailed) process.stderr.write(failedAppsText(`rocelab drill (variant ${r.variant.name})`, r.result));
+  return appsFailed.length > 0 ? APP_FAILED_EXIT : 0;
 }
 
 function refuse(message: string): number {
@@ -123,6 +136,7 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
   const podFile = join(dir, 'pod.yaml');
   writeFileSync(podFile, podYaml(drill, variant, dir));
   const pod = loadTopologyFile(podFile);
+  await declareAppRegions(pod);
   const recording = {
     trace: { dir: join(dir, 'trace'), ...DEFAULT_TRACE_SETTINGS, ...drill.trace },
     pcap: null,

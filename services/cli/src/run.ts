@@ -8,8 +8,8 @@
  */
 import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { exitCodeOf, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
-import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
+import { exitCodeOf, failedAppsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { declareAppRegions, loadTopologyFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, DockerRunFailure } from './docker-errors.js';
 import { K8sRunError, K8sRunFailure } from './k8s-run-errors.js';
 import { planMembers, startLocalPod } from './pod-processes.js';
@@ -48,6 +48,7 @@ export class RunOptionError extends Error {}
 
 export async function runCommand(file: string, options: RunCommandOptions): Promise<number> {
   const pod = loadTopologyFile(file);
+  await declareAppRegions(pod);
   const seed = options.seed ?? pod.seed;
   const recording: RecordingOptions = { trace: options.trace, pcap: options.pcap };
   let replayFaults: FaultLogEntry[];
@@ -71,6 +72,7 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : resultText(result));
   const lost = unplannedLosses(result);
   if (lost.length > 0) process.stderr.write(`rocelab run: ${lost.map((n) => `${n.node} was lost at ${n.atNs / 1e6} ms (its process died${n.restartedAtNs === null ? '' : `; back at ${n.restartedAtNs / 1e6} ms`})`).join('; ')}: no fault asked for it, so the run exits 1\n`);
+  else if (result.conservation && result.causalityViolations === 0) process.stderr.write(failedAppsText('rocelab run', result));
   return exitCodeOf(result);
 }
 
@@ -118,7 +120,7 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
   } else if (options.mode === 'inproc' && options.workers === null) {
     const bar = options.json ? null : inlineProgress(options.durationPs);
     try {
-      result = runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, faults: options.replayFaults ?? [], ...(bar ? { onProgress: bar.update } : {}) });
+      result = await runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, faults: options.replayFaults ?? [], ...(bar ? { onProgress: bar.update } : {}) });
     } finally {
       bar?.stop();
     }

@@ -4,8 +4,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadTopologyFile } from '@rocelab/topology';
-import { exitCodeOf } from '@rocelab/runtime';
+import { declareAppRegions, loadTopologyFile } from '@rocelab/topology';
+import { exitCodeOf, failedAppsText } from '@rocelab/runtime';
 import { clearPodRecord, writePodRecord } from './pod-record.js';
 import { startLocalPod } from './pod-processes.js';
 import { resultText } from './result-text.js';
@@ -21,6 +21,7 @@ export interface UpOptions {
 
 export async function upCommand(file: string, options: UpOptions): Promise<number> {
   const pod = loadTopologyFile(file);
+  await declareAppRegions(pod);
   const { controller, children, httpUrl, token } = await startLocalPod(pod, {
     topologyFile: resolve(file),
     seed: options.seed ?? pod.seed,
@@ -64,6 +65,7 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
       writeFileSync(options.faultLog, `${JSON.stringify({ pod: pod.name, seed: result.seed, virtualNs: result.virtualNs, traceHash: result.traceHash, faults: result.faults }, null, 2)}\n`);
       out.write(`fault log: ${options.faultLog} (replay: rocelab run ${file} --duration ${result.virtualNs}ns --seed ${result.seed} --faults ${options.faultLog})\n`);
     }
+    process.stderr.write(failedAppsText('rocelab up', result));
     return exitCodeOf(result);
   } catch (err) {
     process.stderr.write(`rocelab up: ${err instanceof Error ? err.message : String(err)}\n`);
