@@ -6,6 +6,8 @@
  * stopped with an error naming the app, the node and the operation while the pod runs on.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { AppReport } from '@rocelab/results';
@@ -205,6 +207,24 @@ for (const mode of ['inproc', 'procs'] as const) {
       const inproc = run(fixture('apps/hostile.yaml'), '1ms', 'inproc', 3);
       assert.equal(r.traceHash, inproc.traceHash, 'the same trace hash as in one process');
       assert.deepEqual(r.apps, inproc.apps, 'each app stopped at the same virtual instant with the same error');
+      const workers = cli(['run', fixture('apps/hostile.yaml'), '--duration', '1ms', '--workers', '2', '--json'], {}, 300_000);
+      assert.equal(workers.status, 3, workers.stderr);
+      assert.equal(workers.json?.traceHash, inproc.traceHash, 'and as two workers');
+      assert.deepEqual(workers.json?.apps, inproc.apps);
     }
   });
 }
+
+test('rocelab topology validate runs no app code: an app that spins at its top level and throws in regions() validates at once; rocelab run refuses it, exit 2', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-validate-app-'));
+  writeFileSync(join(dir, 'bad.mjs'), `for (;;);\nexport const regions = () => { throw new Error('regions ran'); };\nexport default async () => {};\n`);
+  writeFileSync(join(dir, 'pod.yaml'), 'name: v\nnodes:\n  - {name: h1, role: host, ip: 10.0.0.1, app: {module: bad.mjs, steps: 1000000}}\n  - {name: h2, role: host, ip: 10.0.0.2}\n  - {name: tor1, role: tor, subnet: 10.0.0.0/24}\nlinks:\n  - {a: h1:p0, b: tor1:p1}\n  - {a: h2:p0, b: tor1:p2}\n');
+  const started = Date.now();
+  const valid = cli(['topology', 'validate', join(dir, 'pod.yaml')]);
+  assert.equal(valid.status, 0, valid.stderr);
+  assert.match(valid.stdout, /app bad\.mjs on h1: bundled and type-checked, not run \(an app is code/);
+  assert.ok(Date.now() - started < 60_000);
+  const run = cli(['run', join(dir, 'pod.yaml'), '--duration', '10us']);
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /pod\.yaml: nodes\[0\]\.app: expected an app whose regions\(\) declares \{name: \{bytes, access\}\} for its host, got app bad\.mjs on h1 \(regions\): ran 1,000,000 steps of its interpreter/);
+});

@@ -364,6 +364,21 @@ test('an app pod runs in containers as in one process: the same trace hash and t
   assert.deepEqual(containers.apps.map((a) => a.status), ['finished', 'finished']);
 });
 
+test('hostile apps in containers (two workers): each stopped with the error and at the instant it is stopped in one process, the pod runs on, exit 3', { timeout: 600_000 }, (t) => {
+  if (!needsDocker(t)) return;
+  const file = join(ROOT, 'test', 'fixtures', 'apps', 'hostile.yaml');
+  const [inproc, containers] = (['inproc', 'docker'] as const).map((mode) => {
+    const r = cli(['run', file, '--duration', '1ms', '--mode', mode, ...(mode === 'docker' ? ['--workers', '2'] : []), '--image', IMAGE, '--json'], {}, 600_000);
+    assert.equal(r.status, 3, `${mode}: ${r.stderr}`);
+    return r.json!;
+  }) as [RunResult, RunResult];
+  assert.equal(containers.mode, 'docker');
+  assert.equal(containers.traceHash, inproc.traceHash);
+  assert.deepEqual(containers.apps, inproc.apps);
+  assert.equal(containers.apps.filter((a) => a.status === 'failed').length, 18);
+  assert.equal(containers.flowTotals.completed, 1);
+});
+
 /** The containers of this machine's runs of pod `small` (label io.rocelab.pod), by name; with `runs`, only those of runs not in it that are running. */
 async function smallPodContainers(exceptRuns?: Set<string>): Promise<Array<{ id: string; name: string }>> {
   const list = await docker.listContainers({ all: exceptRuns === undefined, filters: { label: ['io.rocelab.pod=small'] } });

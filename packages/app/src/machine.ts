@@ -27,7 +27,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { FUEL_EXPORT, meter } from './wasm-meter.js';
 
-/** The part of the variant's raw interface (`@jitl/quickjs-wasmfile-release-sync/ffi`) a machine uses; pointers are plain numbers. */
+/**
+ * The part of the variant's interface (`@jitl/quickjs-wasmfile-release-sync/ffi`) a machine uses;
+ * pointers are plain numbers. Those that take only numbers are the WebAssembly exports themselves
+ * (the variant's wrappers convert arguments on every call: a third of an event's cost, measured).
+ */
 interface Ffi {
   QTS_NewRuntime(): number;
   QTS_RuntimeSetMemoryLimit(rt: number, limit: number): void;
@@ -38,7 +42,6 @@ interface Ffi {
   QTS_ResolveException(ctx: number, value: number): number;
   QTS_ExecutePendingJob(rt: number, maxJobs: number, lastContext: number): number;
   QTS_IsJobPending(rt: number): number;
-  QTS_Typeof(ctx: number, value: number): number;
   QTS_Dump(ctx: number, value: number): number;
   QTS_GetUndefined(): number;
   QTS_NewFunction(ctx: number, name: string, length: number, isConstructor: boolean, id: number): number;
@@ -51,7 +54,16 @@ interface Ffi {
   QTS_FreeValuePointer(ctx: number, value: number): void;
 }
 
+/** Functions of `Ffi` that take a string: called through the variant's wrappers. */
+const WITH_STRINGS = ['QTS_Eval', 'QTS_NewFunction'] as const;
+const FFI_NAMES: ReadonlyArray<keyof Ffi> = [
+  'QTS_NewRuntime', 'QTS_RuntimeSetMemoryLimit', 'QTS_RuntimeSetMaxStackSize', 'QTS_NewContext', 'QTS_Eval', 'QTS_Call', 'QTS_ResolveException',
+  'QTS_ExecutePendingJob', 'QTS_IsJobPending', 'QTS_Dump', 'QTS_GetUndefined', 'QTS_NewFunction', 'QTS_ArgvGetJSValueConstPointer',
+  'QTS_NewString', 'QTS_GetString', 'QTS_FreeCString', 'QTS_NewFloat64', 'QTS_NewArrayBuffer', 'QTS_FreeValuePointer',
+];
+
 interface EmscriptenModule {
+  [raw: `_QTS_${string}`]: unknown;
   HEAPU8: Uint8Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
@@ -108,6 +120,7 @@ const ENGINE_BYTES = 16 * 1024 * 1024;
 export const STACK_BYTES = 64 * 1024;
 /** The most fuel one entry can be given (the counter is a signed 32-bit integer). */
 export const MAX_STEPS = 2 ** 31 - 1;
+const MAX_ARGS = 8;
 
 /**
  * QuickJS's `JS_AddIntrinsic*` flags (`@jitl/quickjs-ffi-types` `IntrinsicsFlags`): the language
@@ -172,6 +185,10 @@ export class Machine {
   broken: string | null = null;
   private hostFunction: ((argc: number, argv: number) => HostResult) | null = null;
   private readonly lastJobContext: number;
+  /** Room for a call's arguments (the prelude's entries take at most a few). */
+  private readonly argv: number;
+  private readonly undefinedValue: number;
+  private readonly u32: Uint32Array;
 
   private constructor(
     private readonly module: EmscriptenModule,
@@ -181,6 +198,9 @@ export class Machine {
     readonly ctx: number,
   ) {
     this.lastJobContext = module._malloc(4);
+    this.argv = module._malloc(4 * MAX_ARGS);
+    this.undefinedValue = ffi.QTS_GetUndefined();
+    this.u32 = new Uint32Array(module.HEAPU8.buffer);
   }
 
   /** A fresh machine. Asynchronous only because the variant's loader is: nothing is read or fetched (the WebAssembly is compiled once per process). */
@@ -207,7 +227,8 @@ export class Machine {
       normalizeModule: () => 0,
       freeHostRef: () => {},
     };
-    const ffi = new e.Ffi(module);
+    const wrapped = new e.Ffi(module);
+    const ffi = Object.fromEntries(FFI_NAMES.map((name) => [name, (WITH_STRINGS as readonly string[]).includes(name) ? wrapped[name] : module[`_${name}`]])) as unknown as Ffi;
     const rt = ffi.QTS_NewRuntime();
     ffi.QTS_RuntimeSetMemoryLimit(rt, options.memoryBytes);
     ffi.QTS_RuntimeSetMaxStackSize(rt, STACK_BYTES);
@@ -216,7 +237,18 @@ export class Machine {
     const ctx = ffi.QTS_NewContext(rt, CONTEXT_INTRINSICS);
     if (ctx === 0) throw new Error('the app machine could not make a QuickJS context (out of memory?)');
     self = new Machine(module, ffi, fuel!, rt, ctx);
+    self.checkValueLayout();
     return self;
+  }
+
+  /** `runJobs` tells a count from an exception by the value's tag word (NaN boxing, as QuickJS does on 32-bit machines): make sure this build does. */
+  private checkValueLayout(): void {
+    const object = this.eval('({})', 'layout.js');
+    const number = this.eval('3', 'layout.js');
+    const ok = object.ok && number.ok && this.u32[(object.value >> 2) + 1] === 0xffff_ffff && this.u32[(number.value >> 2) + 1] !== 0xffff_ffff;
+    if (object.ok) this.free(object.value);
+    if (number.ok) this.free(number.value);
+    if (!ok) throw new Error('the app engine stores its values otherwise than a 32-bit QuickJS does (NaN boxing): this build cannot run apps');
   }
 
   /** The machine's memory (fixed: views into it stay valid). */
@@ -245,13 +277,11 @@ export class Machine {
     return outcome;
   }
 
-  /** Call `fn` with `args` (values this machine made; borrowed, not freed). */
+  /** Call `fn` with `args` (at most MAX_ARGS values this machine made; borrowed, not freed). */
   call(fn: number, args: readonly number[] = []): Outcome {
-    const argv = this.module._malloc(4 * Math.max(1, args.length));
-    new Uint32Array(this.module.HEAPU8.buffer, argv, args.length).set(args);
-    const outcome = this.run(() => this.ffi.QTS_Call(this.ctx, fn, this.ffi.QTS_GetUndefined(), args.length, argv));
-    if (this.broken === null) this.module._free(argv);
-    return outcome;
+    if (args.length > MAX_ARGS) throw new Error(`a machine call takes at most ${MAX_ARGS} arguments`);
+    for (let i = 0; i < args.length; i++) this.u32[(this.argv >> 2) + i] = args[i]!;
+    return this.run(() => this.ffi.QTS_Call(this.ctx, fn, this.undefinedValue, args.length, this.argv));
   }
 
   /** Run every pending job (promise reactions: the app's continuations) until none is left. */
@@ -260,7 +290,8 @@ export class Machine {
     this.module.HEAPU8.fill(0, this.lastJobContext, this.lastJobContext + 4);
     const outcome = this.run(() => this.ffi.QTS_ExecutePendingJob(this.rt, -1, this.lastJobContext));
     if (!outcome.ok) return outcome;
-    if (this.typeOf(outcome.value) === 'number') {
+    // The count of jobs run, or the exception a job ended in: an object, whose tag (JS_TAG_OBJECT, -1) is the high word of QuickJS's NaN-boxed value on a 32-bit machine.
+    if (this.u32[(outcome.value >> 2) + 1] !== 0xffff_ffff) {
       this.free(outcome.value);
       return { ok: true, value: 0 };
     }
@@ -288,7 +319,7 @@ export class Machine {
 
   /** `undefined`, for an argument (a constant: never freed). */
   get undefined(): number {
-    return this.ffi.QTS_GetUndefined();
+    return this.undefinedValue;
   }
 
   /** A value of this machine as a string (`String(value)` inside it). */
@@ -320,13 +351,6 @@ export class Machine {
 
   free(value: number): void {
     if (value !== 0 && this.broken === null) this.ffi.QTS_FreeValuePointer(this.ctx, value);
-  }
-
-  private typeOf(value: number): string {
-    const chars = this.ffi.QTS_Typeof(this.ctx, value);
-    const type = this.module.UTF8ToString(chars);
-    this.module._free(chars);
-    return type;
   }
 
   private onCall(argc: number, argv: number): number {

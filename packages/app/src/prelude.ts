@@ -76,6 +76,8 @@ export const PRELUDE = String.raw`
 
   let stopped = null;
   let now = 0;
+  const OPCODES = ${JSON.stringify(OPCODES)};
+  const OPCODE_INDEX = { write: 0, send: 1, read: 2, fetchAdd: 3, compareSwap: 4 };
   function call(code) {
     box[0] = code;
     return host();
@@ -114,30 +116,45 @@ export const PRELUDE = String.raw`
     return 'threw: ' + err.name + ': ' + err.message + (text.length === 0 ? '' : ' (' + text.join(', ') + ')');
   }
 
-  /** A settle-once outcome that makes a real promise only when someone asks for one. */
-  function outcome(describe, signaled) {
-    let settled = null;
-    let promise = null;
-    let resolve = null;
-    let reject = null;
-    return {
-      signaled,
-      thenable: {
-        then(onFulfilled, onRejected) {
-          if (promise === null) {
-            promise = new Promise((a, b) => { resolve = a; reject = b; });
-            if (settled !== null) settled.ok ? resolve(settled.value) : reject(settled.value);
-          }
-          return promise.then(onFulfilled, onRejected);
-        },
-      },
-      settle(ok, value) {
-        if (!ok) value = new Error(label + ': ' + describe + ' failed: ' + value);
-        settled = { ok, value };
-        if (promise !== null) ok ? resolve(value) : reject(value);
-        else if (!ok && !signaled) stop(value.message + ' (an unsignaled request: nothing could wait for it)');
-      },
-    };
+  /**
+   * A work request's or receive's outcome, settled once: the thenable the app awaits, which makes a
+   * real promise only when someone asks for one. What it was (\`describe\`) is put in words only
+   * for an error. A class, not closures: an app event makes one, and each closure is an allocation.
+   */
+  class Outcome {
+    constructor(what, peer, size, remote, signaled) {
+      this.what = what;
+      this.peer = peer;
+      this.size = size;
+      this.remote = remote;
+      this.signaled = signaled;
+      this.settled = false;
+      this.ok = false;
+      this.value = undefined;
+      this.promise = null;
+      this.resolve = null;
+      this.reject = null;
+    }
+    then(onFulfilled, onRejected) {
+      if (this.promise === null) {
+        this.promise = new Promise((a, b) => { this.resolve = a; this.reject = b; });
+        if (this.settled) this.ok ? this.resolve(this.value) : this.reject(this.value);
+      }
+      return this.promise.then(onFulfilled, onRejected);
+    }
+  }
+
+  function describeOutcome(o) {
+    return o.what === 'receive' ? 'receive from ' + o.peer : o.what + ' of ' + o.size + ' bytes ' + (o.what === 'read' ? 'from ' : 'to ') + o.peer + (o.remote !== null && typeof o.remote === 'object' && typeof o.remote.address === 'bigint' ? describeRemote(o.remote) : '');
+  }
+
+  function settle(o, ok, value) {
+    if (!ok) value = new Error(label + ': ' + describeOutcome(o) + ' failed: ' + value);
+    o.settled = true;
+    o.ok = ok;
+    o.value = value;
+    if (o.promise !== null) ok ? o.resolve(value) : o.reject(value);
+    else if (!ok && !o.signaled) stop(value.message + ' (an unsignaled request: nothing could wait for it)');
   }
 
   const works = new Map();
@@ -163,16 +180,19 @@ export const PRELUDE = String.raw`
     return peer + ' runs no app here (hosts with one: ' + Object.keys(setup.regions).join(', ') + ')';
   }
 
-  /** Where a buffer lies: its region, offset and length (IB's lkey check, made before the host makes it again). */
-  function span(local, describe, exactLength) {
+  /** Where a buffer lies, into box[at…at+2]: its region, offset and length (IB's lkey check, made before the host makes it again). */
+  function span(local, o, exactLength, at) {
     if (local !== null && typeof local === 'object' && ArrayBuffer.isView(local)) {
       const region = regionBuffers.indexOf(local.buffer);
       if (region >= 0) {
-        if (exactLength !== null && local.byteLength !== exactLength) throw new Error(label + ': ' + describe + ': an atomic\'s local buffer holds exactly 8 bytes, got ' + local.byteLength);
-        return [region, local.byteOffset, local.byteLength];
+        if (exactLength !== null && local.byteLength !== exactLength) throw new Error(label + ': ' + describeOutcome(o) + ': an atomic\'s local buffer holds exactly 8 bytes, got ' + local.byteLength);
+        box[at] = region;
+        box[at + 1] = local.byteOffset;
+        box[at + 2] = local.byteLength;
+        return;
       }
     }
-    throw new Error(label + ': ' + describe + ': the local buffer must be part of a registered region (rdma.region(name).slice(offset, length))');
+    throw new Error(label + ': ' + describeOutcome(o) + ': the local buffer must be part of a registered region (rdma.region(name).slice(offset, length))');
   }
 
   function words(value, at) {
@@ -188,30 +208,29 @@ export const PRELUDE = String.raw`
       const immediate = options?.immediate;
       const atomic = opcode === 'fetchAdd' || opcode === 'compareSwap';
       const size = atomic ? 8 : local === null || local === undefined ? 0 : local.byteLength ?? 0;
-      const describe = opcode + ' of ' + size + ' bytes ' + (opcode === 'read' ? 'from ' : 'to ') + peer + (remote !== null && typeof remote === 'object' && typeof remote.address === 'bigint' ? describeRemote(remote) : '');
-      const [region, offset, length] = local !== null || !atomic ? span(local, describe, atomic ? 8 : null) : [-1, 0, 0];
+      const o = new Outcome(opcode, peer, size, remote, signaled);
+      if (local !== null || !atomic) span(local, o, atomic ? 8 : null, 3);
+      else box[3] = -1;
       if (opcode !== 'send' && (remote === null || typeof remote !== 'object' || typeof remote.address !== 'bigint' || typeof remote.rkey !== 'number')) {
-        throw new Error(label + ': ' + describe + ': the remote side must be {address: bigint, rkey} (rdma.remote(host, name).at(offset))');
+        throw new Error(label + ': ' + describeOutcome(o) + ': the remote side must be {address: bigint, rkey} (rdma.remote(host, name).at(offset))');
       }
-      if (immediate !== undefined && opcode !== 'write' && opcode !== 'send') throw new Error(label + ': ' + describe + ': immediate data goes with a WRITE or SEND only');
+      if (immediate !== undefined && opcode !== 'write' && opcode !== 'send') throw new Error(label + ': ' + describeOutcome(o) + ': immediate data goes with a WRITE or SEND only');
       box[1] = peerIndex;
-      box[2] = ${JSON.stringify(OPCODES)}.indexOf(opcode);
-      box[3] = region;
-      box[4] = offset;
-      box[5] = length;
+      box[2] = OPCODE_INDEX[opcode];
       box[6] = size;
       box[7] = immediate === undefined ? -1 : Number(immediate);
       if (remote !== null && opcode !== 'send') {
         words(remote.address, 8);
         box[10] = remote.rkey;
       }
-      words(operand, 11);
-      words(swap, 13);
+      if (atomic) {
+        words(operand, 11);
+        words(swap, 13);
+      }
       const answer = refused(call(${CALL.post}));
-      if (answer !== null) throw new Error(label + ': ' + describe + ': ' + answer);
-      const o = outcome(describe, signaled);
+      if (answer !== null) throw new Error(label + ': ' + describeOutcome(o) + ': ' + answer);
       works.set(box[1], o);
-      return signaled ? o.thenable : undefined;
+      return signaled ? o : undefined;
     };
     return Object.freeze({
       peer,
@@ -222,18 +241,16 @@ export const PRELUDE = String.raw`
       compareSwap: (local, remote, compare, swap) => post('compareSwap', local, remote, undefined, BigInt(compare), BigInt(swap)),
       recv(buffer) {
         if (stopped !== null) throw new Error(stopped);
-        const [region, offset, length] = span(buffer, 'receive from ' + peer, null);
+        const o = new Outcome('receive', peer, 0, null, true);
+        span(buffer, o, null, 2);
         box[1] = peerIndex;
-        box[2] = region;
-        box[3] = offset;
-        box[4] = length;
         const answer = refused(call(${CALL.recv}));
         if (answer !== null) throw new Error(label + ': receive from ' + peer + ': ' + answer);
-        const o = outcome('receive from ' + peer, true);
+        o.buffer = buffer;
         let queue = receives.get(peerIndex);
         if (queue === undefined) receives.set(peerIndex, (queue = []));
-        queue.push({ o, buffer });
-        return o.thenable;
+        queue.push(o);
+        return o;
       },
     });
   }
@@ -350,19 +367,19 @@ export const PRELUDE = String.raw`
         if (kind === ${EVENT.received}) {
           const queue = receives.get(box[at + 1]);
           const posted = queue === undefined ? undefined : queue.shift();
-          if (posted !== undefined) posted.o.settle(true, Object.freeze({ opcode: ${JSON.stringify(RECEIVE_OPCODES)}[box[at + 2]], bytes: box[at + 3], immediate: box[at + 4] < 0 ? null : box[at + 4], buffer: posted.buffer }));
+          if (posted !== undefined) settle(posted, true, { opcode: ${JSON.stringify(RECEIVE_OPCODES)}[box[at + 2]], bytes: box[at + 3], immediate: box[at + 4] < 0 ? null : box[at + 4], buffer: posted.buffer });
           continue;
         }
         const o = works.get(box[at + 1]);
         works.delete(box[at + 1]);
         if (o === undefined) continue;
         if (kind === ${EVENT.failed}) {
-          o.settle(false, setup.statusText[box[at + 2]]);
+          settle(o, false, setup.statusText[box[at + 2]]);
           continue;
         }
-        const c = { opcode: ${JSON.stringify(OPCODES)}[box[at + 2]], bytes: box[at + 3], postedPs: box[at + 4], completedPs: box[at + 5] };
+        const c = { opcode: OPCODES[box[at + 2]], bytes: box[at + 3], postedPs: box[at + 4], completedPs: box[at + 5] };
         if (kind === ${EVENT.completedAtomic}) c.original = (BigInt(box[at + 6]) << 32n) | BigInt(box[at + 7]);
-        o.settle(true, Object.freeze(c));
+        settle(o, true, c);
       }
       if (more === 0) return;
       call(${CALL.take});

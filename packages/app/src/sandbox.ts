@@ -321,7 +321,8 @@ export class AppSandbox {
       remote = { address: u64(8), rkey };
     }
     const immediate = b[7]!;
-    return { opcode, local, remote, sizeBytes, immediate: immediate === -1 ? null : immediate, operand: u64(11), swap: u64(13) };
+    const atomic = opcode === 'fetchAdd' || opcode === 'compareSwap';
+    return { opcode, local, remote, sizeBytes, immediate: immediate === -1 ? null : immediate, operand: atomic ? u64(11) : 0n, swap: atomic ? u64(13) : 0n };
   }
 }
 

@@ -11,6 +11,10 @@ export function validateCommand(file: string): number {
     `${file}: valid — pod ${pod.name}, ${pod.nodes.length} nodes (${hosts.length} hosts), ${pod.links.length} links, ${pod.workloads.length} workloads, profile ${pod.profile}, timing ${pod.timing}\n`,
   );
   for (const h of hosts) process.stdout.write(`  ${h.name} ${formatIpv4(h.ip)}\n`);
+  for (const module of new Set(pod.apps.map((a) => a.module))) {
+    const nodes = pod.apps.filter((a) => a.module === module).map((a) => a.node);
+    process.stdout.write(`app ${module} on ${nodes.join(', ')}: bundled and type-checked, not run (an app is code: only the commands that run the pod run it, in its sandbox)\n`);
+  }
   return 0;
 }
 
