@@ -226,7 +226,7 @@ export function failedApps(result: RunResult): AppReport[] {
 export function failedAppsText(command: string, result: RunResult): string {
   const failed = failedApps(result);
   if (failed.length === 0) return '';
-  const lines = failed.slice(0, 10).map((a) => `${command}: app ${a.module} on ${a.node} failed at ${((a.finishedPs ?? 0) / 1e6).toFixed(3)} us: ${a.error}\n`);
+  const lines = failed.slice(0, 10).map((a) => `${command}: ${a.error} (failed at ${((a.finishedPs ?? 0) / 1e6).toFixed(3)} us)\n`);
   if (failed.length > 10) lines.push(`${command}: and ${failed.length - 10} more apps failed (the result lists them)\n`);
   return `${lines.join('')}${command}: ${failed.length} app${failed.length === 1 ? '' : 's'} failed, so the run exits ${APP_FAILED_EXIT}\n`;
 }
