@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureAppEvents } from './app-events.js';
 import { runCli } from './cli.js';
 import { measureEngine } from './engine.js';
 import { measureLink } from './link.js';
@@ -60,6 +61,8 @@ const FLOORS = { engineEventsPerSec: 1_000_000, linkFramesPerSec: 500_000 };
 async function main(): Promise<void> {
   note(`node ${process.version}, ${cpus().length} cpus`);
   const engine = await measureEngine(TREE, { warmupMs: 1000, measureMs: 1500 });
+  const appEvent = await measureAppEvents();
+  note(`app events: ${appEvent.samples.join(', ')} µs per event, ${appEvent.stepsPerEvent} interpreter steps each`);
   const link = await measureLink({ warmupMs: 500, streamMs: 2000, roundTripMs: 1000 });
   const inproc = await runCli(CLI, TREE, RUN_ARGS);
   const procs = await runCli(CLI, TREE, [...RUN_ARGS, '--mode', 'procs']);
@@ -83,6 +86,8 @@ async function main(): Promise<void> {
 
   const result = {
     engineEventsPerSec: engine.eventsPerSec,
+    appEventMicros: appEvent.microsPerEvent,
+    appEventSteps: appEvent.stepsPerEvent,
     linkFramesPerSec: link.framesPerSec,
     framesPerBatch: link.framesPerBatch,
     linkBatchesRoundTripPerSec: link.batchesRoundTripPerSec,
