@@ -9,7 +9,9 @@
  * An app runs on virtual time: every wait (`await` on a work request, `sleep`) ends at a virtual
  * instant, and nothing else moves it. So it must be deterministic: no wall clock, no
  * `Math.random` (use `rdma.random()`), no I/O. It is a pure module: it may import its own
- * helpers, not Node's modules.
+ * helpers, not Node's modules. It runs in a sandbox of its own (QuickJS in WebAssembly): nothing
+ * of the machine exists there, and its memory (`app.memory`) and the work it may do between two
+ * waits (`app.steps`) are bounded.
  *
  * Times are integer picoseconds, as everywhere in rocelab (`rdma.us(3)` = 3 µs).
  */
