@@ -63,6 +63,8 @@ export function bundleApp(path: string, module: string): BundledApp {
       target: 'es2022',
       logLevel: 'silent',
       charset: 'utf8',
+      // No tsconfig.json around the app decides its output (one near the topology would add "use strict", a container's /pod has none): an ES module is strict.
+      tsconfigRaw: { compilerOptions: { alwaysStrict: true } },
     });
     bundled = out.outputFiles[0]!.text;
   } catch (err) {

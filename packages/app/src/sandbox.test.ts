@@ -143,9 +143,15 @@ test('an app that imports a Node module is refused: an app is pure', () => {
   assert.throws(() => bundleApp(path, 'io.mjs'), /app io\.mjs: .*io\.mjs:1:\d+: Could not resolve "node:fs" \(an app is pure: no Node modules\)/);
 });
 
-test('a bundle’s digest does not depend on where its module lives (a container mounts the directory elsewhere)', () => {
+test('a bundle’s digest does not depend on where its module lives (a container mounts the directory elsewhere), nor on a tsconfig.json near it', () => {
   const text = 'export default async (rdma) => rdma.log("same");\n';
   const elsewhere = mkdtempSync(join(tmpdir(), 'rocelab-app-elsewhere-'));
   writeFileSync(join(elsewhere, 'same.mjs'), text);
-  assert.equal(bundleApp(module('same.mjs', text), 'same.mjs').digest, bundleApp(join(elsewhere, 'same.mjs'), 'same.mjs').digest);
+  const withTsconfig = mkdtempSync(join(tmpdir(), 'rocelab-app-tsconfig-'));
+  writeFileSync(join(withTsconfig, 'tsconfig.json'), '{"compilerOptions": {"strict": false, "alwaysStrict": false}}');
+  writeFileSync(join(withTsconfig, 'same.mjs'), text);
+  const digest = bundleApp(module('same.mjs', text), 'same.mjs').digest;
+  assert.equal(bundleApp(join(elsewhere, 'same.mjs'), 'same.mjs').digest, digest);
+  assert.equal(bundleApp(join(withTsconfig, 'same.mjs'), 'same.mjs').digest, digest);
+  assert.match(bundleApp(join(withTsconfig, 'same.mjs'), 'same.mjs').source, /^"use strict";/, 'an ES module is strict, as it is in Node');
 });
