@@ -12,7 +12,7 @@
  * Node's event loop, a socket or the wall clock.
  */
 import type { SetupContext } from './api.js';
-import { Machine, type MachineError, type Outcome } from './machine.js';
+import { Machine, type MachineError } from './machine.js';
 import { BOX_SLOTS, CALL, ENTRY, EVENT, EVENT_SLOTS, EVENTS_PER_CHUNK, FIRST_EVENT, OPCODES, PRELUDE, RECEIVE_OPCODES } from './prelude.js';
 
 /**
@@ -109,12 +109,23 @@ export function limitMessage(label: string, error: MachineError, limits: AppLimi
   return `${label}: ${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
 }
 
+/** The prelude evaluated in a fresh machine and made: the mailbox and the entry it returns (before any code of the app's). */
+function bootPrelude(machine: Machine, onCall: (argc: number, argv: number) => string | undefined, setup: object): { box: Float64Array; entry: number } {
+  const box = machine.allocate(BOX_SLOTS * 8);
+  const prelude = machine.eval(PRELUDE, 'rocelab-app-prelude.js');
+  const hostFn = machine.installHost('host', onCall);
+  const setupText = machine.newString(JSON.stringify(setup));
+  const made = prelude.ok ? machine.call(prelude.value, [hostFn, box.arrayBuffer, setupText]) : prelude;
+  for (const v of [prelude.ok ? prelude.value : 0, hostFn, setupText, box.arrayBuffer]) machine.free(v);
+  if (!made.ok) throw new Error(`the app runtime failed to start: ${made.error.message}`);
+  return { box: new Float64Array(machine.heap.buffer, box.pointer, BOX_SLOTS), entry: made.value };
+}
+
 /** One app instance on one host. */
 export class AppSandbox {
   private readonly box: Float64Array;
   private readonly entry: number;
   private readonly views: Uint8Array[] = [];
-  private readonly regionPointers: number[] = [];
   private pending: SandboxEvent[] = [];
   private done = false;
 
@@ -124,18 +135,10 @@ export class AppSandbox {
     private readonly host: SandboxHost,
     private readonly limits: AppLimits = DEFAULT_APP_LIMITS,
   ) {
-    const box = machine.allocate(BOX_SLOTS * 8);
-    this.box = new Float64Array(machine.heap.buffer, box.pointer, BOX_SLOTS);
-    const prelude = this.check(machine.eval(PRELUDE, 'rocelab-app-prelude.js'));
-    const hostFn = machine.installHost('host', (argc, argv) => this.onCall(argc, argv));
-    const setup = machine.newString(JSON.stringify(this.setup()));
-    const made = machine.call(prelude, [hostFn, box.arrayBuffer, setup]);
-    for (const v of [prelude, hostFn, setup, box.arrayBuffer]) machine.free(v);
-    this.entry = this.check(made);
+    ({ box: this.box, entry: this.entry } = bootPrelude(machine, (argc, argv) => this.onCall(argc, argv), this.setup()));
     const own = host.regions.get(host.info.node) ?? [];
     for (const r of own) {
       const region = machine.allocate(r.lengthBytes);
-      this.regionPointers.push(region.pointer);
       this.views.push(machine.heap.subarray(region.pointer, region.pointer + r.lengthBytes));
       this.box[0] = ENTRY.region;
       machine.call(this.entry, [region.arrayBuffer]);
@@ -217,11 +220,6 @@ export class AppSandbox {
     this.pending = this.pending.slice(n);
     b[2] = n;
     b[3] = this.pending.length > 0 ? 1 : 0;
-  }
-
-  private check(outcome: Outcome): number {
-    if (outcome.ok) return outcome.value;
-    throw new Error(`${this.host.label}: the app runtime failed to start: ${outcome.error.message}`);
   }
 
   private fail(error: MachineError): void {
@@ -342,14 +340,8 @@ export interface DeclaredRegion {
 export async function declaredRegions(source: string, module: string, hosts: ReadonlyArray<{ node: string; args: Readonly<Record<string, unknown>> }>, allHosts: readonly string[], limits: AppLimits = DEFAULT_APP_LIMITS): Promise<Array<DeclaredRegion[] | string>> {
   const machine = await Machine.create({ memoryBytes: limits.memoryBytes, extraBytes: extraBytesOf([]) });
   const label = `app ${module} (regions)`;
-  const box = machine.allocate(BOX_SLOTS * 8);
-  const view = new Float64Array(machine.heap.buffer, box.pointer, BOX_SLOTS);
-  const prelude = machine.eval(PRELUDE, 'rocelab-app-prelude.js');
-  if (!prelude.ok) throw new Error(`${label}: the app runtime failed to start: ${prelude.error.message}`);
-  const hostFn = machine.installHost('host', () => 'regions() runs before the pod does: it may not call the API');
-  const setup = machine.newString(JSON.stringify({ label, module, node: '', hosts: allHosts, args: {}, peers: [], regions: {}, statusText: [], memoryText: bytesText(limits.memoryBytes) }));
-  const made = machine.call(prelude.value, [hostFn, box.arrayBuffer, setup]);
-  if (!made.ok) throw new Error(`${label}: the app runtime failed to start: ${made.error.message}`);
+  const setup = { label, module, node: '', hosts: allHosts, args: {}, peers: [], regions: {}, statusText: [], memoryText: bytesText(limits.memoryBytes) };
+  const { box, entry } = bootPrelude(machine, () => 'regions() runs before the pod does: it may not call the API', setup);
   const limitsLabel = (node: string): string => `app ${module} on ${node} (regions)`;
   machine.arm(limits.steps);
   const top = machine.eval(source, module);
@@ -360,11 +352,11 @@ export async function declaredRegions(source: string, module: string, hosts: Rea
   machine.free(top.value);
   return hosts.map(({ node, args }) => {
     if (machine.broken !== null) return `app ${module} on ${node} (regions): not evaluated: the machine stopped on an earlier host`;
-    view[0] = ENTRY.regions;
-    view[1] = 0;
+    box[0] = ENTRY.regions;
+    box[1] = 0;
     const input = machine.newString(JSON.stringify({ node, args }));
     machine.arm(limits.steps);
-    const answer = machine.call(made.value, [machine.undefined, input]);
+    const answer = machine.call(entry, [machine.undefined, input]);
     machine.free(input);
     if (!answer.ok) return limitMessage(limitsLabel(node), answer.error, limits);
     const text = machine.stringOf(answer.value);
