@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 // Runs every compiled test file (`dist/**/*.test.js` in each workspace) under Node's built-in
 // test runner and exits with its status. Node 20's --test takes no globs, so we list the files.
+//
+//   node scripts/run-tests.mjs [--unit] [SUBSTRING …]
+//
+// --unit (`npm run test:quick`): only the packages' and services' own tests, beside their code;
+// they start no pod and no container. The cross-service tests of test/ (whole pods, processes,
+// Docker) are left out.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -9,7 +15,9 @@ const root = new URL('..', import.meta.url).pathname;
 const roots = ['packages', 'services'].flatMap((dir) =>
   readdirSync(join(root, dir)).map((name) => join(root, dir, name, 'dist')),
 );
-roots.push(join(root, 'test', 'dist'));
+const args = process.argv.slice(2);
+const unit = args.includes('--unit');
+if (!unit) roots.push(join(root, 'test', 'dist'));
 
 function collect(dir, out) {
   let entries;
@@ -26,7 +34,7 @@ function collect(dir, out) {
   return out;
 }
 
-const filter = process.argv.slice(2);
+const filter = args.filter((a) => a !== '--unit');
 let files = roots.flatMap((dir) => collect(dir, [])).sort();
 if (filter.length > 0) files = files.filter((f) => filter.some((part) => f.includes(part)));
 if (files.length === 0) {
@@ -34,7 +42,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 const reporter = process.env.ROCELAB_TEST_REPORTER ?? 'spec';
-console.error(`run-tests: ${files.length} files`);
+console.error(`run-tests: ${files.length} files${unit ? ' (unit tests only)' : ''}`);
 const result = spawnSync(
   process.execPath,
   ['--test', `--test-reporter=${reporter}`, '--test-concurrency=2', ...files.map((f) => relative(root, f))],
