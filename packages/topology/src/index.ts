@@ -21,6 +21,7 @@ export { SWITCH_EXTENSION, switchPortDirections, switchSettingsOf } from './swit
 export { NIC_EXTENSION, nicSettingsOf } from './nic-extension.js';
 export { formatIpv4, inSubnet, parseIpv4, parseSubnet, prefixMask } from './ipv4.js';
 export { loadTopologyFile, parseTopology, parseYaml, topologyFromData } from './load.js';
+export { InputFileError, MAX_INPUT_FILE_BYTES, MAX_TRACE_FILE_BYTES, checkInputFile, readInputFile } from './input-file.js';
 export { MAC_BASE } from './nodes.js';
 export { NO_IMPAIRMENTS } from './links.js';
 export { routeTable, routeTables, type Route } from './routes.js';
