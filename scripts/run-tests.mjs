@@ -2,11 +2,11 @@
 // Runs every compiled test file (`dist/**/*.test.js` in each workspace) under Node's built-in
 // test runner and exits with its status. Node 20's --test takes no globs, so we list the files.
 //
-//   node scripts/run-tests.mjs [--unit] [SUBSTRING …]
+//   node scripts/run-tests.mjs [--unit] [--list] [SUBSTRING …]
 //
 // --unit (`npm run test:quick`): only the packages' and services' own tests, beside their code;
 // they start no pod and no container. The cross-service tests of test/ (whole pods, processes,
-// Docker) are left out.
+// Docker) are left out. --list prints the files it would run, one per line, and runs none.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ const roots = ['packages', 'services'].flatMap((dir) =>
 );
 const args = process.argv.slice(2);
 const unit = args.includes('--unit');
+const list = args.includes('--list');
 if (!unit) roots.push(join(root, 'test', 'dist'));
 
 function collect(dir, out) {
@@ -34,12 +35,16 @@ function collect(dir, out) {
   return out;
 }
 
-const filter = args.filter((a) => a !== '--unit');
+const filter = args.filter((a) => a !== '--unit' && a !== '--list');
 let files = roots.flatMap((dir) => collect(dir, [])).sort();
 if (filter.length > 0) files = files.filter((f) => filter.some((part) => f.includes(part)));
 if (files.length === 0) {
   console.error('run-tests: no compiled test files found (did the build run?)');
   process.exit(1);
+}
+if (list) {
+  for (const f of files) console.log(relative(root, f));
+  process.exit(0);
 }
 const reporter = process.env.ROCELAB_TEST_REPORTER ?? 'spec';
 console.error(`run-tests: ${files.length} files${unit ? ' (unit tests only)' : ''}`);
