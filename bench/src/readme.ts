@@ -31,12 +31,19 @@ export function machine(): Machine {
   return { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', memoryGiB: sig(totalmem() / 2 ** 30, 3), loadAverage1m: sig(loadavg()[0]!, 2) };
 }
 
+/**
+ * Each figure carries the 1-minute load average when its runs began (`loadAverage1m`): a figure
+ * quoted as from an idle machine must have had the machine to itself, and on a shared one other
+ * work comes and goes within a bench run.
+ */
 export interface ReadmeTimings {
   /** `rocelab up deploy/pods/default.yaml` (what `npm start` runs after its build): launch to "Ctrl-C stops the pod.". */
-  startupSeconds: { up: number; runs: number[] };
+  startupSeconds: { up: number; runs: number[]; loadAverage1m: number };
   /** `rocelab drill run drills/NAME.yaml` (inproc, the default): launch to exit. */
-  drillSeconds: Record<(typeof README_DRILLS)[number], { median: number; runs: number[] }>;
+  drillSeconds: Record<(typeof README_DRILLS)[number], { median: number; runs: number[]; loadAverage1m: number }>;
 }
+
+const load = (): number => sig(loadavg()[0]!, 2);
 
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -46,16 +53,18 @@ const median = (xs: readonly number[]): number => {
 
 export async function readmeTimings(cli: string, root: string): Promise<ReadmeTimings> {
   const up: number[] = [];
+  const upLoad = load();
   for (let i = 0; i < RUNS; i++) up.push(await upStartup(cli, root));
   note(`readme: rocelab up of the default pod started in ${up.map((s) => s.toFixed(2)).join(', ')} s`);
   const drills = {} as ReadmeTimings['drillSeconds'];
   for (const name of README_DRILLS) {
     const runs: number[] = [];
+    const before = load();
     for (let i = 0; i < RUNS; i++) runs.push(drillRun(cli, root, name));
     note(`readme: drill ${name} ran in ${runs.map((s) => s.toFixed(2)).join(', ')} s`);
-    drills[name] = { median: sig(median(runs), 2), runs: runs.map((s) => sig(s, 3)) };
+    drills[name] = { median: sig(median(runs), 2), runs: runs.map((s) => sig(s, 3)), loadAverage1m: before };
   }
-  return { startupSeconds: { up: sig(median(up), 2), runs: up.map((s) => sig(s, 3)) }, drillSeconds: drills };
+  return { startupSeconds: { up: sig(median(up), 2), runs: up.map((s) => sig(s, 3)), loadAverage1m: upLoad }, drillSeconds: drills };
 }
 
 /** One `rocelab up` of the default pod: seconds to its ready line; then Ctrl-C to its process group, and its exit awaited. */
