@@ -4,7 +4,8 @@
  * figures and the exit code is 0 whatever the speed; non-zero only if something broke.
  *
  * Order matters on a small machine: the in-process engine first while nothing else runs,
- * then the two-process link, then the CLI runs that start a process per node.
+ * then the two-process link, then the CLI runs that start a process per node, and last the
+ * waits the README quotes (`readme.ts`). `--readme` measures those alone.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { runCli } from './cli.js';
 import { measureEngine } from './engine.js';
 import { measureLink } from './link.js';
 import { generateClos, hostsOf, measureFixture, switchesOf, type ClosShape } from './perf.js';
+import { machine, othersCpu, readmeTimings, RUNS, type ReadmeTimings } from './readme.js';
 import { note, sig } from './util.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -59,7 +61,14 @@ function withPipelines(file: string, pipelines: { switch: string; host: string }
 const FLOORS = { engineEventsPerSec: 1_000_000, linkFramesPerSec: 500_000 };
 
 async function main(): Promise<void> {
-  note(`node ${process.version}, ${cpus().length} cpus`);
+  const host = machine();
+  note(`node ${process.version}, ${host.cpus} cpus (${host.cpuModel}), ${host.memoryGiB} GiB, load ${host.loadAverage1m}`);
+  if (process.argv.includes('--readme')) {
+    const readme = await readmeFigures();
+    // The load when it ended too: figures quoted as from an idle machine must have had it idle throughout.
+    process.stdout.write(`${JSON.stringify({ readme, machine: host, loadAverage1mAtEnd: machine().loadAverage1m, node: process.version })}\n`);
+    return;
+  }
   const engine = await measureEngine(TREE, { warmupMs: 1000, measureMs: 1500 });
   const appEvent = await measureAppEvents();
   note(`app events: ${appEvent.samples.join(', ')} µs per event, ${appEvent.stepsPerEvent} interpreter steps each`);
@@ -83,6 +92,7 @@ async function main(): Promise<void> {
   const perf: Record<string, unknown> = {};
   for (const name of PERF_FIXTURES) perf[name] = await measureFixture(CLI, resolve(ROOT, `test/fixtures/perf/${name}.yaml`), PERF_DURATION);
   const scale = { clos128: await scalePod(CLOS_128, '200us', ['inproc', 'workers2']), clos1024: await scalePod(CLOS_1024, '20us', ['inproc']) };
+  const readme = await readmeFigures();
 
   const result = {
     engineEventsPerSec: engine.eventsPerSec,
@@ -103,9 +113,11 @@ async function main(): Promise<void> {
     pssMiBPerNode: procs.pssMiBPerNode,
     perf,
     scale,
+    readme,
     targets: TARGETS,
     node: process.version,
     cpus: cpus().length,
+    machine: host,
     floors: FLOORS,
     meetsFloors: {
       engineEventsPerSec: engine.eventsPerSec >= FLOORS.engineEventsPerSec,
@@ -113,6 +125,20 @@ async function main(): Promise<void> {
     },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/**
+ * What the README quotes: the waits of `readme.ts`, and the default pod's wall time per window
+ * in procs (what its live dilation of 10,000 must allow), each the median of RUNS.
+ */
+async function readmeFigures(): Promise<ReadmeTimings & { msPerWindow: { default: { procs: { median: number; runs: number[]; othersCpuSeconds: number } } } }> {
+  const timings = await readmeTimings(CLI, ROOT);
+  const { value: runs, othersCpuSeconds } = await othersCpu(async () => {
+    const out: number[] = [];
+    for (let i = 0; i < RUNS; i++) out.push((await steadyState(DEFAULT_POD, ['--mode', 'procs'])).msPerWindow);
+    return out;
+  });
+  return { ...timings, msPerWindow: { default: { procs: { median: sig([...runs].sort((a, b) => a - b)[runs.length >> 1]!), runs: runs.map((x) => sig(x)), othersCpuSeconds } } } };
 }
 
 /** The rocelab image to run containers from, when a Docker engine answers and has it; else null. */

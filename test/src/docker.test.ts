@@ -230,6 +230,38 @@ async function composePod(t: TestContext, topology: string, composeFile: string 
   return { pod, prometheus: `http://127.0.0.1:${ports.prometheus}`, controller: `http://127.0.0.1:${ports.controller}` };
 }
 
+test('the offline image scripts build once per inputs: a second call reuses the image (same ID) and leaves no dangling image', { timeout: 300_000 }, async (t) => {
+  if (!needsDocker(t)) return;
+  const dangling = (): string[] => sh('docker', ['images', '--quiet', '--filter', 'dangling=true', '--no-trunc']).stdout.split('\n').filter(Boolean).sort();
+  const scripts: Array<[string, string]> = [['deploy/docker/offline-base-image.sh', 'rocelab/node-offline:reuse-test']];
+  if (sh('sh', ['-c', 'command -v prometheus']).status === 0) scripts.push(['deploy/docker/offline-prometheus-image.sh', 'rocelab/prometheus-offline:reuse-test']);
+  else t.diagnostic('no prometheus binary here: offline-prometheus-image.sh is checked by the base image script, which shares its logic (rootfs.sh)');
+  for (const [script, name] of scripts) {
+    try {
+      // An image of that name from other inputs (one file, unlabelled, as an older script built it): replaced, and removed.
+      const stale = spawnSync('sh', ['-c', `tar -C /etc -c hostname | docker import - ${name}`], { encoding: 'utf8' });
+      assert.equal(stale.status, 0, stale.stderr);
+      const staleId = (await docker.getImage(name).inspect()).Id;
+      const first = sh(script, [name]);
+      assert.equal(first.status, 0, `${script}: ${first.stderr}`);
+      assert.equal(first.stdout.trim(), name);
+      const id = (await docker.getImage(name).inspect()).Id;
+      assert.notEqual(id, staleId, 'other inputs: built again');
+      assert.equal(await imageExists(staleId), false, `${script}: the image it replaced is removed, not left dangling`);
+      const before = dangling();
+      for (let i = 0; i < 2; i++) {
+        const again = sh(script, [name]);
+        assert.equal(again.status, 0, `${script}: ${again.stderr}`);
+        assert.equal(again.stdout.trim(), name);
+      }
+      assert.equal((await docker.getImage(name).inspect()).Id, id, `${script}: the same image, not a rebuild`);
+      assert.deepEqual(dangling(), before, `${script}: no dangling image left by calls that reuse it`);
+    } finally {
+      sh('docker', ['image', 'rm', name]);
+    }
+  }
+});
+
 test('the rocelab image runs as a numeric non-root user; its controller reads the token from a file, listens on its pod-network address only, and refuses a member with the wrong pod token', { timeout: 300_000 }, async (t) => {
   if (!needsDocker(t)) return;
   const { GenericContainer, Wait } = await import('testcontainers');

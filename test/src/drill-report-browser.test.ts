@@ -132,6 +132,7 @@ function stuckReceiverReport(result: RunResult, tables: TraceTables): DrillRepor
     wallMs: result.wallMs, conservation: result.conservation, packets: result.packets, droppedByReason: result.droppedByReason,
     flows: result.flowTotals, pauseFramesSent: result.summary.portTotals.pauseFramesSent, pausedPorts: result.summary.portTotals.pausedPorts,
     probes: { sent: result.probes.sent, lost: result.probes.lost, p50Ns: result.probes.p50Ns, p99Ns: result.probes.p99Ns },
+    failedApps: [],
   };
   const stalled = result.flowTotals.stalled;
   return {

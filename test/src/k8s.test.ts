@@ -56,13 +56,8 @@ const members = (docs: readonly Manifest[]) => docs.filter((d) => d.kind === 'Po
 const envOf = (pod: IPod): Record<string, string> => Object.fromEntries((pod.spec!.containers[0]!.env ?? []).map((e) => [e.name, e.value ?? '']));
 const nodeNames = (file: string): string[] => [...readFileSync(file, 'utf8').matchAll(/\{name: ([^,]+), role:/g)].map((m) => m[1]!);
 
-function closFile(): string {
-  const run = cli(['topology', 'clos', '--spines', '4', '--leaves-per-pod', '4', '--tors-per-pod', '4', '--pods', '4', '--hosts-per-tor', '8', '--permutation', '1MB', '--name', 'clos128', '--seed', '1']);
-  assert.equal(run.status, 0, run.stderr);
-  const file = join(dir, 'clos128.yaml');
-  writeFileSync(file, run.stdout);
-  return file;
-}
+/** The README's 128-host Clos (generated: test/src/compose.test.ts checks it is what its header's command prints). */
+const CLOS128 = join(ROOT, 'deploy/pods/clos128.yaml');
 
 test('every object for the default pod validates, one per node, and the pod is wired as the containers expect', () => {
   const file = join(ROOT, 'deploy/pods/default.yaml');
@@ -108,7 +103,7 @@ test('the token is in the Secret and in no container environment; the topology i
 });
 
 test('a 128-host Clos: every object validates; --workers 4 puts every node in exactly one of 4 pods, requests growing with their nodes', () => {
-  const file = closFile();
+  const file = CLOS128;
   const perNode = manifests([file]);
   validateAll(perNode);
   assert.equal(members(perNode).length, 164);

@@ -56,9 +56,18 @@ test('rocelab up prints a live /metrics URL per node (promtool-clean), rocelab s
   assert.equal(found.status, 0, found.stderr);
   assert.match(found.stdout, /^pod +tree: running$/m);
   assert.match(found.stdout, /^nodes up +6 of 6$/m);
+  // The pace the pod keeps (virtual time completed per wall second), once 2 s of leases are behind it.
+  let paced = found.stdout;
+  for (let i = 0; i < 20 && !/^pace /m.test(paced); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    paced = status().stdout;
+  }
+  assert.match(paced, /^pace +[\d.]+ ms virtual per wall s over the last \d+ s \(dilation 1000 asks 1\.000\)$/m);
+  const record = join(env.ROCELAB_STATE_DIR, `up-${child.pid}.json`);
+  assert.ok(existsSync(record), 'rocelab up records its pod');
   process.kill(-child.pid!, 'SIGINT');
   assert.equal(await exited, 0);
-  assert.equal(existsSync(join(env.ROCELAB_STATE_DIR, 'up.json')), false, 'the record goes with the pod');
+  assert.equal(existsSync(record), false, 'the record goes with the pod');
   assert.match(out, /stopped at [\d.]+ ms virtual; conservation holds; 0 causality violations/);
   for (const url of urls.values()) {
     await assert.rejects(fetch(url), 'every node process is gone');

@@ -9,6 +9,7 @@
  */
 import { dirname, isAbsolute, join } from 'node:path';
 import {
+  InputFileError,
   TopologyError,
   formatProblem,
   parseBytes,
@@ -96,6 +97,13 @@ interface Overrides {
   nodes?: Record<string, Record<string, unknown>>;
 }
 
+/**
+ * The most variants a drill may have (docs/errors.md). Each runs a whole pod, one after the
+ * other, and its report shows each one's plots; the built-in drills have at most 4. A fuzzed
+ * drill of 5,000 variants ran on for hours.
+ */
+export const MAX_DRILL_VARIANTS = 64;
+
 /** The drill's name: its file name without `.yaml`. */
 export function drillName(file: string): string {
   return (file.split('/').pop() ?? file).replace(/\.ya?ml$/, '');
@@ -114,6 +122,11 @@ export function loadDrill(text: string, file: string, io: DrillIo): Drill {
   for (const p of validateWith(drillSchema(), data)) problems.push({ ...p, file });
   if (problems.length > 0) throw fail();
   const raw = data as RawDrill;
+  if ((raw.variants ?? []).length > MAX_DRILL_VARIANTS) {
+    // Refused before any variant is built: each is a whole pod to resolve, and then to run.
+    problems.push({ file, code: 'value', path: 'variants', expected: `at most ${MAX_DRILL_VARIANTS} variants (rocelab's limit: each runs a whole pod; split a bigger sweep into several drills)`, actual: `${raw.variants!.length} variants` });
+    throw fail();
+  }
   const durationPs = parseAt(raw.duration, file, 'duration', problems);
   const trace = {
     ...(raw.trace?.rates === undefined ? {} : { ratesIntervalPs: parseAt(raw.trace.rates, file, 'trace.rates', problems) }),
@@ -160,7 +173,9 @@ function baseTopology(raw: RawDrill, file: string, io: DrillIo, problems: DrillP
   try {
     text = io.readText(path);
   } catch (err) {
-    problems.push({ file, code: 'io', path: 'topology', expected: 'a readable topology file (relative to the drill)', actual: `${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
+    // The CLI's reader refuses special and oversized files (InputFileError): say which check did.
+    const refused = err instanceof InputFileError ? err : null;
+    problems.push({ file, code: 'io', path: 'topology', expected: `${refused?.expected ?? 'a readable topology file'} (relative to the drill)`, actual: `${path}: ${refused?.actual ?? (err as NodeJS.ErrnoException).code ?? String(err)}` });
     return null;
   }
   try {

@@ -36,11 +36,45 @@ const PS_PER_US = 1e6;
 export function evaluate(expectations: readonly Expectation[], variants: readonly VariantData[]): ExpectationOutcome[] {
   const byName = new Map(variants.map((v) => [v.name, v]));
   return expectations.flatMap((e) => {
-    if (e.kind === 'goodputRatio') return [goodputRatio(e, byName.get(e.raw.variantA as string)!, byName.get(e.raw.variantB as string)!)];
-    if (e.kind === 'fctSlowdownRatio') return [fctSlowdownRatio(e, byName.get(e.raw.variantA as string)!, byName.get(e.raw.variantB as string)!)];
+    if (isAcrossVariants(e)) return [ratioOutcome(e, ratioOperand(e, byName.get(e.raw.variantA as string)!), ratioOperand(e, byName.get(e.raw.variantB as string)!))];
     const targets = e.variant === null ? variants : [byName.get(e.variant)!];
     return targets.map((v) => one(e, v));
   });
+}
+
+/** goodputRatio and fctSlowdownRatio compare two variants; every other kind is evaluated in one. */
+export function isAcrossVariants(e: Expectation): boolean {
+  return e.kind === 'goodputRatio' || e.kind === 'fctSlowdownRatio';
+}
+
+/** The expectations of `expectations` that apply to `v` alone, evaluated over it (in file order). */
+export function evaluateVariant(expectations: readonly Expectation[], v: VariantData): ExpectationOutcome[] {
+  return expectations.filter((e) => !isAcrossVariants(e) && (e.variant === null || e.variant === v.name)).map((e) => one(e, v));
+}
+
+/**
+ * What a ratio expectation needs of one of its two variants, measured when that variant ran so
+ * that its tables need not be kept for the others (a drill runner keeps memory flat across
+ * variants): goodputRatio, the selected flows' summed goodput (bit/s); fctSlowdownRatio, the
+ * percentile of their FCT slowdowns, null without messages.
+ */
+export interface RatioOperand {
+  variant: string;
+  value: number | null;
+}
+
+export function ratioOperand(e: Expectation, v: VariantData): RatioOperand {
+  if (e.kind === 'goodputRatio') return { variant: v.name, value: goodputs(e, v, e.raw.during as string).reduce((n, f) => n + f.bps, 0) };
+  if (e.kind === 'fctSlowdownRatio') {
+    const values = slowdowns(e, v);
+    return { variant: v.name, value: values.length === 0 ? null : nearestRank(values, e.raw.percentile as number)! };
+  }
+  throw new Error(`${e.kind} is evaluated in one variant`);
+}
+
+/** A ratio expectation from its operands: `a` of variantA, `b` of variantB. */
+export function ratioOutcome(e: Expectation, a: RatioOperand, b: RatioOperand): ExpectationOutcome {
+  return e.kind === 'goodputRatio' ? goodputRatio(e, a, b) : fctSlowdownRatio(e, a, b);
 }
 
 function one(e: Expectation, v: VariantData): ExpectationOutcome {
@@ -213,13 +247,12 @@ function flowGoodput(e: Expectation, v: VariantData): ExpectationOutcome {
   return bound(e, v, what, flows.reduce((n, f) => n + f.bps, 0), limits, rateUnit, ` (${flows.length} flow${flows.length === 1 ? '' : 's'})`);
 }
 
-function goodputRatio(e: Expectation, va: VariantData, vb: VariantData): ExpectationOutcome {
+function goodputRatio(e: Expectation, va: RatioOperand, vb: RatioOperand): ExpectationOutcome {
   const during = e.raw.during as string;
-  const sum = (v: VariantData) => goodputs(e, v, during).reduce((n, f) => n + f.bps, 0);
-  const [a, b] = [sum(va), sum(vb)];
+  const [a, b] = [va.value!, vb.value!];
   const ratio = b === 0 ? (a === 0 ? 1 : Infinity) : a / b;
   const limits = { ...(e.raw.min === undefined ? {} : { min: e.raw.min as number }), ...(e.raw.max === undefined ? {} : { max: e.raw.max as number }) };
-  const what = `goodput of the ${selection(e)} over ${during}: ${va.name} over ${vb.name}`;
+  const what = `goodput of the ${selection(e)} over ${during}: ${va.variant} over ${vb.variant}`;
   return bound(e, null, what, ratio, limits, ratioUnit, ` (${rateUnit(a)} vs ${rateUnit(b)})`);
 }
 
@@ -244,12 +277,11 @@ function fctSlowdown(e: Expectation, v: VariantData): ExpectationOutcome {
   return bound(e, v, what, nearestRank(values, p)!, limits, ratioUnit, ` (${values.length} messages${unfinished > 0 ? `, ${unfinished} not completed` : ''})`);
 }
 
-function fctSlowdownRatio(e: Expectation, va: VariantData, vb: VariantData): ExpectationOutcome {
+function fctSlowdownRatio(e: Expectation, va: RatioOperand, vb: RatioOperand): ExpectationOutcome {
   const p = e.raw.percentile as number;
-  const [a, b] = [slowdowns(e, va), slowdowns(e, vb)];
-  const what = `P${p} FCT slowdown of the messages of the ${selection(e)}: ${va.name} over ${vb.name}`;
-  if (a.length === 0 || b.length === 0) return outcome(e, null, what, false, 'no such message in fct.csv', 'messages to measure', 'nothing measured', null);
-  const [x, y] = [nearestRank(a, p)!, nearestRank(b, p)!];
+  const what = `P${p} FCT slowdown of the messages of the ${selection(e)}: ${va.variant} over ${vb.variant}`;
+  if (va.value === null || vb.value === null) return outcome(e, null, what, false, 'no such message in fct.csv', 'messages to measure', 'nothing measured', null);
+  const [x, y] = [va.value, vb.value];
   const ratio = y === Infinity ? (x === Infinity ? 1 : 0) : x / y;
   const limits = { ...(e.raw.min === undefined ? {} : { min: e.raw.min as number }), ...(e.raw.max === undefined ? {} : { max: e.raw.max as number }) };
   return bound(e, null, what, ratio, limits, ratioUnit, ` (${ratioUnit(x)} vs ${ratioUnit(y)})`);

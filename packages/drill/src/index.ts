@@ -5,7 +5,7 @@
  * the pods and does the file I/O.
  */
 export * from './report-model.js';
-export { drillPlots, type DrillPlotInput, type RenderedPlot } from './plots.js';
+export { acrossVariantData, acrossVariantPlots, drillPlots, fileStems, variantPlots, type AcrossVariantData, type DrillPlotInput, type RenderedPlot, type VariantPlotInput } from './plots.js';
 export { reportMarkdown } from './report-md.js';
 export { reportHtml } from './report-html.js';
 export { findDeadlock, type Cable, type Deadlock, type DeadlockInput, type PortRef, type QueueRef, type QueueSample } from './deadlock.js';

@@ -197,25 +197,40 @@ export function cdfByVariant(byVariant: ReadonlyArray<{ variant: string; values:
 /** One node's held time in one variant: what its transmitters spent paused by PFC and waiting for credit. */
 export interface HoldBar { node: string; variant: string; ms: number }
 
+/** One node's held time in one variant, in ps (`heldTimes`). */
+export interface HeldTime { node: string; ps: number }
+
+/** Per node, in pod order: the time its transmitters were held — paused by received PFC plus waiting for credit — summed over its ports and priorities. */
+export function heldTimes(nodes: readonly NodeReport[]): HeldTime[] {
+  return nodes.map((n) => {
+    let ps = 0;
+    for (const p of n.ports) {
+      for (const x of p.pausedPs) ps += x;
+      for (const x of p.credit?.waitPs ?? []) ps += x;
+    }
+    return { node: n.node, ps };
+  });
+}
+
 /**
  * How far back-pressure spread, per variant (issue 14, credit vs PFC): for every node, the time
  * its transmitters were held — paused by received PFC plus waiting for credit — summed over its
  * ports and priorities, in ms. Nodes held in no variant are left out; rows in pod order.
  */
 export function holdBars(variants: ReadonlyArray<{ name: string; nodes: readonly NodeReport[] }>): { rows: string[]; bars: HoldBar[] } {
+  return holdBarsOf(variants.map((v) => ({ name: v.name, held: heldTimes(v.nodes) })));
+}
+
+/** `holdBars` from each variant's `heldTimes`, kept when the variant ran. */
+export function holdBarsOf(variants: ReadonlyArray<{ name: string; held: readonly HeldTime[] }>): { rows: string[]; bars: HoldBar[] } {
   const bars: HoldBar[] = [];
   const held = new Set<string>();
   for (const v of variants) {
-    for (const n of v.nodes) {
-      let ps = 0;
-      for (const p of n.ports) {
-        for (const x of p.pausedPs) ps += x;
-        for (const x of p.credit?.waitPs ?? []) ps += x;
-      }
-      bars.push({ node: n.node, variant: v.name, ms: ps / 1e9 });
-      if (ps > 0) held.add(n.node);
+    for (const { node, ps } of v.held) {
+      bars.push({ node, variant: v.name, ms: ps / 1e9 });
+      if (ps > 0) held.add(node);
     }
   }
-  const rows = (variants[0]?.nodes ?? []).map((n) => n.node).filter((n) => held.has(n));
+  const rows = (variants[0]?.held ?? []).map((n) => n.node).filter((n) => held.has(n));
   return { rows, bars: bars.filter((b) => held.has(b.node)) };
 }

@@ -11,9 +11,9 @@
 import type { NodeReport, TraceTables } from '@rocelab/results';
 import { View, parse } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { faultMarks, holdBars, pauseHeatmap, probeSeries, queueSeries, rateSeries, cdfByVariant, MAX_PAUSE_ROWS } from './plot-series.js';
+import { faultMarks, heldTimes, holdBarsOf, pauseHeatmap, probeSeries, queueSeries, rateSeries, cdfByVariant, MAX_PAUSE_ROWS, type HeldTime } from './plot-series.js';
 import { cdfSpec, holdSpec, pauseSpec, probeSpec, queueSpec, rateSpec } from './plot-specs.js';
-import type { DrillReport, PlotRef } from './report-model.js';
+import type { DrillReport, PlotRef, VariantOutcome } from './report-model.js';
 
 export interface DrillPlotInput {
   report: DrillReport;
@@ -36,66 +36,123 @@ export interface RenderedPlot {
   svg: string;
 }
 
-/** The plots of every variant that has tables, in report order: queue, pauses, rates, probes. */
+/** The plots of every variant that has tables, in report order (queue, pauses, rates, probes), then those across variants. */
 export async function drillPlots(input: DrillPlotInput): Promise<RenderedPlot[]> {
   const variants = input.report.variants.filter((v) => input.tables.has(v.name));
   const stems = fileStems(variants.map((v) => v.name));
   const out: RenderedPlot[] = [];
-  // One plot at a time, so a report with many variants never holds many Vega views at once.
   for (const v of variants) {
     const tables = input.tables.get(v.name)!;
-    const endUs = input.runEndUs.get(v.name) ?? lastTimeUs(tables);
-    const faults = faultMarks(v.faults, input.traceOriginUs?.get(v.name) ?? 0, endUs);
-    const stem = stems.get(v.name)!;
-    const add = async (kind: string, title: string, spec: TopLevelSpec): Promise<void> => {
-      const file = `${kind}-${stem}.svg`;
-      const { svg, warnings } = await renderSvg(spec, `${kind}-${stem}`);
-      for (const w of warnings) input.onWarning?.(file, w);
-      out.push({ ref: { file, title, variant: v.name }, svg });
-    };
-
-    if ((tables['queue.csv'] ?? []).length > 0) {
-      const q = queueSeries(tables['queue.csv']!, endUs, input.bottleneckQueues);
-      const notes = q.missing.length > 0 ? [`not in queue.csv: ${q.missing.join(', ')}`] : [];
-      if (q.queues.length > 0) await add('queue', `${v.name}: queue depth`, queueSpec({ variant: v.name, endUs, ...q, faults, notes }));
-    }
-    const pauses = pauseHeatmap(tables['pfc.csv'] ?? [], endUs);
-    if (pauses.rows.length > 0) {
-      const prio = pauses.priorities.length === 1 ? `priority ${pauses.priorities[0]}` : `priorities ${pauses.priorities.join(', ')}`;
-      const notes = [prio, ...(pauses.omitted > 0 ? [`${pauses.omitted} less paused transmitters not shown (top ${MAX_PAUSE_ROWS})`] : [])];
-      await add('pauses', `${v.name}: paused transmitters`, pauseSpec({ variant: v.name, endUs, rows: pauses.rows, cells: pauses.cells, faults, notes }));
-    }
-    if ((tables['rates.csv'] ?? []).length > 0) {
-      const r = rateSeries(tables['rates.csv']!, endUs);
-      const notes = r.omitted > 0 ? [`${r.omitted} quieter flows not shown`] : [];
-      await add('rates', `${v.name}: throughput per flow`, rateSpec({ variant: v.name, endUs, series: r.series, points: r.points, faults, notes }));
-    }
-    if ((tables['probes.csv'] ?? []).length > 0) {
-      const p = probeSeries(tables['probes.csv']!, endUs);
-      const notes = [...(p.binned ? ['p50 and p99 per bin'] : []), ...(p.lost > 0 ? [`${p.lost} lost (▼)`] : [])];
-      await add('probes', `${v.name}: probe round trips`, probeSpec({ variant: v.name, endUs, binned: p.binned, points: p.points, faults, notes }));
-    }
+    out.push(
+      ...(await variantPlots({
+        variant: v,
+        stem: stems.get(v.name)!,
+        tables,
+        endUs: input.runEndUs.get(v.name) ?? lastTimeUs(tables),
+        traceOriginUs: input.traceOriginUs?.get(v.name) ?? 0,
+        ...(input.bottleneckQueues === undefined ? {} : { bottleneckQueues: input.bottleneckQueues }),
+        ...(input.onWarning === undefined ? {} : { onWarning: input.onWarning }),
+      })),
+    );
   }
-  // Across variants: their FCT slowdowns, and their probes' round trips, each on one plot, when at least two variants have some.
+  const kept = variants.map((v) => acrossVariantData(v.name, input.tables.get(v.name)!, input.nodes?.get(v.name)));
+  return [...out, ...(await acrossVariantPlots(kept, input.onWarning))];
+}
+
+/** One variant's plots, from its tables. */
+export interface VariantPlotInput {
+  variant: VariantOutcome;
+  /** Its file-name stem (`fileStems` over every variant of the report). */
+  stem: string;
+  tables: TraceTables;
+  /** Its run end and trace origin (its first post) in µs: trace times count from the origin, fault times are virtual. */
+  endUs: number;
+  traceOriginUs: number;
+  bottleneckQueues?: readonly string[];
+  onWarning?: (file: string, message: string) => void;
+}
+
+/** Queue depth, paused transmitters, throughput per flow and probe round trips of one variant, those it has data for. */
+export async function variantPlots(input: VariantPlotInput): Promise<RenderedPlot[]> {
+  const { variant: v, stem, tables, endUs } = input;
+  const out: RenderedPlot[] = [];
+  const faults = faultMarks(v.faults, input.traceOriginUs, endUs);
+  // One plot at a time, so a report with many variants never holds many Vega views at once.
+  const add = async (kind: string, title: string, spec: TopLevelSpec): Promise<void> => {
+    const file = `${kind}-${stem}.svg`;
+    const { svg, warnings } = await renderSvg(spec, `${kind}-${stem}`);
+    for (const w of warnings) input.onWarning?.(file, w);
+    out.push({ ref: { file, title, variant: v.name }, svg });
+  };
+  if ((tables['queue.csv'] ?? []).length > 0) {
+    const q = queueSeries(tables['queue.csv']!, endUs, input.bottleneckQueues);
+    const notes = q.missing.length > 0 ? [`not in queue.csv: ${q.missing.join(', ')}`] : [];
+    if (q.queues.length > 0) await add('queue', `${v.name}: queue depth`, queueSpec({ variant: v.name, endUs, ...q, faults, notes }));
+  }
+  const pauses = pauseHeatmap(tables['pfc.csv'] ?? [], endUs);
+  if (pauses.rows.length > 0) {
+    const prio = pauses.priorities.length === 1 ? `priority ${pauses.priorities[0]}` : `priorities ${pauses.priorities.join(', ')}`;
+    const notes = [prio, ...(pauses.omitted > 0 ? [`${pauses.omitted} less paused transmitters not shown (top ${MAX_PAUSE_ROWS})`] : [])];
+    await add('pauses', `${v.name}: paused transmitters`, pauseSpec({ variant: v.name, endUs, rows: pauses.rows, cells: pauses.cells, faults, notes }));
+  }
+  if ((tables['rates.csv'] ?? []).length > 0) {
+    const r = rateSeries(tables['rates.csv']!, endUs);
+    const notes = r.omitted > 0 ? [`${r.omitted} quieter flows not shown`] : [];
+    await add('rates', `${v.name}: throughput per flow`, rateSpec({ variant: v.name, endUs, series: r.series, points: r.points, faults, notes }));
+  }
+  if ((tables['probes.csv'] ?? []).length > 0) {
+    const p = probeSeries(tables['probes.csv']!, endUs);
+    const notes = [...(p.binned ? ['p50 and p99 per bin'] : []), ...(p.lost > 0 ? [`${p.lost} lost (▼)`] : [])];
+    await add('probes', `${v.name}: probe round trips`, probeSpec({ variant: v.name, endUs, binned: p.binned, points: p.points, faults, notes }));
+  }
+  return out;
+}
+
+/**
+ * What the plots across variants need of one variant, taken when it ran so that its tables and
+ * node reports can go: its messages' FCT slowdowns, its probes' round trips (null: not completed,
+ * lost), and with node reports, each node's held time and whether any port used credits.
+ */
+export interface AcrossVariantData {
+  name: string;
+  fctSlowdowns: ReadonlyArray<number | null>;
+  probeRttsUs: ReadonlyArray<number | null>;
+  held: readonly HeldTime[] | null;
+  credit: boolean;
+}
+
+export function acrossVariantData(name: string, tables: TraceTables, nodes: readonly NodeReport[] | undefined): AcrossVariantData {
+  return {
+    name,
+    fctSlowdowns: (tables['fct.csv'] ?? []).map((r) => r.slowdown),
+    probeRttsUs: (tables['probes.csv'] ?? []).map((r) => r.rttUs),
+    held: nodes === undefined ? null : heldTimes(nodes),
+    credit: nodes?.some((n) => n.ports.some((p) => p.credit !== undefined)) ?? false,
+  };
+}
+
+/** Across variants: their FCT slowdowns, and their probes' round trips, each on one plot when at least two variants have some; with a credit link anywhere, the held time per node. */
+export async function acrossVariantPlots(variants: readonly AcrossVariantData[], onWarning?: (file: string, message: string) => void): Promise<RenderedPlot[]> {
+  const out: RenderedPlot[] = [];
   const cdfs = [
-    { file: 'fct-slowdown', title: 'FCT slowdown by variant', xTitle: 'FCT slowdown (FCT / ideal FCT)', yTitle: 'fraction of messages', unfinished: 'not completed', values: (t: TraceTables) => (t['fct.csv'] ?? []).map((r) => r.slowdown) },
-    { file: 'probe-rtt', title: 'probe round trips by variant', xTitle: 'round trip (µs)', yTitle: 'fraction of probes', unfinished: 'lost', values: (t: TraceTables) => (t['probes.csv'] ?? []).map((r) => r.rttUs) },
+    { file: 'fct-slowdown', title: 'FCT slowdown by variant', xTitle: 'FCT slowdown (FCT / ideal FCT)', yTitle: 'fraction of messages', unfinished: 'not completed', values: (v: AcrossVariantData) => v.fctSlowdowns },
+    { file: 'probe-rtt', title: 'probe round trips by variant', xTitle: 'round trip (µs)', yTitle: 'fraction of probes', unfinished: 'lost', values: (v: AcrossVariantData) => v.probeRttsUs },
   ];
   for (const c of cdfs) {
-    const cdf = cdfByVariant(variants.map((v) => ({ variant: v.name, values: c.values(input.tables.get(v.name)!) })));
+    const cdf = cdfByVariant(variants.map((v) => ({ variant: v.name, values: c.values(v) })));
     if (cdf.variants.length < 2 || cdf.points.length === 0) continue;
     const notes = [...cdf.missing].filter(([, n]) => n > 0).map(([variant, n]) => `${variant}: ${n} ${c.unfinished}`);
     const { svg, warnings } = await renderSvg(cdfSpec({ title: `${c.title} (CDF)`, xTitle: c.xTitle, yTitle: c.yTitle, variants: cdf.variants, points: cdf.points, notes }), c.file);
-    for (const w of warnings) input.onWarning?.(`${c.file}.svg`, w);
+    for (const w of warnings) onWarning?.(`${c.file}.svg`, w);
     out.push({ ref: { file: `${c.file}.svg`, title: c.title, variant: null }, svg });
   }
-  const withNodes = variants.flatMap((v) => (input.nodes?.has(v.name) ? [{ name: v.name, nodes: input.nodes.get(v.name)! }] : []));
-  if (withNodes.some((v) => v.nodes.some((n) => n.ports.some((p) => p.credit !== undefined)))) {
-    const { rows, bars } = holdBars(withNodes);
+  const withNodes = variants.flatMap((v) => (v.held === null ? [] : [{ name: v.name, held: v.held, credit: v.credit }]));
+  if (withNodes.some((v) => v.credit)) {
+    const { rows, bars } = holdBarsOf(withNodes);
     if (rows.length > 0) {
       const spec = holdSpec({ rows, variants: withNodes.map((v) => v.name), bars });
       const { svg, warnings } = await renderSvg(spec, 'held');
-      for (const w of warnings) input.onWarning?.('held.svg', w);
+      for (const w of warnings) onWarning?.('held.svg', w);
       out.push({ ref: { file: 'held.svg', title: 'back-pressure: time each node was held, per variant', variant: null }, svg });
     }
   }

@@ -58,6 +58,8 @@ export interface VariantRun {
   pauseFramesSent: number;
   pausedPorts: number;
   probes: { sent: number; lost: number; p50Ns: number | null; p99Ns: number | null };
+  /** The error of each app that failed (issue 22): a drill whose app failed exits 3 even when its expectations hold. */
+  failedApps: string[];
 }
 
 export interface VariantOutcome {

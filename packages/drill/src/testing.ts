@@ -11,7 +11,7 @@ export function sampleRun(over: Partial<VariantRun> = {}): VariantRun {
     mode: 'inproc', seed: 5, profile: 'vendor', timing: 'drill', traceHash: 'ab'.repeat(32), virtualNs: 1_000_000, wallMs: 120, conservation: true,
     packets: { sent: 1000, delivered: 990, dropped: 7, queued: 3 }, droppedByReason: { watchdog: 7 },
     flows: { total: 3, completed: 1, pending: 2, stalled: 1, failed: 0 }, pauseFramesSent: 12, pausedPorts: 2,
-    probes: { sent: 40, lost: 2, p50Ns: 5_200, p99Ns: 9_800 }, ...over,
+    probes: { sent: 40, lost: 2, p50Ns: 5_200, p99Ns: 9_800 }, failedApps: [], ...over,
   };
 }
 

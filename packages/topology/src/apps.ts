@@ -11,6 +11,7 @@ import { AppModuleError, bundleApp, declaredRegions, DEFAULT_APP_LIMITS, type Bu
 import type { RemoteAccess } from '@rocelab/rnic';
 import { DEFAULT_FLOW_DSCP } from '@rocelab/workload';
 import { TopologyError, type Problems } from './errors.js';
+import { checkInputFile, InputFileError } from './input-file.js';
 import type { NodeTable } from './nodes.js';
 import type { AppSpec, PodSpec } from './pod.js';
 import type { RawTopology } from './schema.js';
@@ -39,10 +40,17 @@ export function resolveApps(raw: RawTopology, file: string, table: NodeTable, pr
     let bundled = bundles.get(modulePath);
     if (bundled === undefined) {
       try {
+        // esbuild reads the module itself: refuse a special or oversized file before it does (one that is not there, esbuild names).
+        try {
+          checkInputFile(modulePath, 'app module');
+        } catch (err) {
+          if (!(err instanceof InputFileError && err.reason === 'unreadable')) throw err;
+        }
         bundled = bundleApp(modulePath, app.module);
       } catch (err) {
-        if (!(err instanceof AppModuleError)) throw err;
-        problems.add('value', `${path}.module`, 'an app module that builds (an ES module; TypeScript type-checked against rocelab/app)', err.problems.join('; '));
+        if (err instanceof InputFileError) problems.add('value', `${path}.module`, err.expected, `${err.path}: ${err.actual}`);
+        else if (err instanceof AppModuleError) problems.add('value', `${path}.module`, 'an app module that builds (an ES module; TypeScript type-checked against rocelab/app)', err.problems.join('; '));
+        else throw err;
         bundled = null;
       }
       bundles.set(modulePath, bundled);

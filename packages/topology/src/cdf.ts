@@ -17,9 +17,9 @@
  * inline text). The sampling (piecewise-linear inverse transform) lives in
  * packages/workload/src/size-cdf.ts.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { CdfPoint, WorkloadFiles } from '@rocelab/workload';
+import { InputFileError, readInputFile } from './input-file.js';
 
 /** A problem in a CDF file; `line` is 1-based, 0 for the whole file; `actual` is what was found, as written. */
 export class CdfError extends Error {
@@ -60,14 +60,14 @@ export function parseCdf(text: string, file: string): CdfPoint[] {
   return rows.map((r) => ({ sizeBytes: r.size, probability: r.p / last.p }));
 }
 
-/** Reads and parses a CDF file; an unreadable file is a CdfError at line 0. */
+/** Reads and parses a CDF file; an unreadable, special or oversized file is a CdfError at line 0. */
 export function readCdfFile(path: string): CdfPoint[] {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readInputFile(path, 'CDF file');
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new CdfError(path, 0, 'a readable CDF file', e.code ?? e.message);
+    if (!(err instanceof InputFileError)) throw err;
+    throw new CdfError(path, 0, err.expected, err.actual);
   }
   return parseCdf(text, path);
 }

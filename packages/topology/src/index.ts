@@ -22,6 +22,7 @@ export { NIC_EXTENSION, nicSettingsOf } from './nic-extension.js';
 export { formatIpv4, inSubnet, parseIpv4, parseSubnet, prefixMask } from './ipv4.js';
 export { loadTopologyFile, parseTopology, parseYaml, topologyFromData } from './load.js';
 export { APP_MEMORY_MAX, APP_MEMORY_MIN, APP_REGIONS_MAX, declareAppRegions } from './apps.js';
+export { InputFileError, MAX_INPUT_FILE_BYTES, MAX_TRACE_FILE_BYTES, checkInputFile, readInputFile } from './input-file.js';
 export { MAC_BASE } from './nodes.js';
 export { NO_IMPAIRMENTS } from './links.js';
 export { routeTable, routeTables, type Route } from './routes.js';

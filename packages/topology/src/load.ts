@@ -3,10 +3,10 @@
  * all of its problems; a later phase runs only when the earlier ones found none (checking the
  * wiring of a file whose shape is wrong would report consequences, not causes).
  */
-import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument } from 'yaml';
-import { TopologyError, type Problem } from './errors.js';
+import { isPair, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
+import { childPath, ROOT as ROOT_PATH, TopologyError, type Problem } from './errors.js';
 import { BUILTIN_EXTENSIONS } from './builtin.js';
+import { InputFileError, readInputFile } from './input-file.js';
 import type { SchemaExtensions } from './extensions.js';
 import type { PodSpec } from './pod.js';
 import { resolvePod } from './resolve.js';
@@ -31,6 +31,8 @@ export function parseYaml(text: string, file: string): unknown {
     });
     throw new TopologyError(file, problems);
   }
+  const circular = circularAliases(doc, lineCounter);
+  if (circular.length > 0) throw new TopologyError(file, circular);
   try {
     return doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
   } catch (err) {
@@ -38,6 +40,49 @@ export function parseYaml(text: string, file: string): unknown {
     if (!(err instanceof ReferenceError)) throw err;
     throw new TopologyError(file, [{ code: 'yaml', path: '<root>', expected: `aliases that expand at most ${MAX_YAML_ALIAS_COUNT} times`, actual: err.message }]);
   }
+}
+
+/**
+ * Aliases inside the node their anchor marks (`topology: &t {name: x, nodes: *t}`): YAML lets a
+ * node contain itself, and yaml builds that as a circular object, which no check can walk and
+ * JSON cannot write (it crashed as "Converting circular structure to JSON"). No pod or drill
+ * means one, so each is a problem at its line, naming the path where the alias sits.
+ */
+function circularAliases(doc: Document, lineCounter: LineCounter): Problem[] {
+  const problems: Problem[] = [];
+  visit(doc, {
+    Alias(_key, alias, ancestors) {
+      const target = alias.resolve(doc);
+      if (target === undefined || !ancestors.includes(target)) return;
+      const { line, col } = lineCounter.linePos(alias.range?.[0] ?? 0);
+      problems.push({
+        code: 'yaml',
+        path: dataPath(ancestors, alias),
+        expected: 'an alias outside the node its anchor marks: a node cannot contain itself',
+        actual: `the alias *${alias.source} at ${dataPath(ancestors, alias)} is inside &${alias.source}`,
+        line,
+        col,
+      });
+    },
+  });
+  return problems;
+}
+
+/** `topology.nodes[0]`: where `node` sits, from its ancestors (document, collections, pairs); a key says so. */
+function dataPath(ancestors: readonly unknown[], node: Alias): string {
+  const chain = [...ancestors, node];
+  let path = ROOT_PATH;
+  for (let i = 0; i < chain.length - 1; i++) {
+    const here = chain[i];
+    const next = chain[i + 1];
+    if (isSeq(here)) path = childPath(path, here.items.indexOf(next as Node));
+    else if (isPair(here)) {
+      if (next === here.key) return `${path} (a key)`;
+      const key = (here.key as { value?: unknown } | null)?.value;
+      path = childPath(path, typeof key === 'string' || typeof key === 'number' ? String(key) : '?');
+    }
+  }
+  return path;
 }
 
 /** Parses and validates topology text; `file` names it in errors. Throws TopologyError. */
@@ -52,14 +97,14 @@ export function topologyFromData(data: unknown, file = '<inline>', ext: SchemaEx
   return resolvePod(data as RawTopology, file, ext);
 }
 
-/** Reads and parses a topology file; an unreadable file is a TopologyError with code `io`. */
+/** Reads and parses a topology file; an unreadable, special or oversized file is a TopologyError with code `io`. */
 export function loadTopologyFile(path: string, ext: SchemaExtensions = BUILTIN_EXTENSIONS): PodSpec {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readInputFile(path, 'topology file');
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new TopologyError(path, [{ code: 'io', path: '<root>', expected: 'a readable topology file', actual: e.code ?? e.message }]);
+    if (!(err instanceof InputFileError)) throw err;
+    throw new TopologyError(path, [{ code: 'io', path: '<root>', expected: err.expected, actual: err.actual }]);
   }
   return parseTopology(text, path, ext);
 }

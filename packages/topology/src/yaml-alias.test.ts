@@ -24,3 +24,24 @@ test('an alias bomb is refused at once as a yaml problem of the file, not expand
 test('ordinary anchors and merge keys still load', () => {
   assert.deepEqual(parseYaml('x: &x {a: 1}\ny: *x\nz: [*x, *x]\n', 'ok.yaml'), { x: { a: 1 }, y: { a: 1 }, z: [{ a: 1 }, { a: 1 }] });
 });
+
+test('an alias inside the node its anchor marks (a node that contains itself) is a yaml problem at its line and path, not a circular object', () => {
+  // Found by fuzzing: yaml built a circular object and the first JSON.stringify crashed untyped.
+  const cases: Array<[string, string]> = [
+    ['topology: &t {name: x, nodes: *t}\n', 'f.yaml:1:31: the alias *t at topology.nodes is inside &t'],
+    ['a: 1\ntopology: &t {name: x, nodes: [1, *t]}\n', 'f.yaml:2:35: the alias *t at topology.nodes[1] is inside &t'],
+    ['&t\nname: x\nnodes: [*t]\n', 'f.yaml:3:9: the alias *t at nodes[0] is inside &t'],
+    ['l: &l [[*l]]\n', 'f.yaml:1:9: the alias *l at l[0][0] is inside &l'],
+  ];
+  for (const [text, message] of cases) {
+    assert.throws(() => parseYaml(text, 'f.yaml'), (err: unknown) => {
+      assert.ok(err instanceof TopologyError, String(err));
+      assert.equal(err.code, 'yaml');
+      assert.equal(err.message, `${message} (expected an alias outside the node its anchor marks: a node cannot contain itself)`);
+      return true;
+    });
+  }
+  // The same through the topology loader, and an alias to a sibling (no cycle) is still fine.
+  assert.throws(() => parseTopology('&t\nname: x\nnodes: [*t]\nlinks: []\n', 'pods/self.yaml'), /: pods\/self\.yaml:3:9: the alias \*t at nodes\[0\] is inside &t/);
+  assert.deepEqual(parseYaml('a: &a [1]\nb: [*a, *a]\n', 'ok.yaml'), { a: [1], b: [[1], [1]] });
+});

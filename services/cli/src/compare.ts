@@ -4,7 +4,7 @@
  * parsing, the statistics and the verdicts are `@rocelab/results`. Exit 0 when every row
  * passes, 1 when one fails, 2 for bad input.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import {
@@ -21,7 +21,7 @@ import {
   type Tolerances,
   type Window,
 } from '@rocelab/results';
-import { parseDuration, UnitError } from '@rocelab/topology';
+import { InputFileError, MAX_TRACE_FILE_BYTES, parseDuration, readInputFile, UnitError } from '@rocelab/topology';
 
 /** The command's flags as commander hands them over. */
 export interface CompareFlags {
@@ -76,9 +76,10 @@ function readTraceDir(dir: string, label: 'REF_DIR' | 'RUN_DIR'): TraceText[] {
   for (const name of TRACE_FILE_NAMES) {
     const path = join(dir, name);
     try {
-      out.push({ name, path, text: readFileSync(path, 'utf8') });
+      out.push({ name, path, text: readInputFile(path, 'trace file', MAX_TRACE_FILE_BYTES) });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new CompareInputError(`${path}: expected a readable trace file, got ${describe(err)}`);
+      if (!(err instanceof InputFileError)) throw err;
+      if (err.actual !== 'ENOENT') throw new CompareInputError(`${path}: expected ${err.expected}, got ${err.actual}`);
     }
   }
   return out;

@@ -7,14 +7,39 @@
  * evaluated over the runs and the report written: report.json, report.md, report.html and the
  * plots. Exit 0 only when every expectation holds.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { DrillError, drillPlots, drillName, evaluate, loadDrill, reportHtml, reportMarkdown, type Drill, type DrillReport, type DrillVariant, type FaultOutcome, type VariantData } from '@rocelab/drill';
+import {
+  acrossVariantData,
+  acrossVariantPlots,
+  DrillError,
+  drillName,
+  evaluateVariant,
+  fileStems,
+  isAcrossVariants,
+  loadDrill,
+  ratioOperand,
+  ratioOutcome,
+  reportHtml,
+  reportMarkdown,
+  variantPlots,
+  type AcrossVariantData,
+  type Drill,
+  type DrillReport,
+  type DrillVariant,
+  type Expectation,
+  type ExpectationOutcome,
+  type FaultOutcome,
+  type PlotRef,
+  type RatioOperand,
+  type VariantData,
+  type VariantOutcome,
+} from '@rocelab/drill';
 import { parseTraceFile, TRACE_FILE_NAMES, type TraceFileName, type TraceTables } from '@rocelab/results';
-import { APP_FAILED_EXIT, DEFAULT_TRACE_SETTINGS, failedApps, failedAppsText, podContext, prepareRunFiles, RunFilesError, type RunResult } from '@rocelab/runtime';
-import { declareAppRegions, loadTopologyFile, TopologyError } from '@rocelab/topology';
+import { APP_FAILED_EXIT, DEFAULT_TRACE_SETTINGS, failedApps, podContext, prepareRunFiles, RunFilesError, type RunResult } from '@rocelab/runtime';
+import { declareAppRegions, InputFileError, loadTopologyFile, MAX_TRACE_FILE_BYTES, readInputFile, TopologyError } from '@rocelab/topology';
 import { DockerRunError } from './docker-errors.js';
 import { executeRun } from './run.js';
 import { table } from './result-text.js';
@@ -34,20 +59,18 @@ export interface DrillRunOptions {
 export async function drillRunCommand(file: string, options: DrillRunOptions): Promise<number> {
   let drill: Drill;
   try {
-    drill = loadDrill(readFileSync(file, 'utf8'), file, { readText: (path) => readFileSync(path, 'utf8') });
+    drill = loadDrill(readInputFile(file, 'drill file'), file, { readText: (path) => readInputFile(path, 'topology file') });
   } catch (err) {
     if (err instanceof DrillError) return refuse(err.message);
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== undefined) return refuse(`${file}: <root>: expected a readable drill file, got ${code}`);
+    if (err instanceof InputFileError) return refuse(`${file}: <root>: expected ${err.expected}, got ${err.actual}`);
     throw err;
   }
   if (options.variant !== null && !drill.variants.some((v) => v.name === options.variant)) {
     return refuse(`--variant ${options.variant}: expected a variant of ${file} (${drill.variants.map((v) => v.name).join(', ')})`);
   }
   const out = resolve(options.out ?? join('out', 'drills', drill.name));
-  const variants = drill.variants.filter((v) => options.variant === null || v.name === options.variant);
   // Apps declare their regions before anything runs, so a bad declaration refuses the drill whole.
-  for (const variant of variants) {
+  for (const variant of drill.variants.filter((v) => options.variant === null || v.name === options.variant)) {
     try {
       await declareAppRegions(variant.pod);
     } catch (err) {
@@ -55,73 +78,108 @@ export async function drillRunCommand(file: string, options: DrillRunOptions): P
       throw err;
     }
   }
-  const runs: Array<{ variant: DrillVariant; result: RunResult; data: VariantData }> = [];
-  for (const variant of variants) {
-    if (!options.json) process.stderr.write(`drill ${drill.name}: variant ${variant.name} (${options.mode}${options.workers ? ` ×${options.workers}` : ''})\n`);
-    try {
-      runs.push(await runVariant(drill, variant, out, options));
-    } catch (err) {
-      if (err instanceof RunFilesError || err instanceof DockerRunError) return refuse(err.message);
-      throw err;
-    }
+  let report: DrillReport;
+  try {
+    report = await runDrill(drill, out, options);
+  } catch (err) {
+    if (err instanceof RunFilesError || err instanceof DockerRunError) return refuse(err.message);
+    throw err;
   }
+  process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : reportText(report, out));
+  if (!report.pass) return 1;
+  // An app that failed fails the drill too, whatever the expectations say: an app's own error is a result nobody checked.
+  const failed = report.variants.flatMap((v) => v.run.failedApps.map((error) => `rocelab drill (variant ${v.name}): ${error}\n`));
+  if (failed.length === 0) return 0;
+  process.stderr.write(`${failed.join('')}rocelab drill: ${failed.length} app${failed.length === 1 ? '' : 's'} failed, so the drill exits ${APP_FAILED_EXIT}\n`);
+  return APP_FAILED_EXIT;
+}
+
+/** Told each variant's data once its outputs are written and nothing of the runner keeps it (tests watch that it goes); awaited. */
+export type VariantObserver = (data: VariantData, result: RunResult) => void | Promise<void>;
+
+/**
+ * Runs the drill's variants one after the other and writes the report into `out`. Memory stays
+ * flat across variants: as each variant ends, its expectations are evaluated, its plots
+ * rendered and written, and of its run only the report's figures are kept, with the few numbers
+ * the expectations and plots across variants need (ratio operands, FCT and probe CDF values,
+ * held time per node) — not its result, its node reports or its trace tables.
+ */
+export async function runDrill(drill: Drill, out: string, options: DrillRunOptions, observe?: VariantObserver): Promise<DrillReport> {
+  const variants = drill.variants.filter((v) => options.variant === null || v.name === options.variant);
   // Expectations about variants not run (--variant) are left out.
   const ran = new Set(variants.map((v) => v.name));
-  const expectations = drill.expectations.filter((e) => (e.kind === 'goodputRatio' ? ran.has(e.raw.variantA as string) && ran.has(e.raw.variantB as string) : e.variant === null || ran.has(e.variant)));
-  const outcomes = evaluate(expectations, runs.map((r) => r.data));
+  const expectations = drill.expectations.filter((e) => (isAcrossVariants(e) ? ran.has(e.raw.variantA as string) && ran.has(e.raw.variantB as string) : e.variant === null || ran.has(e.variant)));
+  const across = expectations.filter(isAcrossVariants);
+  const operands = new Map<Expectation, Map<string, RatioOperand>>(across.map((e) => [e, new Map()]));
+  const stems = fileStems(variants.map((v) => v.name));
+  const reported: VariantOutcome[] = [];
+  const plots: PlotRef[] = [];
+  const kept: AcrossVariantData[] = [];
+  for (const variant of variants) {
+    if (!options.json) process.stderr.write(`drill ${drill.name}: variant ${variant.name} (${options.mode}${options.workers ? ` ×${options.workers}` : ''})\n`);
+    const { result, data } = await runVariant(drill, variant, out, options);
+    const outcomes = evaluateVariant(expectations, data);
+    for (const e of across) if (e.raw.variantA === variant.name || e.raw.variantB === variant.name) operands.get(e)!.set(variant.name, ratioOperand(e, data));
+    const entry = variantOutcome(variant, result, outcomes);
+    reported.push(entry);
+    const traceOriginUs = data.traceOriginPs / 1e6;
+    for (const p of await variantPlots({ variant: entry, stem: stems.get(variant.name)!, tables: data.tables, endUs: (drill.durationPs - data.traceOriginPs) / 1e6, traceOriginUs })) {
+      writeFileSync(join(out, p.ref.file), p.svg);
+      plots.push(p.ref);
+    }
+    kept.push(acrossVariantData(variant.name, data.tables, result.nodes));
+    await observe?.(data, result);
+  }
+  const acrossOutcomes = across.map((e) => ratioOutcome(e, operands.get(e)!.get(e.raw.variantA as string)!, operands.get(e)!.get(e.raw.variantB as string)!));
+  const acrossPlots = await acrossVariantPlots(kept);
+  for (const p of acrossPlots) writeFileSync(join(out, p.ref.file), p.svg);
   const report: DrillReport = {
     drill: drill.name,
     title: drill.title,
     description: drill.description,
     source: drill.source,
-    file,
+    file: drill.file,
     mode: options.mode === 'inproc' && options.workers !== null ? 'workers' : options.mode,
-    pass: outcomes.every((o) => o.pass),
-    variants: runs.map(({ variant, result }) => ({
-      name: variant.name,
-      description: variant.description,
-      pass: outcomes.filter((o) => o.variant === variant.name).every((o) => o.pass),
-      run: {
-        mode: result.mode,
-        seed: result.seed,
-        profile: result.profile,
-        timing: result.timing,
-        traceHash: result.traceHash,
-        virtualNs: result.virtualNs,
-        wallMs: result.wallMs,
-        conservation: result.conservation,
-        packets: result.packets,
-        droppedByReason: result.droppedByReason,
-        flows: { total: result.flowTotals.total, completed: result.flowTotals.completed, pending: result.flowTotals.pending, stalled: result.flowTotals.stalled, failed: result.flowTotals.failed },
-        pauseFramesSent: result.summary.portTotals.pauseFramesSent,
-        pausedPorts: result.summary.portTotals.pausedPorts,
-        probes: { sent: result.probes.sent, lost: result.probes.lost, p50Ns: result.probes.p50Ns, p99Ns: result.probes.p99Ns },
-      },
-      faults: faultsOf(variant),
-      expectations: outcomes.filter((o) => o.variant === variant.name),
-      traceDir: `${variant.name}/trace`,
-    })),
-    acrossVariants: outcomes.filter((o) => o.variant === null),
-    plots: [],
+    pass: reported.every((v) => v.pass) && acrossOutcomes.every((o) => o.pass),
+    variants: reported,
+    acrossVariants: acrossOutcomes,
+    plots: [...plots, ...acrossPlots.map((p) => p.ref)],
   };
-  const plots = await drillPlots({
-    report,
-    tables: new Map(runs.map((r) => [r.variant.name, r.data.tables])),
-    runEndUs: new Map(runs.map((r) => [r.variant.name, (drill.durationPs - r.data.traceOriginPs) / 1e6])),
-    traceOriginUs: new Map(runs.map((r) => [r.variant.name, r.data.traceOriginPs / 1e6])),
-    nodes: new Map(runs.flatMap((r) => (r.data.result.nodes === undefined ? [] : [[r.variant.name, r.data.result.nodes] as const]))),
-  });
-  report.plots = plots.map((p) => p.ref);
-  for (const p of plots) writeFileSync(join(out, p.ref.file), p.svg);
   writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(out, 'report.md'), reportMarkdown(report));
-  writeFileSync(join(out, 'report.html'), reportHtml(report, plots));
-  process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : reportText(report, out));
-  if (!report.pass) return 1;
-  // An app that failed fails the drill too, whatever the expectations say: an app's own error is a result nobody checked.
-  const appsFailed = runs.filter((r) => failedApps(r.result).length > 0);
-  for (const r of appsFailed) process.stderr.write(failedAppsText(`rocelab drill (variant ${r.variant.name})`, r.result));
-  return appsFailed.length > 0 ? APP_FAILED_EXIT : 0;
+  // The page holds every plot inline: read back from the files written as each variant ended.
+  const rendered = [...plots.map((ref) => ({ ref, svg: readInputFile(join(out, ref.file), 'plot', MAX_TRACE_FILE_BYTES) })), ...acrossPlots];
+  writeFileSync(join(out, 'report.html'), reportHtml(report, rendered));
+  return report;
+}
+
+/** The report's account of one variant: its run's headline figures, its faults, its expectations. */
+function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[]): VariantOutcome {
+  return {
+    name: variant.name,
+    description: variant.description,
+    pass: outcomes.every((o) => o.pass),
+    run: {
+      mode: result.mode,
+      seed: result.seed,
+      profile: result.profile,
+      timing: result.timing,
+      traceHash: result.traceHash,
+      virtualNs: result.virtualNs,
+      wallMs: result.wallMs,
+      conservation: result.conservation,
+      packets: result.packets,
+      droppedByReason: result.droppedByReason,
+      flows: { total: result.flowTotals.total, completed: result.flowTotals.completed, pending: result.flowTotals.pending, stalled: result.flowTotals.stalled, failed: result.flowTotals.failed },
+      pauseFramesSent: result.summary.portTotals.pauseFramesSent,
+      pausedPorts: result.summary.portTotals.pausedPorts,
+      probes: { sent: result.probes.sent, lost: result.probes.lost, p50Ns: result.probes.p50Ns, p99Ns: result.probes.p99Ns },
+      failedApps: failedApps(result).map((a) => a.error ?? `app ${a.module} on ${a.node} failed`),
+    },
+    faults: faultsOf(variant),
+    expectations: outcomes,
+    traceDir: `${variant.name}/trace`,
+  };
 }
 
 function refuse(message: string): number {
@@ -130,7 +188,7 @@ function refuse(message: string): number {
 }
 
 /** One variant: its topology file, a traced run, its tables. */
-async function runVariant(drill: Drill, variant: DrillVariant, out: string, options: DrillRunOptions): Promise<{ variant: DrillVariant; result: RunResult; data: VariantData }> {
+async function runVariant(drill: Drill, variant: DrillVariant, out: string, options: DrillRunOptions): Promise<{ result: RunResult; data: VariantData }> {
   const dir = join(out, variant.name);
   mkdirSync(dir, { recursive: true });
   const podFile = join(dir, 'pod.yaml');
@@ -155,7 +213,7 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
     detail: true,
   });
   writeFileSync(join(dir, 'result.json'), `${JSON.stringify(result)}\n`);
-  return { variant, result, data: { name: variant.name, pod, result, tables: readTables(recording.trace.dir), traceOriginPs: podContext(pod, drill.seed).startPs, durationPs: drill.durationPs } };
+  return { result, data: { name: variant.name, pod, result, tables: readTables(recording.trace.dir), traceOriginPs: podContext(pod, drill.seed).startPs, durationPs: drill.durationPs } };
 }
 
 /**
@@ -179,7 +237,7 @@ function readTables(dir: string): TraceTables {
   const tables: TraceTables = {};
   for (const name of TRACE_FILE_NAMES) {
     const path = join(dir, name);
-    (tables as Record<TraceFileName, unknown>)[name] = parseTraceFile({ name, path, text: readFileSync(path, 'utf8') }).rows;
+    (tables as Record<TraceFileName, unknown>)[name] = parseTraceFile({ name, path, text: readInputFile(path, 'trace file', MAX_TRACE_FILE_BYTES) }).rows;
   }
   return tables;
 }
@@ -226,7 +284,7 @@ function reportText(report: DrillReport, out: string): string {
 export function drillListCommand(): number {
   const files = readdirSync(BUILTIN_DRILLS).filter((f) => f.endsWith('.yaml')).sort();
   const rows = files.map((f) => {
-    const text = readFileSync(join(BUILTIN_DRILLS, f), 'utf8');
+    const text = readInputFile(join(BUILTIN_DRILLS, f), 'drill file');
     const title = /^title:\s*(.+)$/m.exec(text)?.[1]?.replace(/^["']|["']$/g, '') ?? '';
     return [drillName(f), title];
   });

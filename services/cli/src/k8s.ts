@@ -4,9 +4,8 @@
  */
 import { describeFiles, filesBeside } from './files-beside.js';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
+import { InputFileError, loadTopologyFile, readInputFile, type PodSpec } from '@rocelab/topology';
 import { isDns1123Label, K8sError, k8sObjects, type K8sObject, type K8sRunSettings } from './k8s-manifests.js';
 import { planMembers, type MemberPlan } from './pod-processes.js';
 
@@ -72,7 +71,7 @@ export function podObjects(file: string, pod: PodSpec, o: PodObjectsOptions): { 
   const plans = planMembers(pod, o.workers);
   const objects = k8sObjects(pod.name, plans, {
     topologyFile: file,
-    topologyText: readFileSync(file, 'utf8'),
+    topologyText: readInputFile(file, 'topology file'),
     token: o.token,
     namespace: o.namespace,
     image: o.image,
@@ -88,12 +87,16 @@ function documentOf(object: K8sObject): string {
   return stringify(object.toJSON(), { lineWidth: 0 });
 }
 
+/** A token is a line of text (as the members' own reader, runtime/pod-token.ts). */
+const MAX_TOKEN_FILE_BYTES = 4096;
+
 function tokenFrom(file: string): string {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8').trim();
+    text = readInputFile(file, 'file holding the pod token', MAX_TOKEN_FILE_BYTES).trim();
   } catch (err) {
-    throw new K8sError(`--token-file ${file}: expected a readable file holding the pod token, got ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    if (!(err instanceof InputFileError)) throw err;
+    throw new K8sError(`--token-file ${file}: expected ${err.expected}, got ${err.actual}`);
   }
   if (text === '') throw new K8sError(`--token-file ${file}: expected the pod token, got an empty file`);
   return text;

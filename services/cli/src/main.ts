@@ -198,8 +198,8 @@ topology
 
 program
   .command('status')
-  .description("ask a running pod's controller: virtual time, dilation, lag, windows/s, nodes up")
-  .option('--controller <url>', 'the controller (default: ROCELAB_CONTROLLER, else the pod this user\'s rocelab up runs, else compose\'s http://127.0.0.1:7000)')
+  .description("ask a running pod's controller: virtual time, dilation, lag, windows/s, the pace it keeps, nodes up, when the next fault comes")
+  .option('--controller <url>', 'the controller (default: ROCELAB_CONTROLLER, else the pod this user\'s rocelab up runs — the one started last, when several do — else compose\'s http://127.0.0.1:7000)')
   .option('--json', 'print the controller\'s JSON')
   .action(async (o: { controller?: string; json?: boolean }) => {
     process.exitCode = await (await commands.progress()).statusCommand(o.controller ?? null, o.json === true);

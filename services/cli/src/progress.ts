@@ -3,9 +3,10 @@
  * terminal only; never in --json output or CI logs), and `rocelab status`, the controller's
  * view of a running pod.
  */
-import { livePodRecord } from './pod-record.js';
+import { choosePod, livePodRecords } from './pod-record.js';
 import { performance } from 'node:perf_hooks';
-import type { PacingView } from '@rocelab/controller';
+import type { PaceView, PacingView } from '@rocelab/controller';
+import { faultEta } from './fault-eta.js';
 import type { Status } from '@rocelab/wire';
 
 /** The controller's GET /status: the wire Status plus what the HTTP view adds. */
@@ -14,6 +15,8 @@ export interface StatusView extends Status {
   durationPs?: number | null;
   /** The lease held back until the wall clock catches up with the dilation; null when none is. */
   pacing?: PacingView | null;
+  /** The pace the pod keeps: virtual time completed per wall second, recently; null before it is known. */
+  pace?: PaceView | null;
   /** The first fault still to come, by virtual time; null when none is. */
   nextFault?: { id: number; kind: string; target: string; atNs: number } | null;
   nodes?: Record<string, string>;
@@ -41,6 +44,7 @@ export function formatStatus(s: StatusView): string {
     ['lag', `${s.lagSeconds.toFixed(3)} s behind the paced schedule`],
     ['windows', `${s.windows} (${s.windowsPerSecond.toFixed(1)} per wall second${s.pacing ? ', none while held for pacing' : ''})`],
     ...(s.pacing ? [['pacing', pacingText(s.pacing, s.dilation)] as [string, string]] : []),
+    ...(s.pace ? [['pace', paceText(s.pace, s.dilation)] as [string, string]] : []),
     ['nodes up', `${s.nodesUp} of ${s.nodesTotal}`],
     ...(s.nextFault ? [['next fault', nextFaultText(s.nextFault, s)] as [string, string]] : []),
   ];
@@ -48,16 +52,30 @@ export function formatStatus(s: StatusView): string {
   return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
 }
 
+const msPerSecond = (psPerSecond: number): string => `${(psPerSecond / 1e9).toFixed(3)} ms virtual per wall s`;
+
+/** `0.084 ms virtual per wall s over the last 10 s (dilation 10000 asks 0.100)`. */
+function paceText(p: PaceView, dilation: number): string {
+  const asked = dilation > 0 ? ` (dilation ${dilation} asks ${(1e3 / dilation).toFixed(3)})` : '';
+  return `${msPerSecond(p.virtualPsPerWallSecond)} over the last ${p.overSeconds.toFixed(0)} s${asked}`;
+}
+
 /**
- * `nicPauseStorm on h16 at 10.000 ms virtual: in ≈ 81 s at this pace`: when it comes in wall
- * time if the machine keeps the dilation, and how far behind it is when it does not.
+ * `nicPauseStorm on h16 at 10.000 ms virtual: in ≈ 95 s at the pace the pod keeps (…)`: when
+ * it comes in wall time at the pace observed over the last seconds (`faultEta`); before there
+ * is one, at the dilation.
  */
 function nextFaultText(f: NonNullable<StatusView['nextFault']>, s: StatusView): string {
   const head = `${f.kind} on ${f.target} at ${ms(f.atNs * 1000)} virtual`;
-  if (s.dilation === 0) return `${head} (no pacing: as soon as the machine gets there)`;
-  const inSeconds = (Math.max(0, f.atNs * 1000 - s.virtualPs) / 1e12) * s.dilation;
-  const behind = s.lagSeconds > 0.5 ? `; ${s.lagSeconds.toFixed(1)} s behind the pace now, so later` : '';
-  return `${head}: in ≈ ${inSeconds.toFixed(0)} s at dilation ${s.dilation}${behind}`;
+  const eta = faultEta(f.atNs * 1000, s.virtualPs, s.pace ?? null, s.dilation);
+  if (eta.basis === 'pace') {
+    const window = `over the last ${s.pace!.overSeconds.toFixed(0)} s`;
+    if (eta.seconds === null) return `${head}: no estimate, no virtual time passed ${window}`;
+    const atDilation = s.dilation > 0 ? `; at dilation ${s.dilation} it would be ${((Math.max(0, f.atNs * 1000 - s.virtualPs) / 1e12) * s.dilation).toFixed(0)} s` : '';
+    return `${head}: in ≈ ${eta.seconds.toFixed(0)} s at the pace the pod keeps (${msPerSecond(s.pace!.virtualPsPerWallSecond)} ${window}${atDilation})`;
+  }
+  if (eta.basis === 'dilation') return `${head}: in ≈ ${eta.seconds!.toFixed(0)} s at dilation ${s.dilation} (no pace measured yet)`;
+  return `${head} (no pacing: as soon as the machine gets there)`;
 }
 
 /**
@@ -135,21 +153,25 @@ export async function fetchStatus(url: string, timeoutMs: number): Promise<Statu
   return (await res.json()) as StatusView;
 }
 
-/** `rocelab status [--controller URL] [--json]`. */
 /** Compose publishes the controller here. */
 const COMPOSE_CONTROLLER = 'http://127.0.0.1:7000';
 
-/** `controller` as given, else ROCELAB_CONTROLLER, else the pod this user's `rocelab up` runs, else compose's. */
-export function resolveController(given: string | null): { url: string; from: string } {
-  if (given !== null) return { url: given, from: '--controller' };
-  if (process.env.ROCELAB_CONTROLLER) return { url: process.env.ROCELAB_CONTROLLER, from: 'ROCELAB_CONTROLLER' };
-  const record = livePodRecord();
-  if (record !== null) return { url: record.controller, from: `the pod ${record.pod} that rocelab up runs (process ${record.pid})` };
-  return { url: COMPOSE_CONTROLLER, from: 'the compose pod\'s address (no rocelab up runs)' };
+/**
+ * `controller` as given, else ROCELAB_CONTROLLER, else the pod this user's `rocelab up` runs (the
+ * one started last, with a note naming the others when there are several), else compose's.
+ */
+export function resolveController(given: string | null): { url: string; from: string; note: string | null } {
+  if (given !== null) return { url: given, from: '--controller', note: null };
+  if (process.env.ROCELAB_CONTROLLER) return { url: process.env.ROCELAB_CONTROLLER, from: 'ROCELAB_CONTROLLER', note: null };
+  const found = choosePod(livePodRecords());
+  if (found !== null) return { url: found.chosen.controller, from: `the pod ${found.chosen.pod} that rocelab up runs (process ${found.chosen.pid})`, note: found.note };
+  return { url: COMPOSE_CONTROLLER, from: 'the compose pod\'s address (no rocelab up runs)', note: null };
 }
 
+/** `rocelab status [--controller URL] [--json]`. */
 export async function statusCommand(given: string | null, json: boolean): Promise<number> {
-  const { url: controller, from } = resolveController(given);
+  const { url: controller, from, note } = resolveController(given);
+  if (note !== null) process.stderr.write(note);
   const url = `${controller.replace(/\/+$/, '')}/status`;
   let status: StatusView;
   try {

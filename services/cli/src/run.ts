@@ -7,9 +7,8 @@
  * before anything starts.
  */
 import { resolve } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { exitCodeOf, failedAppsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
-import { declareAppRegions, loadTopologyFile, type PodSpec } from '@rocelab/topology';
+import { declareAppRegions, InputFileError, loadTopologyFile, readInputFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, DockerRunFailure } from './docker-errors.js';
 import { K8sRunError, K8sRunFailure } from './k8s-run-errors.js';
 import { planMembers, startLocalPod } from './pod-processes.js';
@@ -178,9 +177,10 @@ function checkPcapPorts(pod: PodSpec, ports: readonly string[] | null): void {
 function readFaultLog(path: string, pod: PodSpec, seed: number): FaultLogEntry[] {
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    data = JSON.parse(readInputFile(path, 'fault log')) as unknown;
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message.split('\n')[0] : String(err));
+    if (err instanceof InputFileError && err.reason !== 'unreadable') throw new RunOptionError(`--faults ${path}: expected ${err.expected}, got ${err.actual}`);
+    const why = err instanceof InputFileError ? err.actual : err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new RunOptionError(`--faults ${path}: expected a fault log (JSON: rocelab up --fault-log, or a result's faults), got ${why}`);
   }
   const log = (typeof data === 'object' && data !== null ? data : {}) as { pod?: unknown; seed?: unknown; faults?: unknown } | unknown[];

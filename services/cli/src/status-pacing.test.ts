@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pacingView } from '@rocelab/controller';
+import { faultEta } from './fault-eta.js';
 import { formatStatus, type StatusView } from './progress.js';
 
 const grant = { lease: 12, startPs: 1_000_000_000, endPs: 1_100_000_000, windowPs: 1_000_000, windows: 100, final: false, faults: [], linksDown: [], linksUp: [], losses: [], membersLost: [], membersJoined: [] };
@@ -19,11 +20,27 @@ test('rocelab status says a lease is held for pacing, until when, and why window
   assert.doesNotMatch(formatStatus({ ...base, pacing: null }), /pacing/);
 });
 
-test('rocelab status says which fault comes next and when, in wall time at the dilation, and later when the machine lags', () => {
+test('the next fault\'s wall time is estimated from the pace the pod keeps, not from the dilation (pure, injected numbers)', () => {
+  // 8 ms of virtual time to go. Dilation 10,000 would make that 80 s; the machine keeps half that pace.
+  const half = { virtualPsPerWallSecond: 0.5e8, overSeconds: 10 };
+  assert.deepEqual(faultEta(10e9, 2e9, half, 10_000), { seconds: 160, basis: 'pace' });
+  assert.deepEqual(faultEta(10e9, 2e9, { virtualPsPerWallSecond: 4e8, overSeconds: 10 }, 0), { seconds: 20, basis: 'pace' }, 'unpaced: at what the machine does');
+  assert.deepEqual(faultEta(10e9, 2e9, { virtualPsPerWallSecond: 0, overSeconds: 10 }, 10_000), { seconds: null, basis: 'pace' }, 'stalled: no estimate');
+  assert.deepEqual(faultEta(10e9, 2e9, null, 10_000), { seconds: 80, basis: 'dilation' }, 'before a pace is known: the dilation');
+  assert.deepEqual(faultEta(10e9, 2e9, null, 0), { seconds: null, basis: 'none' });
+  assert.deepEqual(faultEta(1e9, 2e9, half, 10_000), { seconds: 0, basis: 'pace' }, 'due already');
+});
+
+test('rocelab status says which fault comes next and when, at the pace the pod keeps, and at the dilation before there is one', () => {
   const base: StatusView = { virtualPs: 2e9, dilation: 10_000, windowsPerSecond: 100, nodesUp: 26, nodesTotal: 26, lagSeconds: 0, state: 'running', windows: 2000, pod: 'default' };
   const storm = { id: 0, kind: 'nicPauseStorm', target: 'h16', atNs: 10_000_000 };
-  assert.match(formatStatus({ ...base, nextFault: storm }), /^next fault +nicPauseStorm on h16 at 10\.000 ms virtual: in ≈ 80 s at dilation 10000$/m);
-  assert.match(formatStatus({ ...base, nextFault: storm, lagSeconds: 12.34 }), /in ≈ 80 s at dilation 10000; 12\.3 s behind the pace now, so later$/m);
+  const slow = formatStatus({ ...base, nextFault: storm, pace: { virtualPsPerWallSecond: 0.4e8, overSeconds: 10 } });
+  assert.match(slow, /^next fault +nicPauseStorm on h16 at 10\.000 ms virtual: in ≈ 200 s at the pace the pod keeps \(0\.040 ms virtual per wall s over the last 10 s; at dilation 10000 it would be 80 s\)$/m);
+  assert.match(slow, /^pace +0\.040 ms virtual per wall s over the last 10 s \(dilation 10000 asks 0\.100\)$/m);
+  assert.match(formatStatus({ ...base, nextFault: storm, pace: null }), /^next fault +nicPauseStorm on h16 at 10\.000 ms virtual: in ≈ 80 s at dilation 10000 \(no pace measured yet\)$/m);
+  assert.match(formatStatus({ ...base, nextFault: storm, pace: { virtualPsPerWallSecond: 0, overSeconds: 10 } }), /: no estimate, no virtual time passed over the last 10 s$/m);
+  assert.match(formatStatus({ ...base, dilation: 0, nextFault: storm, pace: { virtualPsPerWallSecond: 4e9, overSeconds: 10 } }), /in ≈ 2 s at the pace the pod keeps \(4\.000 ms virtual per wall s over the last 10 s\)$/m);
   assert.match(formatStatus({ ...base, dilation: 0, nextFault: storm }), /no pacing: as soon as the machine gets there/);
   assert.doesNotMatch(formatStatus({ ...base, nextFault: null }), /next fault/);
+  assert.doesNotMatch(formatStatus({ ...base, pace: null }), /^pace/m);
 });

@@ -40,6 +40,7 @@ import {
 } from '@rocelab/runtime';
 import { FaultApi } from './fault-api.js';
 import { Lives } from './lives.js';
+import { PaceWindow } from './pace.js';
 import { pacingView } from './pacing-view.js';
 import type { Directory, Envelope, Fault, Hello, Status } from '@rocelab/wire';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -107,6 +108,8 @@ export class Controller {
   private pending: { timer: NodeJS.Timeout; grant: SyncGrant<Fault> } | null = null;
   private windowsDone = 0;
   private lastRate = { at: performance.now(), windows: 0, perSecond: 0 };
+  /** Virtual time completed against wall time, lease by lease: the pace `/status` reports. */
+  private readonly pace = new PaceWindow();
   /** The lease last released, for sizing the next one by its wall time. */
   private released = { atMs: 0, windows: 0 };
   readonly result: Promise<RunResult>;
@@ -396,6 +399,7 @@ export class Controller {
     for (const id of grant.membersJoined) this.lives.rejoined(id, grant.startPs);
     this.windowsDone += grant.windows;
     this.released = { atMs: performance.now(), windows: grant.windows };
+    this.pace.record(this.released.atMs, grant.startPs);
     for (const m of this.members.values()) {
       // A rejoining member runs from the grant that names it, not one decided before it was ready.
       if (m.rejoining && !grant.membersJoined.includes(m.id)) continue;
@@ -447,7 +451,7 @@ export class Controller {
         .filter((f) => f.state === 'scheduled')
         .sort((a, b) => a.atNs - b.atNs || a.id - b.id)[0];
       const nextFault = next === undefined ? null : { id: next.id, kind: next.kind, target: next.target, atNs: next.atNs };
-      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), pacing: this.pending === null ? null : pacingView(this.pending.grant, this.t0, this.options.dilation, performance.now(), Date.now()), nextFault, nodes: Object.fromEntries(this.metricsUrls) };
+      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), pacing: this.pending === null ? null : pacingView(this.pending.grant, this.t0, this.options.dilation, performance.now(), Date.now()), pace: this.state === 'running' ? this.pace.view(performance.now()) : null, nextFault, nodes: Object.fromEntries(this.metricsUrls) };
       res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(view)}\n`);
       return;
     }

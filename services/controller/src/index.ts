@@ -6,3 +6,4 @@ export * from './controller.js';
 export * from './metrics.js';
 export { runControllerMain } from './controller-main.js';
 export * from './pacing-view.js';
+export * from './pace.js';
