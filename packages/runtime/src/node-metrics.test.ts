@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadTopologyFile } from '@rocelab/topology';
-import { buildEngine, podContext } from './models.js';
+import { declareAppRegions, loadTopologyFile } from '@rocelab/topology';
+import { buildEngine, podContext, prepareApps } from './models.js';
 import { NodeMetrics } from './node-metrics.js';
 import { onePod } from './testing.js';
 
@@ -35,8 +35,10 @@ test('a restarted node’s metrics read its new model; while dead they show its 
 
 test('an app’s own counters and histograms appear in its node’s /metrics once it creates them', async () => {
   const pod = loadTopologyFile(join(fileURLToPath(new URL('../../../examples/atomic-counter/pod.yaml', import.meta.url))));
+  await declareAppRegions(pod);
   const pc = podContext(pod, 1);
   const all = pod.nodes.map((n) => n.index);
+  await prepareApps(pc, all);
   const engine = buildEngine(pc, all);
   const h1 = pod.nodes.find((n) => n.name === 'h1')!.index;
   const metrics = new NodeMetrics(pod, all, () => engine, () => 0);

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { declareAppRegions } from './apps.js';
 import { loadTopologyFile } from './load.js';
 import { assertProblem } from './testing.js';
 
@@ -31,8 +32,18 @@ test('an app module is read relative to the topology file and carried bundled in
   assert.equal(spec.apps.length, 1);
   const [app] = spec.apps;
   assert.deepEqual({ node: app!.node, module: app!.module, args: app!.args, dscp: app!.dscp }, { node: 'h1', module: 'ok.mjs', args: { n: 1 }, dscp: 26 });
-  assert.match(app!.source, /__rocelab_tick/);
+  assert.match(app!.source, /__app/);
   assert.match(app!.digest, /^[0-9a-f]{64}$/);
+  assert.deepEqual([app!.memoryBytes, app!.steps, app!.regions], [64 * 1024 * 1024, 200_000_000, null], 'the default limits; regions not declared: loading runs no app code');
+});
+
+test('an app’s memory and steps are bounded settings: out of range is a problem at its key', () => {
+  const memory = pod(', app: {module: ok.mjs, memory: 4GiB}');
+  assertProblem(() => loadTopologyFile(memory), { file: memory, code: 'value', path: 'nodes[0].app.memory', expected: 'an app memory of 1MiB..512MiB', actual: '"4GiB"' });
+  const steps = pod(', app: {module: ok.mjs, steps: 10}');
+  assertProblem(() => loadTopologyFile(steps), { file: steps, code: 'schema', path: 'nodes[0].app.steps', expected: 'steps of its interpreter' });
+  const [app] = loadTopologyFile(pod(', app: {module: ok.mjs, memory: 16MiB, steps: 5000000}')).apps;
+  assert.deepEqual([app!.memoryBytes, app!.steps], [16 * 1024 * 1024, 5_000_000]);
 });
 
 test('a module that does not exist is a problem at the node’s app.module', () => {
@@ -50,8 +61,24 @@ test('an app without a module is a schema problem naming what a module is', () =
   assertProblem(() => loadTopologyFile(file), { file, code: 'schema', path: 'nodes[0].app.module', expected: 'the path of an app module' });
 });
 
-test('a regions() that declares a bad region is a problem at the node’s app, found when the file is loaded', () => {
+test('a regions() that declares a bad region is a problem at the node’s app, found when the pod is about to run (not when the file is read)', async () => {
   writeFileSync(join(dir, 'bad-regions.mjs'), 'export const regions = ({ node }) => ({ buf: { bytes: node === "h1" ? -1 : 8 } });\nexport default async () => {};\n');
   const file = pod(', app: {module: bad-regions.mjs}');
-  assertProblem(() => loadTopologyFile(file), { file, code: 'value', path: 'nodes[0].app', expected: 'regions() declares', actual: 'region "buf" needs bytes, an integer 0..2^30, got -1' });
+  const spec = loadTopologyFile(file);
+  let error: unknown;
+  try {
+    await declareAppRegions(spec);
+  } catch (err) {
+    error = err;
+  }
+  assertProblem(() => {
+    throw error;
+  }, { file, code: 'value', path: 'nodes[0].app', expected: 'regions() declares', actual: 'region "buf" needs bytes, an integer 0..2^30, got -1' });
+});
+
+test('declared regions are carried in the pod, per host and in order', async () => {
+  writeFileSync(join(dir, 'two-regions.mjs'), 'export const regions = ({ node }) => ({ a: { bytes: 64, access: ["remoteRead"] }, b: node === "h1" ? { bytes: 8 } : undefined });\nexport default async () => {};\n');
+  const spec = loadTopologyFile(pod(', app: {module: two-regions.mjs}'));
+  await declareAppRegions(spec);
+  assert.deepEqual(spec.apps[0]!.regions, [{ name: 'a', bytes: 64, access: ['remoteRead'] }, { name: 'b', bytes: 8, access: [] }]);
 });
