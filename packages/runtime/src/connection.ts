@@ -205,23 +205,34 @@ export class Connection {
    */
   heartbeat(limitMs: number, intervalMs = LIVENESS_INTERVAL_MS): () => void {
     const watch = new SilenceWatch(limitMs, intervalMs, performance.now());
+    // One ping outstanding at a time: a peer stopped for minutes finds one ping waiting, not one
+    // per interval — `ws` (8.23) terminates a connection on which more than 60 automatic pongs
+    // are pending at once, a flood guard that a burst of 90 buffered pings set off after a
+    // 3-minute SIGSTOP.
+    let pongDue = false;
     const heard = () => watch.heard();
+    const onPong = () => {
+      pongDue = false;
+      heard();
+    };
     this.signOfLife = heard;
-    this.ws.on('pong', heard);
+    this.ws.on('pong', onPong);
     const timer = setInterval(() => {
       if (this.phase !== 'open') return stop();
       if (watch.check(performance.now())) {
         stop();
         this.ws.terminate();
-        this.finish(CloseCode.timeout, `no answer to pings for ${Math.round(watch.silenceMs / 1000)} s of this process's running time (hang timeout ${limitMs} ms)`);
+        this.finish(CloseCode.timeout, `no answer to pings for ${Math.round(watch.silenceMs / 1000)} s while this end ran on time (hang timeout ${limitMs} ms)`);
         return;
       }
+      if (pongDue) return;
+      pongDue = true;
       this.ws.ping();
     }, intervalMs);
     timer.unref();
     const stop = () => {
       clearInterval(timer);
-      this.ws.off('pong', heard);
+      this.ws.off('pong', onPong);
       this.signOfLife = () => undefined;
     };
     return stop;

@@ -11,6 +11,9 @@
  * On a loaded machine every process runs late now and then, but a running process answers a
  * ping within seconds (no handler runs for more than some tens of milliseconds of CPU), so
  * minutes of silence while the observer itself ran on time mean a peer that is stopped or hung.
+ * Liveness is judged by answers to pings, never by progress: a member blocked waiting for a
+ * stopped neighbour still answers its own neighbours, so a stall is never mistaken for a hang
+ * one hop away.
  * Pure: the clock is passed in, so the rules are tested without waiting. Wall time here decides
  * only when a silent peer is given up on, never what the pod computes.
  */
@@ -70,11 +73,13 @@ export class SilenceWatch {
 }
 
 /**
- * Nobody waits forever (DESIGN §3): a member awaiting a neighbour's batch that does not come
- * within `limitMs` of its own running time closes that link and carries on. Progress is any
- * window run or batch received; anything but awaiting batches (running, waiting for a grant:
- * the controller's pace) restarts the count. The limit is the hang timeout: a neighbour stopped
- * for minutes is waited for, and comes back to the same run.
+ * Nobody waits forever (DESIGN §3), even for a neighbour that answers pings: a member awaiting a
+ * neighbour's batch that does not come within `limitMs` of its own running time closes that
+ * link and carries on. A neighbour that is stopped or hung is given up on sooner, by the link's
+ * heartbeat (the hang timeout); this is the last resort against a link that stays alive but
+ * carries nothing (a bug), so the member passes twice the hang timeout. Progress is any window
+ * run or batch received; anything but awaiting batches (running, waiting for a grant: the
+ * controller's pace) restarts the count.
  */
 export class BatchWatchdog {
   private progress = 0;

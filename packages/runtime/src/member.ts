@@ -56,9 +56,9 @@ export interface MemberOptions {
   connectTimeoutMs?: number;
   log: Logger;
   /**
-   * The hang timeout (`liveness.ts`; default 5 min): a controller that answers no ping, or a
-   * neighbour whose batch does not come, for this long of this process's own running time is
-   * given up on. A closed connection is noticed at once.
+   * The hang timeout (`liveness.ts`; default 5 min): a controller or a neighbour that answers no
+   * ping for this long of this process's own running time is given up on (a neighbour whose
+   * batch does not come though it answers: after twice this). A closed connection is noticed at once.
    */
   hangTimeoutMs?: number;
   debugUncountedLoss?: string | null;
@@ -130,7 +130,8 @@ export class MemberProcess {
     this.hosted.sort((a, b) => a - b);
     this.hostedSet = new Set(this.hosted);
     this.metrics = new NodeMetrics(options.pod, this.hosted, () => this.engine, () => this.windowsRun);
-    this.watchdog = new BatchWatchdog(options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS, performance.now());
+    // The last resort against a link that answers pings but never carries the batch (a bug): twice the hang timeout.
+    this.watchdog = new BatchWatchdog(2 * (options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS), performance.now());
     this.done = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
     this.directoryApplied = new Promise<void>((resolve) => (this.markDirectoryApplied = resolve));
     this.done.catch(() => undefined);
@@ -168,6 +169,12 @@ export class MemberProcess {
   /** Close everything (also after a failure). */
   async stop(): Promise<void> {
     this.stopped = true;
+    // Stopping (SIGTERM, the end of a test) is not losing the controller: closing the control
+    // connection below must not read as its loss.
+    if (!this.finished) {
+      this.finished = true;
+      this.settle.resolve();
+    }
     if (this.watchdogTimer !== null) clearInterval(this.watchdogTimer);
     this.stopHeartbeat();
     for (const link of this.links?.all() ?? []) link.conn?.close(CloseCode.shutdown, 'member stopping');
@@ -306,6 +313,10 @@ export class MemberProcess {
       (env) => this.onLinkMessage(link, conn, env),
       (code, reason) => this.onLinkClosed(link, conn, code, reason),
     );
+    // A neighbour is given up on when it answers no ping for the hang timeout (stopped, hung),
+    // not when its batch is late: one that waits for its own neighbours still answers, so a stall
+    // never spreads as closed links (the heartbeat ends with the connection).
+    conn.heartbeat(this.options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS, LIVENESS_INTERVAL_MS);
   }
 
   private checkLinksReady(): void {
@@ -501,7 +512,7 @@ export class MemberProcess {
     if (sync === null || !this.watchdog.expired(performance.now(), sync.phase === 'awaitingBatches')) return;
     const { lease, window } = sync.position;
     for (const name of sync.missing()) {
-      const reason = `no batch for lease ${lease} window ${window} within ${Math.round(this.watchdog.limitMs / 1000)} s of this process's running time (the hang timeout)`;
+      const reason = `no batch for lease ${lease} window ${window} within ${Math.round(this.watchdog.limitMs / 1000)} s of this process's running time (twice the hang timeout), though its neighbour answers pings`;
       this.perform([{ type: 'close', link: name, reason }, ...sync.onLinkFailed(name)]);
     }
   }

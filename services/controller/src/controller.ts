@@ -111,6 +111,8 @@ export class Controller {
   private finals = new Map<string, NodeFinal>();
   /** Per member, the batch messages and bytes it shipped to other members (its latest report's totals). */
   private readonly traffic = new Map<string, { messages: number; bytes: number }>();
+  /** `close()` was called: connections closing now are its doing, not losses. */
+  private closing = false;
   /** Stops each member connection's heartbeat. */
   private readonly heartbeats = new Map<Connection, () => void>();
   /** Lease-end snapshots, and the lives of nodes whose member process died. */
@@ -185,6 +187,7 @@ export class Controller {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.pending !== null) clearTimeout(this.pending.timer);
     for (const stop of this.heartbeats.values()) stop();
     this.heartbeats.clear();
@@ -348,7 +351,7 @@ export class Controller {
   private onClosed(member: MemberEntry, code: number, reason: string): void {
     this.heartbeats.get(member.conn)?.();
     this.heartbeats.delete(member.conn);
-    if (this.state === 'finished' || this.members.get(member.id) !== member) return;
+    if (this.closing || this.state === 'finished' || this.members.get(member.id) !== member) return;
     if (code === CloseCode.timeout) {
       // Silent for the hang timeout while this process ran: stopped or hung, not slow.
       this.log.error({ member: member.id, nodes: member.nodes, reason }, 'member hung: declared lost');
