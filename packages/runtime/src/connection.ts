@@ -210,7 +210,7 @@ export class Connection {
     // are pending at once, a flood guard that a burst of 90 buffered pings set off after a
     // 3-minute SIGSTOP.
     let pongDue = false;
-    const heard = () => watch.heard();
+    const heard = () => watch.heard(performance.now());
     const onPong = () => {
       pongDue = false;
       heard();

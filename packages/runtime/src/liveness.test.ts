@@ -13,9 +13,11 @@ test('a silent peer is declared hung after the limit of the observer running on 
 test('an answer starts the silence over', () => {
   const w = new SilenceWatch(10_000, 2_000, 0);
   for (let t = 2_000; t <= 8_000; t += 2_000) w.check(t);
-  w.heard();
+  w.heard(9_000);
   assert.equal(w.check(10_000), false);
-  assert.equal(w.silenceMs, 2_000);
+  assert.equal(w.silenceMs, 1_000, 'counted from the answer');
+  for (let t = 12_000; t < 19_000; t += 2_000) assert.equal(w.check(t), false);
+  assert.equal(w.check(19_000), true, '10 s after the answer');
 });
 
 test('the observer stopped or starved (a late check) counts at most 1.5 intervals: its own stall is not the peer\'s silence', () => {

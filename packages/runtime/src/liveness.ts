@@ -33,8 +33,8 @@ export function countedMs(gapMs: number, intervalMs: number): number {
 }
 
 /**
- * One peer's silence, counted in the observer's running time: `heard` whenever the peer shows a
- * sign of life (a pong, any message), `check` on a timer every `intervalMs`.
+ * One peer's silence since its last sign of life (a pong, any message: `heard`), counted in the
+ * observer's running time by `check`, on a timer every `intervalMs`.
  */
 export class SilenceWatch {
   private silentMs = 0;
@@ -48,13 +48,8 @@ export class SilenceWatch {
     this.lastCheckMs = nowMs;
   }
 
-  /** The peer answered (or spoke): its silence starts over. */
-  heard(): void {
-    this.silentMs = 0;
-  }
-
-  /** Start counting afresh from `nowMs` (nothing was awaited before). */
-  restart(nowMs: number): void {
+  /** The peer answered (or spoke) at `nowMs`: its silence starts over from then. */
+  heard(nowMs: number): void {
     this.silentMs = 0;
     this.lastCheckMs = nowMs;
   }
@@ -99,7 +94,7 @@ export class BatchWatchdog {
   expired(nowMs: number, awaitingBatches: boolean): boolean {
     if (!awaitingBatches || this.progress !== this.seen) {
       this.seen = this.progress;
-      this.silence.restart(nowMs);
+      this.silence.heard(nowMs);
       return false;
     }
     return this.silence.check(nowMs);
