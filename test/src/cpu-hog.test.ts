@@ -44,7 +44,7 @@ async function inject(base: string, body: Record<string, unknown>): Promise<{ st
 test('the default pod in procs under a CPU hog takes live faults and survives, with the trace hash of its unloaded replay', { timeout: 600_000 }, async () => {
   const log = join(mkdtempSync(join(tmpdir(), 'rocelab-hog-')), 'faults.json');
   const env = { ...process.env, ROCELAB_POD_TOKEN: TOKEN, ROCELAB_STATE_DIR: mkdtempSync(join(tmpdir(), 'rocelab-state-')), ROCELAB_CONTROLLER: '' };
-  const up = spawn(process.execPath, [CLI, 'up', 'deploy/pods/default.yaml', '--duration', '1ms', '--fault-log', log], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const up = spawn(process.execPath, [CLI, 'up', 'deploy/pods/default.yaml', '--duration', '0.5ms', '--fault-log', log], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const io = collect(up);
   let hog: { kind: string; procs: ChildProcess[] } | null = null;
   const pids: number[] = [];
@@ -71,11 +71,11 @@ test('the default pod in procs under a CPU hog takes live faults and survives, w
     process.stderr.write(`# ${hog.kind}: ${loadedS} s of the run under it (load average ${load} at the end); fault API calls took ${calls.map((c) => `${c.ms} ms`).join(', ')}\n`);
     assert.equal(code, 0, `${io.out().slice(-2000)}\n${io.err().slice(-4000)}`);
     for (const sign of ['died', 'hung', 'is gone', 'link closed', 'member lost']) assert.ok(!io.err().includes(sign), `"${sign}" in:\n${io.err().slice(-4000)}`);
-    assert.match(io.out(), /stopped at 1\.000 ms virtual; conservation holds; 0 causality violations/);
+    assert.match(io.out(), /stopped at 0\.500 ms virtual; conservation holds; 0 causality violations/);
     const written = JSON.parse(readFileSync(log, 'utf8')) as { seed: number; traceHash: string; faults: Array<{ kind: string; source: string }> };
     assert.deepEqual(written.faults.filter((f) => f.source === 'live').map((f) => f.kind), ['nicPauseStorm', 'loss', 'linkDown']);
     // The same run, unloaded, in one process.
-    const replay = cli(['run', 'deploy/pods/default.yaml', '--duration', '1ms', '--seed', String(written.seed), '--faults', log, '--json'], {}, 300_000);
+    const replay = cli(['run', 'deploy/pods/default.yaml', '--duration', '0.5ms', '--seed', String(written.seed), '--faults', log, '--json'], {}, 300_000);
     assert.equal(replay.status, 0, replay.stderr);
     assert.equal(replay.json!.traceHash, written.traceHash, 'the loaded live run and its unloaded replay are one run');
   } finally {
