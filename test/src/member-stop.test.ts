@@ -142,3 +142,11 @@ test('with nobody to kill it (a container), a member stopped for good is still d
     killLeft(members.map((m) => m.pid));
   }
 });
+
+test('a bad ROCELAB_HANG_TIMEOUT_MS is bad input: rocelab run and up exit 2 before anything starts', () => {
+  for (const args of [[...RUN, '--mode', 'procs'], ['up', fixture('tree.yaml'), '--duration', '1ms']]) {
+    const r = cli(args, { ROCELAB_HANG_TIMEOUT_MS: 'soon' });
+    assert.equal(r.status, 2, `${args[0]}: ${r.stderr}`);
+    assert.match(r.stderr, /^ROCELAB_HANG_TIMEOUT_MS="soon": expected a whole number of milliseconds, at least 4000 \(default 300000: 5 min\)$/m);
+  }
+});
