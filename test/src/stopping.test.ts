@@ -91,24 +91,29 @@ test('rocelab down stops the pod rocelab up runs, in order: up prints its audit 
   }
 });
 
-test('SIGTERM to a real `npx rocelab up` (npm signals only its shell) stops the pod: every process of it ends, its files and record are gone', { timeout: 180_000 }, async () => {
-  const env = { ...process.env, ROCELAB_STATE_DIR: mkdtempSync(join(tmpdir(), 'rocelab-state-')), ROCELAB_CONTROLLER: '', npm_config_yes: 'true' };
-  const npx = spawn('npx', ['rocelab', 'up', 'test/fixtures/tree.yaml', '--dilation', '3000'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const io = collect(npx);
-  let group: number[] = [];
-  try {
-    assert.ok(await waitFor(() => io.out().includes('Ctrl-C stops the pod.'), 120_000), `npx rocelab up did not start:\n${io.out()}\n${io.err()}`);
-    group = processGroup(npx.pid!);
-    const members = membersAmong(group);
-    assert.equal(members.length, 6, 'npm, its shell, rocelab and six members');
-    const dir = members[0]!.dir!;
-    npx.kill('SIGTERM');
-    assert.ok(await waitFor(() => processGroup(npx.pid!).length === 0, 60_000), `still running after SIGTERM to npx: ${processGroup(npx.pid!).join(', ')}\n${io.err().slice(-2000)}`);
-    assert.match(io.err(), /rocelab: the process that started it \(pid \d+, npm's shell\) is gone: stopping as on SIGTERM/);
-    assert.match(io.out(), /stopped at [\d.]+ ms virtual; conservation holds/);
-    assert.equal(existsSync(dir), false, 'the private directory is removed');
-    assert.equal(existsSync(join(env.ROCELAB_STATE_DIR, 'up.json')), false, 'the record is removed');
-  } finally {
-    killLeft(group);
-  }
-});
+for (const [what, stop] of [
+  ['SIGTERM to the npx process (npm signals only its shell)', (pid: number) => process.kill(pid, 'SIGTERM')],
+  ["Ctrl-C to its process group (npm's shell may die before the pod has stopped: not a second signal)", (pid: number) => process.kill(-pid, 'SIGINT')],
+] as const) {
+  test(`a real \`npx rocelab up\`, ${what}: the pod stops in order, every process of it ends, its files and record are gone`, { timeout: 180_000 }, async () => {
+    const env = { ...process.env, ROCELAB_STATE_DIR: mkdtempSync(join(tmpdir(), 'rocelab-state-')), ROCELAB_CONTROLLER: '', npm_config_yes: 'true' };
+    const npx = spawn('npx', ['rocelab', 'up', 'test/fixtures/tree.yaml', '--dilation', '3000'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const io = collect(npx);
+    let group: number[] = [];
+    try {
+      assert.ok(await waitFor(() => io.out().includes('Ctrl-C stops the pod.'), 120_000), `npx rocelab up did not start:\n${io.out()}\n${io.err()}`);
+      group = processGroup(npx.pid!);
+      const members = membersAmong(group);
+      assert.equal(members.length, 6, 'npm, its shell, rocelab and six members');
+      const dir = members[0]!.dir!;
+      stop(npx.pid!);
+      assert.ok(await waitFor(() => processGroup(npx.pid!).length === 0, 60_000), `still running: ${processGroup(npx.pid!).join(', ')}\n${io.err().slice(-2000)}`);
+      assert.match(io.out(), /stopped at [\d.]+ ms virtual; conservation holds/, `the audit, after an orderly stop:\n${io.err().slice(-2000)}`);
+      assert.doesNotMatch(io.err(), /again to kill\)\n[\s\S]*again to kill\)/, 'one stop, not two');
+      assert.equal(existsSync(dir), false, 'the private directory is removed');
+      assert.equal(existsSync(join(env.ROCELAB_STATE_DIR, 'up.json')), false, 'the record is removed');
+    } finally {
+      killLeft(group);
+    }
+  });
+}

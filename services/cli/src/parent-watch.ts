@@ -11,18 +11,19 @@
 
 const CHECK_EVERY_MS = 500;
 
-let watching = false;
-
-/** Starts the watch (once per process) when `env` (this process's) says npm started it. */
-export function forwardParentDeath(env: NodeJS.ProcessEnv = process.env): void {
-  if (env.npm_lifecycle_event === undefined || watching) return;
-  watching = true;
+/**
+ * Calls `onGone` (once) when this process's parent is gone, if `env` (this process's) says npm
+ * started it; returns a function that stops watching.
+ */
+export function watchParent(onGone: () => void, env: NodeJS.ProcessEnv = process.env): () => void {
+  if (env.npm_lifecycle_event === undefined) return () => undefined;
   const parent = process.ppid;
   const timer = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(timer);
     process.stderr.write(`rocelab: the process that started it (pid ${parent}, npm's shell) is gone: stopping as on SIGTERM\n`);
-    process.kill(process.pid, 'SIGTERM');
+    onGone();
   }, CHECK_EVERY_MS);
   timer.unref();
+  return () => clearInterval(timer);
 }

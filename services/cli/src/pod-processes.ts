@@ -21,7 +21,6 @@ import { createLogger, type Logger } from '@rocelab/telemetry';
 import { partitionPod, type PodSpec } from '@rocelab/topology';
 import { hangTimeoutFromEnv, NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions } from '@rocelab/runtime';
 import { memberEntry, type MemberEntry } from './member-entries.js';
-import { forwardParentDeath } from './parent-watch.js';
 import { startJanitor, type Janitor } from './pod-janitor.js';
 import { writeTokenFile } from './token-file.js';
 
@@ -206,10 +205,9 @@ export interface LocalPod {
  * ROCELAB_POD_TOKEN or a fresh random one (returned: the fault API asks for it), which the
  * children read from a private file: the controller listens, then every member is spawned. The
  * private directory goes once the result is in, when this process exits, or — if it is killed
- * outright — through the janitor. A member the controller declares hung is killed. Started by
- * npm (`npx rocelab up`, `npm start`), the pod also stops when npm's shell is gone
- * (`parent-watch.ts`). The caller waits on `controller.result` (or `children.failure`) and
- * cleans up both.
+ * outright — through the janitor. A member the controller declares hung is killed. The caller
+ * waits on `controller.result` (or `children.failure`), cleans up both, and handles signals
+ * (and, under npm, its parent's death: `parent-watch.ts`).
  */
 export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<LocalPod> {
   const log = createLogger(o.logName, {}, process.env.ROCELAB_LOG_LEVEL ?? 'warn');
@@ -239,7 +237,6 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<L
   };
   // Kept while the pod runs (a member started again reads it again).
   controller.result.then(removeFiles, removeFiles);
-  forwardParentDeath();
   const podJson = writePodJson(pod, dirname(tokenFile.path), log);
   children = new PodProcesses(janitor);
   try {

@@ -12,6 +12,7 @@ import { exitCodeOf, unplannedLosses, FaultBook, FaultLogError, faultLogEntries,
 import { loadTopologyFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, DockerRunFailure } from './docker-errors.js';
 import { K8sRunError, K8sRunFailure } from './k8s-run-errors.js';
+import { watchParent } from './parent-watch.js';
 import { planMembers, startLocalPod, type LocalPod } from './pod-processes.js';
 import { inlineProgress, showProgress } from './progress.js';
 import { resultText } from './result-text.js';
@@ -158,6 +159,8 @@ async function runLocalProcesses(pod: PodSpec, file: string, options: ExecuteOpt
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Under npm, npm's shell gone (it does not pass SIGTERM on) is a SIGTERM; after a signal, nothing more.
+  const unwatch = watchParent(() => onSignal('SIGTERM'));
   let local: LocalPod;
   try {
     // Not raced with a signal: the pod it starts is then stopped below, whatever came meanwhile.
@@ -178,6 +181,7 @@ async function runLocalProcesses(pod: PodSpec, file: string, options: ExecuteOpt
   } catch (err) {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    unwatch();
     throw err;
   }
   const { controller, children, removeFiles } = local;
@@ -192,6 +196,7 @@ async function runLocalProcesses(pod: PodSpec, file: string, options: ExecuteOpt
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    unwatch();
     stopProgress();
     children.terminate();
     await controller.close();

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { loadTopologyFile } from '@rocelab/topology';
 import { exitCodeOf } from '@rocelab/runtime';
 import { clearPodRecord, writePodRecord } from './pod-record.js';
+import { watchParent } from './parent-watch.js';
 import { startLocalPod, type LocalPod } from './pod-processes.js';
 import { resultText } from './result-text.js';
 
@@ -38,6 +39,8 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Under npm, npm's shell gone is a SIGTERM — unless a stop is under way (a Ctrl-C kills that shell too).
+  const unwatch = watchParent(() => interrupted === 0 && onSignal('SIGTERM'));
   try {
     local = await startLocalPod(pod, {
       topologyFile: resolve(file),
@@ -52,6 +55,7 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
   } catch (err) {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    unwatch();
     throw err;
   }
   const { controller, children, httpUrl, token } = local;
@@ -88,6 +92,7 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    unwatch();
     clearPodRecord();
     children.terminate();
     await controller.close();
