@@ -25,14 +25,14 @@ const ENTRIES = [
 
 /**
  * Left out of the bundles and loaded from where the build put them, by a path relative to the
- * bundle, only if a member ever needs them: the topology schema's precompiled validator and
- * ajv (with the resolved pod as JSON, a local member validates nothing). Half the bundle's bytes,
- * which every member would otherwise parse at start.
+ * bundle, only if a member ever needs them: the precompiled validators (topology-validator.cjs,
+ * schema-validators.cjs) and ajv (with the resolved pod as JSON, a local member validates
+ * nothing). Half the bundle's bytes, which every member would otherwise parse at start.
  */
 const onDemand = (outDir) => ({
   name: 'on-demand',
   setup(b) {
-    b.onResolve({ filter: /^(ajv|\.\/topology-validator\.cjs)$/ }, (args) => {
+    b.onResolve({ filter: /^(ajv|\.\/topology-validator\.cjs|\.\/schema-validators\.cjs)$/ }, (args) => {
       const path = createRequire(join(args.resolveDir, 'x.js')).resolve(args.path);
       return { path: `./${relative(outDir, path)}`, external: true };
     });

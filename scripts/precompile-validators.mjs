@@ -1,8 +1,12 @@
 /**
- * After `tsc -b`: writes the built-in topology schema's validator as standalone code
- * (packages/topology/dist/topology-validator.cjs), so that a process loading a pod does not
- * compile the schema (~0.4 s each, times every member of a pod). The file carries the
- * SHA-256 of the schema it was made from; `validate.ts` ignores it for any other schema.
+ * After `tsc -b`: writes every schema's validator as standalone code, so that no process
+ * compiles a schema at run time. The built-in topology schema's goes to
+ * packages/topology/dist/topology-validator.cjs (a process loading a pod would compile it,
+ * ~0.4 s each, times every member of a pod), and carries the SHA-256 of the schema it was made
+ * from; `validate.ts` ignores it for any other schema. The others — one fault item (the
+ * controller's fault API: compiled inside the first live fault, 0.6 s of CPU on the event loop
+ * the pod's heartbeats share) and a drill file — go to schema-validators.cjs beside it, looked
+ * up by the SHA-256 of the schema a caller validates against.
  */
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +16,9 @@ import { fileURLToPath } from 'node:url';
 const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../packages/topology/dist');
 const { createTopologySchema } = await import(join(DIST, 'schema.js'));
 const { BUILTIN_EXTENSIONS } = await import(join(DIST, 'builtin.js'));
-const { newAjv, schemaSha256, PRECOMPILED_VALIDATOR } = await import(join(DIST, 'validate.js'));
+const { newAjv, schemaSha256, PRECOMPILED_VALIDATOR, PRECOMPILED_SCHEMAS } = await import(join(DIST, 'validate.js'));
+const { faultItemSchema } = await import(join(DIST, 'fault-kinds.js'));
+const { drillSchema } = await import(join(DIST, '../../drill/dist/drill-schema.js'));
 // ajv as the topology package resolves it: the generated code requires its runtime helpers from there.
 const standaloneCode = createRequire(join(DIST, 'validate.js'))('ajv/dist/standalone').default;
 
@@ -22,3 +28,19 @@ const code = standaloneCode(ajv, ajv.compile(schema));
 const out = join(DIST, PRECOMPILED_VALIDATOR);
 writeFileSync(out, `${code}\nmodule.exports.schemaSha256 = ${JSON.stringify(schemaSha256(schema))};\n`);
 process.stderr.write(`precompile-validators: ${relative(process.cwd(), out)} (${Math.round(code.length / 1024)} KiB)\n`);
+
+// One file per schema (a process loads only the one it checks against: the fault item's is what
+// the controller needs, the drill file's is twenty times its size), found through an index of
+// lazy getters keyed by the schema's SHA-256.
+const others = { fault: faultItemSchema(), drill: drillSchema() };
+const index = ['"use strict";', 'const bySha256 = {};'];
+for (const [name, s] of Object.entries(others)) {
+  const one = newAjv({ code: { source: true } });
+  const file = `${name}-validator.cjs`;
+  const oneCode = standaloneCode(one, one.compile(s));
+  writeFileSync(join(DIST, file), `${oneCode}\n`);
+  index.push(`Object.defineProperty(bySha256, ${JSON.stringify(schemaSha256(s))}, { enumerable: true, get: () => require(${JSON.stringify(`./${file}`)}) });`);
+  process.stderr.write(`precompile-validators: ${relative(process.cwd(), join(DIST, file))} (${Math.round(oneCode.length / 1024)} KiB)\n`);
+}
+index.push('module.exports.bySha256 = bySha256;');
+writeFileSync(join(DIST, PRECOMPILED_SCHEMAS), `${index.join('\n')}\n`);

@@ -79,7 +79,7 @@ test('a member its controller refuses (another pod token, a node it does not exp
   }
 });
 
-test('a member with a bad environment exits 2: the token in its environment, an empty token file, bad HTTP limits, a bad connect timeout', { timeout: 30_000 }, async () => {
+test('a member with a bad environment exits 2: the token in its environment, an empty token file, bad HTTP limits, a bad connect or hang timeout', { timeout: 30_000 }, async () => {
   const url = `ws://127.0.0.1:${await freePort()}/control`;
   for (const [vars, message] of [
     [{ ROCELAB_POD_TOKEN: 's3cret' }, /ROCELAB_POD_TOKEN is set in this process's environment/],
@@ -87,6 +87,7 @@ test('a member with a bad environment exits 2: the token in its environment, an 
     [{ ROCELAB_POD_TOKEN_FILE: join(dir, 'missing') }, /expected a readable file holding the pod token, got ENOENT/],
     [{ ROCELAB_HTTP_LIMITS_MS: 'headers=soon' }, /ROCELAB_HTTP_LIMITS_MS=\\?"headers=soon\\?": expected KEY=MS/],
     [{ ROCELAB_CONNECT_TIMEOUT_MS: 'x' }, /ROCELAB_CONNECT_TIMEOUT_MS=\\?"x\\?": expected a number of milliseconds/],
+    [{ ROCELAB_HANG_TIMEOUT_MS: '1000' }, /ROCELAB_HANG_TIMEOUT_MS=\\?"1000\\?": expected a whole number of milliseconds, at least 4000/],
   ] as const) {
     const r = await run(HOST, member({ ROCELAB_CONTROLLER: url, ...vars }));
     assert.equal(r.code, 2, `${JSON.stringify(vars)}: ${r.stderr}`);

@@ -50,7 +50,10 @@ test('rocelab up: children read the pod token from a private file, never from th
       child.once('exit', () => reject(new Error(`rocelab up exited early:\n${out}`)));
       setTimeout(() => reject(new Error(`rocelab up did not start within 30 s:\n${out}`)), 30_000).unref();
     });
-    const members = childrenOf(child.pid!);
+    const children = childrenOf(child.pid!);
+    for (const pid of children) assert.ok(!environ(pid).some((v) => v.includes(TOKEN)), `process ${pid} has the token in its environment`);
+    // Beside the members, the pod's janitor (pod-janitor.ts), whose environment is PATH alone.
+    const members = children.filter((pid) => environ(pid).some((v) => v.startsWith('ROCELAB_MEMBER=')));
     assert.equal(members.length, 6, 'one process per node');
     let tokenFile: string | null = null;
     for (const pid of members) {

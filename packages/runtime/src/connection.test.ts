@@ -165,3 +165,38 @@ test('a text message or garbage bytes are malformed too', async () => {
     assert.equal((await done).code, CloseCode.malformed);
   }
 });
+
+test('heartbeat: a peer that answers no ping (its socket open, as a stopped process leaves it) is given up on after the limit, with one ping outstanding; one that answers is kept', { timeout: 20_000 }, async () => {
+  for (const autoPong of [true, false]) {
+    // autoPong false: the peer's kernel takes the pings, nothing answers them.
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', ...WS_OPTIONS, autoPong });
+    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+    let pings = 0;
+    wss.on('connection', (ws) => {
+      ws.on('ping', () => pings++);
+      void Connection.accept(ws, KEY, server('srv'), () => null, log).then((c) => c.listen(() => undefined, () => undefined));
+    });
+    const conn = await Connection.connect(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, KEY, client('h1'), log);
+    const ended = closed(conn);
+    const stop = conn.heartbeat(600, 100);
+    try {
+      const outcome = await Promise.race([ended, new Promise<null>((r) => setTimeout(() => r(null), 1_500))]);
+      if (autoPong) {
+        assert.equal(outcome, null, 'a peer that answers is never given up on');
+        assert.ok(conn.isOpen);
+        assert.ok(pings >= 5, `pinged every interval while answered (${pings})`);
+      } else {
+        assert.equal(outcome?.code, CloseCode.timeout);
+        assert.match(outcome!.reason, /^no answer to pings for \d+ s while this end ran on time \(hang timeout 600 ms\)$/);
+        // One ping outstanding, not one per interval: a peer stopped for minutes must not find a
+        // burst of them (ws terminates a connection with more than 60 automatic pongs pending).
+        assert.equal(pings, 1, 'pings sent to a peer that does not answer');
+      }
+    } finally {
+      stop();
+      conn.close(CloseCode.normal, 'done');
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    }
+  }
+});

@@ -12,6 +12,7 @@ import type { Logger } from '@rocelab/telemetry';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { checkProof, makeProof, newNonce } from './auth.js';
+import { LIVENESS_INTERVAL_MS, SilenceWatch } from './liveness.js';
 import { refusalReporterFor, type RefusalReporter } from './refusal-reporter.js';
 
 /** Application close codes (4000–4999), documented in docs/errors.md. */
@@ -63,6 +64,8 @@ export class Connection {
   private handler: ((envelope: Envelope) => void) | null = null;
   private readonly early: Envelope[] = [];
   private closeHandler: (code: number, reason: string) => void = () => undefined;
+  /** The heartbeat's ear: any message from the peer is a sign of life too. */
+  private signOfLife: () => void = () => undefined;
   private readonly timer: NodeJS.Timeout;
   /** The peer's Hello once the handshake is done. */
   peer: Hello | null = null;
@@ -192,34 +195,45 @@ export class Connection {
   }
 
   /**
-   * Notice a peer that is gone without closing (a frozen process, a cut network): a ping every
-   * `intervalMs`; no pong for `timeoutMs` closes the connection with `timeout`, so its close
-   * handler runs. Wall time decides only when a dead peer is noticed, never what the pod
-   * computes. Returns a function that stops the heartbeat.
+   * Notice a peer that is gone without closing (a stopped or hung process, a cut network): a
+   * ping every `intervalMs`; when neither a pong nor a message came for `limitMs` of this
+   * process's own running time (`SilenceWatch`: a stall of this process does not count), the
+   * connection is closed with `timeout`, so its close handler runs. A slow peer answers within
+   * seconds; only one that is stopped or hung stays silent for the limit (minutes by default).
+   * Wall time decides only when a dead peer is given up on, never what the pod computes.
+   * Returns a function that stops the heartbeat.
    */
-  heartbeat(intervalMs: number, timeoutMs: number): () => void {
-    let lastPongMs = performance.now();
-    let lastTickMs = lastPongMs;
-    const onPong = () => (lastPongMs = performance.now());
+  heartbeat(limitMs: number, intervalMs = LIVENESS_INTERVAL_MS): () => void {
+    const watch = new SilenceWatch(limitMs, intervalMs, performance.now());
+    // One ping outstanding at a time: a peer stopped for minutes finds one ping waiting, not one
+    // per interval — `ws` (8.23) terminates a connection on which more than 60 automatic pongs
+    // are pending at once, a flood guard that a burst of 90 buffered pings set off after a
+    // 3-minute SIGSTOP.
+    let pongDue = false;
+    const heard = () => watch.heard(performance.now());
+    const onPong = () => {
+      pongDue = false;
+      heard();
+    };
+    this.signOfLife = heard;
     this.ws.on('pong', onPong);
     const timer = setInterval(() => {
       if (this.phase !== 'open') return stop();
-      const now = performance.now();
-      // This process was busy (a long window): a pong may be waiting unread, so judge afresh.
-      if (now - lastTickMs > 2 * intervalMs) lastPongMs = now;
-      lastTickMs = now;
-      if (now - lastPongMs > timeoutMs) {
+      if (watch.check(performance.now())) {
         stop();
         this.ws.terminate();
-        this.finish(CloseCode.timeout, `no answer to pings for ${timeoutMs} ms`);
+        this.finish(CloseCode.timeout, `no answer to pings for ${Math.round(watch.silenceMs / 1000)} s while this end ran on time (hang timeout ${limitMs} ms)`);
         return;
       }
+      if (pongDue) return;
+      pongDue = true;
       this.ws.ping();
     }, intervalMs);
     timer.unref();
     const stop = () => {
       clearInterval(timer);
       this.ws.off('pong', onPong);
+      this.signOfLife = () => undefined;
     };
     return stop;
   }
@@ -251,6 +265,7 @@ export class Connection {
       }
       return this.pushHello(envelope.hello);
     }
+    this.signOfLife();
     if (this.handler === null) this.early.push(envelope);
     else this.handler(envelope);
   }

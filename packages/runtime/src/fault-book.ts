@@ -6,7 +6,7 @@
  * `clear` record at the stamp. The log is what replays the run: topology faults, live faults and
  * clears with their times and numbers. Pure: the controller wires it to HTTP and the coordinator.
  */
-import { Problems, ROOT, faultContext, faultItemSchema, parseDuration, resolveFault, validateWith, type FaultSpec, type RawFault } from '@rocelab/topology';
+import { Problems, ROOT, faultContext, faultItemSchema, parseDuration, resolveFault, schemaValidator, validateWith, type FaultSpec, type RawFault } from '@rocelab/topology';
 import type { Fault } from '@rocelab/wire';
 import { CLEAR_KIND, clearToWire, faultFromWire, faultToWire, type FaultLogEntry } from './fault-wire.js';
 import { faultEvents, FaultTargetError, undoable } from './faults.js';
@@ -52,6 +52,9 @@ export class FaultBook {
     private readonly pc: PodContext,
     initial: readonly FaultLogEntry[],
   ) {
+    // The fault schema's validator (the build's standalone code, ≈ 40 ms to load) is loaded with
+    // the book, before the pod runs, not inside the first live fault on the controller's loop.
+    schemaValidator(FAULT_SCHEMA);
     for (const e of initial) this.add(e);
     this.nextId = Math.max(pc.pod.faults.length, ...initial.map((e) => e.id + 1));
   }

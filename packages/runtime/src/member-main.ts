@@ -25,6 +25,9 @@
  *                           capture those ports (empty: every host port) there (`--pcap`)
  *   ROCELAB_HTTP_LIMITS_MS  time limits of the link and /metrics servers (http-limits.ts)
  *   ROCELAB_CONNECT_TIMEOUT_MS  how long to keep trying the controller (default 60000)
+ *   ROCELAB_HANG_TIMEOUT_MS how long a silent controller (no pong) or neighbour (no batch) is
+ *                           waited for, in this process's own running time (liveness.ts;
+ *                           default 300000: 5 min)
  *
  * The controller may not be listening yet (containers start in any order): the member keeps
  * trying for a minute before giving up.
@@ -37,6 +40,7 @@ import { readFileSync } from 'node:fs';
 import { createLogger } from '@rocelab/telemetry';
 import { declareAppRegions, loadTopologyFile, TopologyError, type PodSpec, type Role } from '@rocelab/topology';
 import { httpLimitsFromEnv, HttpLimitsError } from './http-limits.js';
+import { hangTimeoutFromEnv, LivenessConfigError } from './liveness.js';
 import { ControllerLostError, MemberProcess } from './member.js';
 import { podToken, PodTokenError } from './pod-token.js';
 import { recordingFromEnv, RunFilesError, type RecordingOptions } from './recording.js';
@@ -88,11 +92,13 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     return inputOr1(err, err instanceof RunFilesError);
   }
   let token: string;
+  let hangTimeoutMs: number;
   try {
     httpLimitsFromEnv(env);
+    hangTimeoutMs = hangTimeoutFromEnv(env);
     token = podToken(log, env);
   } catch (err) {
-    return inputOr1(err, err instanceof HttpLimitsError || err instanceof PodTokenError);
+    return inputOr1(err, err instanceof HttpLimitsError || err instanceof LivenessConfigError || err instanceof PodTokenError);
   }
   const connectTimeoutMs = Number(env.ROCELAB_CONNECT_TIMEOUT_MS ?? CONNECT_TIMEOUT_MS);
   if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs < 0) fail(`ROCELAB_CONNECT_TIMEOUT_MS=${JSON.stringify(env.ROCELAB_CONNECT_TIMEOUT_MS)}: expected a number of milliseconds (0 = one try)`);
@@ -109,6 +115,7 @@ export async function runMemberMain(expect: ExpectedRole): Promise<never> {
     linkSocketDir: env.ROCELAB_LINK_SOCKET_DIR || null,
     metrics: metricsHost === 'off' ? null : { host: metricsHost, advertiseHost, port: metricsPort },
     connectTimeoutMs,
+    hangTimeoutMs,
     log,
     debugUncountedLoss: env.ROCELAB_DEBUG_UNCOUNTED_LOSS ?? null,
     recording,

@@ -23,7 +23,7 @@ import { podKey } from './auth.js';
 import { CloseCode, Connection, WS_OPTIONS, type Identity } from './connection.js';
 import { scheduleWireFault } from './fault-wire.js';
 import { httpLimitsFromEnv, listenWebSocket } from './http-limits.js';
-import { BatchWatchdog } from './liveness.js';
+import { BatchWatchdog, DEFAULT_HANG_TIMEOUT_MS, LIVENESS_INTERVAL_MS } from './liveness.js';
 import { RemoteLinks, type RemoteLink } from './member-links.js';
 import { NodeMetrics } from './node-metrics.js';
 import { buildEngine, podContext, prepareApps, type ModelFactory, type PodContext } from './models.js';
@@ -32,6 +32,7 @@ import { linkName } from './names.js';
 import { attachRecording, NO_RECORDING, type Recording, type RecordingOptions } from './recording.js';
 import { toWireNode } from './report-wire.js';
 import { nodeFinal } from './result.js';
+import { RunSlices } from './run-slices.js';
 
 export interface MemberOptions {
   pod: PodSpec;
@@ -54,10 +55,12 @@ export interface MemberOptions {
   /** How long to keep retrying the controller while it is not reachable yet (containers start in any order). */
   connectTimeoutMs?: number;
   log: Logger;
-  /** Wall time to wait for a neighbour's batch before closing its link as misbehaving. */
-  batchTimeoutMs?: number;
-  /** Pings on the controller connection: a controller gone without closing is noticed within interval + timeout. */
-  heartbeat?: { intervalMs: number; timeoutMs: number };
+  /**
+   * The hang timeout (`liveness.ts`; default 5 min): a controller or a neighbour that answers no
+   * ping for this long of this process's own running time is given up on (a neighbour whose
+   * batch does not come though it answers: after twice this). A closed connection is noticed at once.
+   */
+  hangTimeoutMs?: number;
   debugUncountedLoss?: string | null;
   /** Model construction (default: the real switch and NIC models). */
   models?: ModelFactory;
@@ -73,7 +76,13 @@ export class ControllerLostError extends Error {}
  * far above the topology faults' (fault index × 4096 + event), unique per lease, link and end.
  */
 const DECLARED_SEQ = 2 ** 40;
-const DEFAULT_HEARTBEAT = { intervalMs: 2_000, timeoutMs: 6_000 };
+
+/**
+ * The most wall time one turn of the event loop spends carrying out actions (running windows,
+ * shipping batches) before it lets the loop serve sockets and timers: pings are answered, and
+ * batches taken in, within tens of milliseconds however long a lease's run of windows is.
+ */
+const DRAIN_BUDGET_MS = 20;
 
 export class MemberProcess {
   private readonly log: Logger;
@@ -92,6 +101,13 @@ export class MemberProcess {
   private readonly watchdog: BatchWatchdog;
   private watchdogTimer: NodeJS.Timeout | null = null;
   private stopHeartbeat: () => void = () => undefined;
+  /** Protocol actions not yet carried out, in order, and whether a drain is under way (maybe across turns of the loop). */
+  private readonly actions: MemberAction[] = [];
+  private draining = false;
+  private stopped = false;
+  private readonly slices = new RunSlices();
+  /** How far the current window has run (a window may run in slices). */
+  private ranToPs = -1;
   /** A rejoining member's engine is built at its first grant; batches that beat that grant wait here. */
   private early: Array<{ link: RemoteLink; batch: LinkBatch }> = [];
   private rejoining = false;
@@ -114,7 +130,8 @@ export class MemberProcess {
     this.hosted.sort((a, b) => a - b);
     this.hostedSet = new Set(this.hosted);
     this.metrics = new NodeMetrics(options.pod, this.hosted, () => this.engine, () => this.windowsRun);
-    this.watchdog = new BatchWatchdog(options.batchTimeoutMs ?? 60_000, performance.now());
+    // The last resort against a link that answers pings but never carries the batch (a bug): twice the hang timeout.
+    this.watchdog = new BatchWatchdog(2 * (options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS), performance.now());
     this.done = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
     this.directoryApplied = new Promise<void>((resolve) => (this.markDirectoryApplied = resolve));
     this.done.catch(() => undefined);
@@ -144,14 +161,20 @@ export class MemberProcess {
       (env) => this.onControl(env),
       (code, reason) => this.onControlClosed(code, reason),
     );
-    const beat = o.heartbeat ?? DEFAULT_HEARTBEAT;
-    this.stopHeartbeat = this.control.heartbeat(beat.intervalMs, beat.timeoutMs);
+    this.stopHeartbeat = this.control.heartbeat(o.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS, LIVENESS_INTERVAL_MS);
     this.log.info({ nodes: o.nodes, linkUrl }, 'registered with the controller');
     return { linkUrl, metricsUrls };
   }
 
   /** Close everything (also after a failure). */
   async stop(): Promise<void> {
+    this.stopped = true;
+    // Stopping (SIGTERM, the end of a test) is not losing the controller: closing the control
+    // connection below must not read as its loss.
+    if (!this.finished) {
+      this.finished = true;
+      this.settle.resolve();
+    }
     if (this.watchdogTimer !== null) clearInterval(this.watchdogTimer);
     this.stopHeartbeat();
     for (const link of this.links?.all() ?? []) link.conn?.close(CloseCode.shutdown, 'member stopping');
@@ -293,6 +316,10 @@ export class MemberProcess {
       (env) => this.onLinkMessage(link, conn, env),
       (code, reason) => this.onLinkClosed(link, conn, code, reason),
     );
+    // A neighbour is given up on when it answers no ping for the hang timeout (stopped, hung),
+    // not when its batch is late: one that waits for its own neighbours still answers, so a stall
+    // never spreads as closed links (the heartbeat ends with the connection).
+    conn.heartbeat(this.options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS, LIVENESS_INTERVAL_MS);
   }
 
   private checkLinksReady(): void {
@@ -333,6 +360,7 @@ export class MemberProcess {
   private onGrant(grant: Grant): void {
     if (this.engine === null) this.buildEngine(grant.startPs, true);
     const engine = this.engine!;
+    this.dropDeclaredDown(grant.linksDown);
     this.scheduleLinkStates(grant.linksDown, grant, false);
     this.scheduleLinkStates(grant.linksUp, grant, true);
     this.links!.bringUp(grant.linksUp);
@@ -344,6 +372,25 @@ export class MemberProcess {
     const actions = this.sync!.onGrant(grant);
     for (const { link, batch } of this.early.splice(0)) this.takeBatch(link, batch);
     this.perform(actions);
+  }
+
+  /**
+   * Links the controller declared down that this member still waits on: their far end's member
+   * was declared lost while its sockets stayed open (a process stopped for good: the controller
+   * gave up on its silence), so nothing will come on them. Any other declared-down link failed
+   * here already (it closed, or this member closed it).
+   */
+  private dropDeclaredDown(names: readonly string[]): void {
+    for (const name of names) {
+      const link = this.links!.get(name);
+      if (link === undefined || !link.live || link.conn === null) continue;
+      this.log.warn({ link: name }, 'link declared down by the controller (its far end was lost): closing it');
+      const conn = link.conn;
+      link.conn = null;
+      conn.close(CloseCode.shutdown, 'declared down by the controller');
+      this.links!.fail(this.engine!, link);
+      this.perform(this.sync!.onLinkFailed(name));
+    }
   }
 
   /** Link-state changes the controller declared at the lease start, at the ends this member hosts. */
@@ -363,21 +410,48 @@ export class MemberProcess {
     });
   }
 
-  /** Carry out protocol actions; running a window may complete the next at once, so loop. */
+  /** Carry out protocol actions, in order, after any not yet carried out. */
   private perform(actions: MemberAction[]): void {
-    const queue = [...actions];
-    while (queue.length > 0) {
-      const action = queue.shift()!;
+    this.actions.push(...actions);
+    if (!this.draining) this.drain();
+  }
+
+  /**
+   * Running a window may complete the next at once (its batches are in), so this loops; but after
+   * `DRAIN_BUDGET_MS` of wall time it goes on in the next turn of the event loop, and a long
+   * window runs in slices of virtual time (`run-slices.ts`). Meanwhile the protocol state says
+   * "running" and batches taken in are for later windows, so the order of what is computed is the
+   * same however the work is cut.
+   */
+  private drain(): void {
+    this.draining = true;
+    const startMs = performance.now();
+    while (this.actions.length > 0 && !this.stopped) {
+      if (performance.now() - startMs >= DRAIN_BUDGET_MS) {
+        setImmediate(() => {
+          try {
+            this.drain();
+          } catch (err) {
+            this.fail(err);
+          }
+        });
+        return;
+      }
+      const action = this.actions[0]!;
       switch (action.type) {
         case 'run':
-          this.runWindow(action.lease, action.window, action.untilPs);
-          queue.push(...this.sync!.windowShipped());
+          if (!this.runSlice(action.fromPs, action.untilPs)) break;
+          this.actions.shift();
+          this.windowRun(action.lease, action.window);
+          this.actions.push(...this.sync!.windowShipped());
           break;
         case 'report':
+          this.actions.shift();
           this.rejoining = false;
           this.control!.send({ type: 'report', report: this.report(action.lease, action.final) });
           break;
         case 'close': {
+          this.actions.shift();
           const link = this.links!.get(action.link)!;
           this.log.warn({ link: action.link, reason: action.reason }, 'closing misbehaving link');
           link.conn?.close(CloseCode.protocol, action.reason);
@@ -386,14 +460,25 @@ export class MemberProcess {
         }
       }
     }
+    this.draining = false;
   }
 
-  private runWindow(lease: number, window: number, untilPs: number): void {
-    const engine = this.engine!;
-    engine.runUntil(untilPs);
+  /** Runs the engine one slice further into the window [fromPs, untilPs): true once the window is run. */
+  private runSlice(fromPs: number, untilPs: number): boolean {
+    const from = Math.max(fromPs, this.ranToPs);
+    const to = this.slices.next(from, untilPs);
+    const t0 = performance.now();
+    this.engine!.runUntil(to);
+    this.slices.ran(to - from, performance.now() - t0);
+    this.ranToPs = to;
+    return to >= untilPs;
+  }
+
+  /** The window is run: count it, and ship one batch per remote link. */
+  private windowRun(lease: number, window: number): void {
     this.windowsRun++;
     this.watchdog.onProgress();
-    this.links!.ship(engine, lease, window);
+    this.links!.ship(this.engine!, lease, window);
   }
 
   /** Lease 0: links connected, nothing run. */
@@ -430,7 +515,7 @@ export class MemberProcess {
     if (sync === null || !this.watchdog.expired(performance.now(), sync.phase === 'awaitingBatches')) return;
     const { lease, window } = sync.position;
     for (const name of sync.missing()) {
-      const reason = `no batch for lease ${lease} window ${window} within ${this.options.batchTimeoutMs ?? 60_000} ms`;
+      const reason = `no batch for lease ${lease} window ${window} within ${Math.round(this.watchdog.limitMs / 1000)} s of this process's running time (twice the hang timeout), though its neighbour answers pings`;
       this.perform([{ type: 'close', link: name, reason }, ...sync.onLinkFailed(name)]);
     }
   }

@@ -20,10 +20,10 @@ const grant = (lease: number, startPs: number, windows: number, final = false): 
 
 test('inside a lease: run, ship, wait for every neighbour, run the next window, report at the end', () => {
   const m = new MemberSync(['L1', 'L2']);
-  assert.deepEqual(m.onGrant(grant(1, 0, 2)), [{ type: 'run', lease: 1, window: 1, untilPs: 100 }]);
+  assert.deepEqual(m.onGrant(grant(1, 0, 2)), [{ type: 'run', lease: 1, window: 1, fromPs: 0, untilPs: 100 }]);
   assert.deepEqual(m.windowShipped(), []);
   assert.deepEqual(m.onBatch('L1', 1, 1), []);
-  assert.deepEqual(m.onBatch('L2', 1, 1), [{ type: 'run', lease: 1, window: 2, untilPs: 200 }]);
+  assert.deepEqual(m.onBatch('L2', 1, 1), [{ type: 'run', lease: 1, window: 2, fromPs: 100, untilPs: 200 }]);
   m.windowShipped();
   m.onBatch('L2', 1, 2);
   assert.deepEqual(m.onBatch('L1', 1, 2), [{ type: 'report', lease: 1, final: false }]);
@@ -36,8 +36,8 @@ test('a neighbour one window ahead is fine, including across the lease boundary'
   m.windowShipped();
   assert.deepEqual(m.onBatch('L1', 1, 1), [{ type: 'report', lease: 1, final: false }]);
   assert.deepEqual(m.onBatch('L1', 2, 1), [], 'the neighbour already got grant 2');
-  assert.deepEqual(m.onGrant(grant(2, 100, 3)), [{ type: 'run', lease: 2, window: 1, untilPs: 200 }]);
-  assert.deepEqual(m.windowShipped(), [{ type: 'run', lease: 2, window: 2, untilPs: 300 }]);
+  assert.deepEqual(m.onGrant(grant(2, 100, 3)), [{ type: 'run', lease: 2, window: 1, fromPs: 100, untilPs: 200 }]);
+  assert.deepEqual(m.windowShipped(), [{ type: 'run', lease: 2, window: 2, fromPs: 200, untilPs: 300 }]);
 });
 
 test('a batch for any other window closes the link and the member stops waiting for it', () => {
@@ -48,7 +48,7 @@ test('a batch for any other window closes the link and the member stops waiting 
   const actions = m.onBatch('L2', 1, 3);
   assert.equal(actions[0]!.type, 'close');
   assert.match((actions[0] as { reason: string }).reason, /out-of-order batch for lease 1 window 3; expected 1\/1 or 1\/2/);
-  assert.deepEqual(actions.slice(1), [{ type: 'run', lease: 1, window: 2, untilPs: 200 }]);
+  assert.deepEqual(actions.slice(1), [{ type: 'run', lease: 1, window: 2, fromPs: 100, untilPs: 200 }]);
   assert.deepEqual(m.liveLinks, ['L1']);
   assert.deepEqual(m.onBatch('L2', 1, 2), [], 'nothing more is read from a closed link');
 });
@@ -89,7 +89,7 @@ test('a zero-window closing lease reports at once, final', () => {
 
 test('a rejoining member takes its first grant whatever its number', () => {
   const m = new MemberSync(['L1'], { rejoin: true });
-  assert.deepEqual(m.onGrant(grant(7, 700, 1)), [{ type: 'run', lease: 7, window: 1, untilPs: 800 }]);
+  assert.deepEqual(m.onGrant(grant(7, 700, 1)), [{ type: 'run', lease: 7, window: 1, fromPs: 700, untilPs: 800 }]);
   assert.deepEqual(m.windowShipped(), []);
   assert.deepEqual(m.onBatch('L1', 7, 1), [{ type: 'report', lease: 7, final: false }]);
   assert.throws(() => m.onGrant(grant(9, 900, 1)), /grant 9 after lease 7/);

@@ -14,8 +14,11 @@ import { windowEndPs, type Grant, type TimedFault } from './types.js';
 export type MemberState = 'awaitingGrant' | 'running' | 'awaitingBatches' | 'finished';
 
 export type MemberAction =
-  /** Run the engine until `untilPs`, then ship one batch per live remote link and call `windowShipped`. */
-  | { type: 'run'; lease: number; window: number; untilPs: number }
+  /**
+   * Run the engine over [`fromPs`, `untilPs`) (the window; nothing is due before `fromPs`), then
+   * ship one batch per live remote link and call `windowShipped`.
+   */
+  | { type: 'run'; lease: number; window: number; fromPs: number; untilPs: number }
   /** Report the lease to the controller (with final stats when `final`). */
   | { type: 'report'; lease: number; final: boolean }
   /** Close a misbehaving link with this reason. */
@@ -162,6 +165,6 @@ export class MemberSync {
 
   private runAction(): MemberAction {
     const grant = this.grant!;
-    return { type: 'run', lease: grant.lease, window: this.window, untilPs: windowEndPs(grant, this.window) };
+    return { type: 'run', lease: grant.lease, window: this.window, fromPs: windowEndPs(grant, this.window - 1), untilPs: windowEndPs(grant, this.window) };
   }
 }

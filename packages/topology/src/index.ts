@@ -33,4 +33,4 @@ export { faultContext } from './references.js';
 export { nodeLives, restartGaps, type LifeClear, type LifeFault, type LifeProblem, type NodeLife } from './node-lives.js';
 export { Problems } from './errors.js';
 export { EXPECT, UNITS, UnitError, formatDuration, parseBytes, parseDuration, parseProbability, parseRate } from './units.js';
-export { validateSchema, validateWith } from './validate.js';
+export { PRECOMPILED_SCHEMAS, schemaValidator, validateSchema, validateWith, type SchemaValidator } from './validate.js';

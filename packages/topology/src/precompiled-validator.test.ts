@@ -5,7 +5,8 @@ import { BUILTIN_EXTENSIONS } from './builtin.js';
 import { mergeExtensions } from './extensions.js';
 import { parseYaml } from './load.js';
 import { fixture } from './testing.js';
-import { newAjv, topologyValidator } from './validate.js';
+import { faultItemSchema } from './fault-kinds.js';
+import { newAjv, schemaValidator, topologyValidator } from './validate.js';
 import { createTopologySchema } from './schema.js';
 
 const TREE = parseYaml(readFileSync(fixture('tree.yaml'), 'utf8'), 'tree.yaml') as Record<string, unknown>;
@@ -45,4 +46,28 @@ test('the standalone validator finds exactly what ajv compiling the schema finds
 test('another schema (extensions a pod file does not use) is compiled, not served by the standalone file', () => {
   const other = mergeExtensions(BUILTIN_EXTENSIONS, { node: { colour: { type: 'string' } } });
   assert.equal(topologyValidator(other).source, 'compiled');
+});
+
+test('the fault item schema (the fault API) is served by the build\'s standalone code, with the errors ajv compiling it finds', () => {
+  const schema = faultItemSchema();
+  const served = schemaValidator(schema);
+  assert.equal(served.source, 'precompiled', 'run `npm run build`: it writes packages/topology/dist/fault-validator.cjs after tsc');
+  assert.equal(schemaValidator(faultItemSchema()), served, 'found again by content for a schema built afresh');
+  const fresh = newAjv().compile(schema);
+  const cases: unknown[] = [
+    { kind: 'nicPauseStorm', node: 'h4', at: '5ps' },
+    { kind: 'nicPauseStorm', node: 'h4' },
+    { kind: 'meteor', node: 'h1', at: '1ms' },
+    { kind: 'loss', link: 'h1:p0', rate: 'half', at: '1ms' },
+    { kind: 'kill', node: { random: 'host' }, at: { uniform: ['1ms', '2ms'] }, for: '1ms' },
+    [],
+  ];
+  for (const [i, data] of cases.entries()) {
+    assert.equal(served.validate(data), fresh(data), `case ${i}: valid or not`);
+    assert.deepEqual(served.validate.errors ?? null, fresh.errors ?? null, `case ${i}: the errors`);
+  }
+});
+
+test('a schema the build did not see is compiled', () => {
+  assert.equal(schemaValidator({ type: 'object', description: 'not built in', properties: { x: { type: 'integer' } } }).source, 'compiled');
 });

@@ -55,11 +55,13 @@ function precompiled(schema: JsonSchema): ValidateFunction | null {
   return loaded.schemaSha256 === schemaSha256(schema) ? loaded : null;
 }
 
-export interface TopologyValidator {
+export interface SchemaValidator {
   validate: ValidateFunction;
   /** Whether the build's standalone code serves this schema, or ajv compiled it here. */
   source: 'precompiled' | 'compiled';
 }
+
+export type TopologyValidator = SchemaValidator;
 
 const validators = new WeakMap<SchemaExtensions, TopologyValidator>();
 
@@ -149,16 +151,56 @@ export function validateSchema(data: unknown, ext: SchemaExtensions): Problem[] 
   return problemsOf(topologyValidator(ext).validate, data);
 }
 
-const otherSchemas = new WeakMap<JsonSchema, ValidateFunction>();
+/**
+ * The build's standalone validators of the other schemas a process checks input against — one
+ * fault item (the controller's fault API) and a drill file — keyed by the SHA-256 of each
+ * schema (`scripts/precompile-validators.mjs`). Compiling the fault schema cost the controller
+ * ≈ 0.6 s of CPU inside the first `POST /faults`, on the event loop every member's heartbeat
+ * depends on (issue 22: seconds under load).
+ */
+export const PRECOMPILED_SCHEMAS = 'schema-validators.cjs';
 
-/** Problems of `data` against another file format's schema (drill files), read the same way. */
-export function validateWith(schema: JsonSchema, data: unknown): Problem[] {
-  let validate = otherSchemas.get(schema);
-  if (!validate) {
-    validate = newAjv().compile(schema);
-    otherSchemas.set(schema, validate);
+let precompiledTable: Readonly<Record<string, ValidateFunction>> | null | undefined;
+
+function precompiledBySha(sha: string): ValidateFunction | null {
+  if (precompiledTable === undefined) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundler sees a literal require (above)
+      const loaded = (bundled ? require('./schema-validators.cjs') : requireHere('./schema-validators.cjs')) as { bySha256?: Record<string, ValidateFunction> };
+      precompiledTable = loaded.bySha256 ?? null;
+    } catch {
+      precompiledTable = null; // a build that skipped the step: compile instead
+    }
   }
-  return problemsOf(validate, data);
+  return precompiledTable?.[sha] ?? null;
+}
+
+const otherSchemas = new WeakMap<JsonSchema, SchemaValidator>();
+const otherBySha = new Map<string, SchemaValidator>();
+
+/**
+ * The validator of another file format's schema (a fault item, a drill file): the build's
+ * standalone code when it was made from this exact schema, else compiled here, once per schema
+ * (by object, and by content for callers that build the schema afresh each time).
+ */
+export function schemaValidator(schema: JsonSchema): SchemaValidator {
+  let v = otherSchemas.get(schema);
+  if (v === undefined) {
+    const sha = schemaSha256(schema);
+    v = otherBySha.get(sha);
+    if (v === undefined) {
+      const loaded = precompiledBySha(sha);
+      v = loaded === null ? { validate: newAjv().compile(schema), source: 'compiled' } : { validate: loaded, source: 'precompiled' };
+      otherBySha.set(sha, v);
+    }
+    otherSchemas.set(schema, v);
+  }
+  return v;
+}
+
+/** Problems of `data` against another file format's schema (drill files, fault items), read the same way. */
+export function validateWith(schema: JsonSchema, data: unknown): Problem[] {
+  return problemsOf(schemaValidator(schema).validate, data);
 }
 
 function problemsOf(validate: ValidateFunction, data: unknown): Problem[] {

@@ -82,7 +82,14 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
     HostConfig: { Binds: binds, NetworkMode: runId, AutoRemove: false },
   };
   const env = (extra: Record<string, string>): string[] =>
-    Object.entries({ ROCELAB_TOPOLOGY: `/pod/${basename(path)}`, ROCELAB_POD_TOKEN_FILE: CONTAINER_POD_TOKEN_FILE, ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? 'warn', ...extra }).map(([k, v]) => `${k}=${v}`);
+    Object.entries({
+      ROCELAB_TOPOLOGY: `/pod/${basename(path)}`,
+      ROCELAB_POD_TOKEN_FILE: CONTAINER_POD_TOKEN_FILE,
+      ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? 'warn',
+      // The hang timeout the user set applies inside the containers too (liveness.ts).
+      ...(process.env.ROCELAB_HANG_TIMEOUT_MS ? { ROCELAB_HANG_TIMEOUT_MS: process.env.ROCELAB_HANG_TIMEOUT_MS } : {}),
+      ...extra,
+    }).map(([k, v]) => `${k}=${v}`);
   const aliases = (names: string[]) => ({ EndpointsConfig: { [runId]: { Aliases: names } } });
 
   const network = await docker.createNetwork({ Name: runId, Driver: 'bridge', Labels: labels });

@@ -5,7 +5,7 @@
  * member process that died, a bug).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_PCAP_SNAPLEN, DEFAULT_TRACE_SETTINGS, HttpLimitsError, runMemberMain, VERSION, type TraceSettings } from '@rocelab/runtime';
+import { DEFAULT_PCAP_SNAPLEN, DEFAULT_TRACE_SETTINGS, HttpLimitsError, LivenessConfigError, runMemberMain, VERSION, type TraceSettings } from '@rocelab/runtime';
 import { PCAP_MAX_SNAPLEN } from '@rocelab/wire';
 import { LIVE_DILATION, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { compareCommand, toleranceOption, windowOption, type CompareFlags } from './compare.js';
@@ -14,6 +14,7 @@ import { compareCommand, toleranceOption, windowOption, type CompareFlags } from
 // process) and `rocelab status` need none of Docker, Vega or the drill machinery.
 const commands = {
   compose: () => import('./compose.js'),
+  down: () => import('./down.js'),
   drill: () => import('./drill.js'),
   fault: () => import('./fault.js'),
   k8s: () => import('./k8s.js'),
@@ -163,6 +164,15 @@ program
   .action(async (file: string, o: { dilation: number; duration?: number; seed?: number; workers?: number; faultLog?: string }, cmd: Command) => {
     if (o.dilation === 0 && o.duration === undefined) cmd.error('error: --dilation 0 runs as fast as possible: give a --duration', { exitCode: 2 });
     process.exitCode = await (await commands.up()).upCommand(file, { dilation: o.dilation, durationPs: o.duration ?? null, seed: o.seed ?? null, workers: o.workers ?? null, faultLog: o.faultLog ?? null });
+  });
+
+program
+  .command('down')
+  .description("stop the pod this user's rocelab up runs, in order (as Ctrl-C does), and wait until it is gone; with several, the one started last (rocelab status shows it)")
+  .option('--pid <pid>', 'the process of the rocelab up to stop, when several run', integer('a process id', 1))
+  .option('--timeout <seconds>', 'kill rocelab up if it has not stopped after this long', integer('a number of seconds', 1), 60)
+  .action(async (o: { timeout: number; pid?: number }) => {
+    process.exitCode = await (await commands.down()).downCommand({ timeoutMs: o.timeout * 1000, pid: o.pid ?? null });
   });
 
 const topology = program.command('topology').description('work with topology files');
@@ -333,7 +343,7 @@ program
 try {
   await program.parseAsync();
 } catch (err) {
-  if (err instanceof TopologyError || err instanceof HttpLimitsError) {
+  if (err instanceof TopologyError || err instanceof HttpLimitsError || err instanceof LivenessConfigError) {
     process.stderr.write(`${err.message}\n`);
     process.exitCode = 2;
   } else if (err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('commander.')) {

@@ -1,22 +1,27 @@
 /**
  * Local processes of a pod: one member per node (`procs`: the switch and host services
  * themselves) or K workers sharing the nodes (`rocelab member`). Every child is killed when
- * this process exits, so Ctrl-C or a failed run never leaves strays behind.
+ * this process exits, so Ctrl-C or a failed run never leaves strays behind; if this process is
+ * killed outright, the pod's janitor (`pod-janitor.ts`) does it.
  *
  * Until the pod runs, a child that exits is a failed start. Once it runs, a child that dies
  * (kill -9, a crash) is survived: the controller declares its member lost and the pod carries
- * on; with `respawn`, the child is started again and its member rejoins with fresh state.
+ * on; with `respawn`, the child is started again and its member rejoins with fresh state. A
+ * child the controller declares hung (no answer for the hang timeout: stopped, deadlocked) is
+ * killed with SIGKILL, which reaches a stopped process too, and is then survived the same way.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { Controller } from '@rocelab/controller';
 import { createLogger, type Logger } from '@rocelab/telemetry';
 import { partitionPod, type PodSpec } from '@rocelab/topology';
-import { NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions } from '@rocelab/runtime';
+import { hangTimeoutFromEnv, NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions } from '@rocelab/runtime';
 import { memberEntry, type MemberEntry } from './member-entries.js';
+import { startJanitor, type Janitor } from './pod-janitor.js';
 import { writeTokenFile } from './token-file.js';
 
 export interface MemberPlan {
@@ -66,8 +71,12 @@ export class PodProcesses {
   private running = false;
   /** Members whose process died while the pod ran, with the signal or code. */
   readonly deaths: Array<{ member: string; how: string; respawned: boolean }> = [];
+  /** Each member's current process. */
+  private readonly current = new Map<string, { child: ChildProcess; plan: MemberPlan }>();
+  /** Processes killed because the controller declared them hung. */
+  private readonly hung = new Set<ChildProcess>();
 
-  constructor() {
+  constructor(private readonly janitor: Janitor | null = null) {
     this.failure = new Promise<never>((_, reject) => (this.rejectFailure = reject));
     this.failure.catch(() => undefined);
     process.once('exit', () => this.killAll('SIGKILL'));
@@ -78,8 +87,25 @@ export class PodProcesses {
     this.running = true;
   }
 
-  start(plans: readonly MemberPlan[], options: SpawnOptions): void {
-    for (const plan of plans) this.spawnMember(plan, options);
+  /** Starts every member, one per turn of the event loop: the controller in this process answers those already started meanwhile. */
+  async start(plans: readonly MemberPlan[], options: SpawnOptions): Promise<void> {
+    for (const plan of plans) {
+      if (this.ending) return;
+      this.spawnMember(plan, options);
+      await nextTurn();
+    }
+  }
+
+  /**
+   * The controller gave up on a member's silence (`reason`): its process is stopped or hung, and
+   * is killed so that nothing of it is left (with `respawn` it is started again, and rejoins).
+   */
+  killHung(member: string, reason: string): void {
+    const entry = this.current.get(member);
+    if (entry === undefined || entry.child.exitCode !== null || entry.child.signalCode !== null) return;
+    process.stderr.write(`rocelab: member ${member} (${entry.plan.nodes.join(', ')}) hung: ${reason}; it is declared lost and its process ${entry.child.pid} is killed (SIGKILL)\n`);
+    this.hung.add(entry.child);
+    entry.child.kill('SIGKILL');
   }
 
   private spawnMember(plan: MemberPlan, options: SpawnOptions): void {
@@ -106,9 +132,11 @@ export class PodProcesses {
         ...options.recordingEnv,
       },
     });
+    if (child.pid !== undefined) this.janitor?.watch(child.pid);
+    this.current.set(plan.id, { child, plan });
     child.once('exit', (code, signal) => {
       if (this.ending || code === 0) return;
-      const how = signal ?? `code ${code}`;
+      const how = this.hung.has(child) ? `${signal}, after it hung` : (signal ?? `code ${code}`);
       if (!this.running) return this.rejectFailure(new Error(`member ${plan.id} exited with ${how}`));
       const respawned = options.respawn === true;
       this.deaths.push({ member: plan.id, how, respawned });
@@ -128,10 +156,11 @@ export class PodProcesses {
     this.killAll('SIGKILL');
   }
 
-  /** Ask every child to stop (SIGTERM), e.g. on Ctrl-C. */
+  /** Ask every child to stop (SIGTERM), e.g. on Ctrl-C; one still there 5 s later (a stopped one cannot stop) is killed. */
   terminate(): void {
     this.ending = true;
     this.killAll('SIGTERM');
+    if (this.children.some((c) => c.exitCode === null && c.signalCode === null)) setTimeout(() => this.killAll('SIGKILL'), 5_000).unref();
   }
 
   private killAll(signal: NodeJS.Signals): void {
@@ -161,17 +190,30 @@ export interface LocalPodOptions {
   replayFaults?: readonly FaultLogEntry[];
 }
 
+/** A local pod: its controller, its member processes, and how to remove its private files. */
+export interface LocalPod {
+  controller: Controller;
+  children: PodProcesses;
+  httpUrl: string;
+  token: string;
+  /** Removes the pod's private directory (token, pod.json, link sockets); idempotent. Done by itself once the result is in. */
+  removeFiles(): void;
+}
+
 /**
  * A pod as local processes under a controller in this process, with the token of
  * ROCELAB_POD_TOKEN or a fresh random one (returned: the fault API asks for it), which the
- * children read from a private file (removed once the run is over or this process exits): the
- * controller listens, then every member is spawned. The caller waits on `controller.result`
- * (or `children.failure`) and cleans up both.
+ * children read from a private file: the controller listens, then every member is spawned. The
+ * private directory goes once the result is in, when this process exits, or — if it is killed
+ * outright — through the janitor. A member the controller declares hung is killed. The caller
+ * waits on `controller.result` (or `children.failure`), cleans up both, and handles signals
+ * (and, under npm, its parent's death: `parent-watch.ts`).
  */
-export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{ controller: Controller; children: PodProcesses; httpUrl: string; token: string }> {
+export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<LocalPod> {
   const log = createLogger(o.logName, {}, process.env.ROCELAB_LOG_LEVEL ?? 'warn');
   const plans = planMembers(pod, o.workers);
   const token = process.env.ROCELAB_POD_TOKEN || randomBytes(24).toString('hex');
+  let children: PodProcesses | null = null;
   const controller = new Controller({
     pod,
     seed: o.seed,
@@ -183,15 +225,22 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
     log,
     resultDetail: o.resultDetail === true,
     replayFaults: o.replayFaults ?? [],
+    hangTimeoutMs: hangTimeoutFromEnv(process.env),
+    onMemberHung: (member, reason) => children?.killHung(member, reason),
   });
   const { url, httpUrl } = await controller.listen();
   const tokenFile = writeTokenFile(token);
+  const janitor = startJanitor(dirname(tokenFile.path));
+  const removeFiles = (): void => {
+    tokenFile.remove();
+    janitor?.done();
+  };
   // Kept while the pod runs (a member started again reads it again).
-  controller.result.then(tokenFile.remove, tokenFile.remove);
+  controller.result.then(removeFiles, removeFiles);
   const podJson = writePodJson(pod, dirname(tokenFile.path), log);
-  const children = new PodProcesses();
+  children = new PodProcesses(janitor);
   try {
-    children.start(plans, {
+    await children.start(plans, {
       topologyFile: o.topologyFile,
       podJson,
       linkSocketDir: dirname(tokenFile.path),
@@ -205,11 +254,11 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<{
     });
   } catch (err) {
     children.terminate();
-    tokenFile.remove();
+    removeFiles();
     await controller.close();
     throw err;
   }
-  return { controller, children, httpUrl, token };
+  return { controller, children, httpUrl, token, removeFiles };
 }
 
 /**

@@ -11,7 +11,8 @@ import { exitCodeOf, failedAppsText, unplannedLosses, FaultBook, FaultLogError, 
 import { declareAppRegions, InputFileError, loadTopologyFile, readInputFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, DockerRunFailure } from './docker-errors.js';
 import { K8sRunError, K8sRunFailure } from './k8s-run-errors.js';
-import { planMembers, startLocalPod } from './pod-processes.js';
+import { watchParent } from './parent-watch.js';
+import { planMembers, startLocalPod, type LocalPod } from './pod-processes.js';
 import { inlineProgress, showProgress } from './progress.js';
 import { resultText } from './result-text.js';
 
@@ -45,6 +46,13 @@ export interface RunCommandOptions extends RunMode {
 /** Bad recording options: exit 2 before the run starts. */
 export class RunOptionError extends Error {}
 
+/** SIGINT or SIGTERM ended a run of local processes: they were stopped and the pod's files removed (exit 1). */
+export class RunInterrupted extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`interrupted by ${signal}: the pod's processes were stopped and its private files removed`);
+  }
+}
+
 export async function runCommand(file: string, options: RunCommandOptions): Promise<number> {
   const pod = loadTopologyFile(file);
   await declareAppRegions(pod);
@@ -64,6 +72,10 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   try {
     result = await executeRun(pod, file, { ...options, seed, recording, detail: false, replayFaults });
   } catch (err) {
+    if (err instanceof RunInterrupted) {
+      process.stderr.write(`rocelab run: ${err.message}\n`);
+      return 1;
+    }
     if (!(err instanceof DockerRunError || err instanceof DockerRunFailure || err instanceof K8sRunError || err instanceof K8sRunFailure)) throw err;
     process.stderr.write(`rocelab run --mode ${options.mode}: ${err.message}\n`);
     return err instanceof DockerRunError || err instanceof K8sRunError ? 2 : 1;
@@ -130,33 +142,66 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
   return result;
 }
 
+/**
+ * Local processes (procs, workers). SIGINT (Ctrl-C, which the terminal sends the members too:
+ * they leave it to this process) or SIGTERM stops every member and removes the pod's private
+ * directory before this process ends (Node's default for these signals ends it at once, skipping
+ * every exit hook: the directory and its token were left behind); a second one while that is
+ * under way ends it at once, and the janitor removes what is left.
+ */
 async function runLocalProcesses(pod: PodSpec, file: string, options: ExecuteOptions): Promise<RunResult> {
-  const { controller, children } = await startLocalPod(pod, {
-    topologyFile: file,
-    seed: options.seed,
-    durationPs: options.durationPs,
-    dilation: options.dilation,
-    workers: options.workers,
-    metricsHost: 'off',
-    logName: 'rocelab-run',
-    debugUncountedLoss: options.debugUncountedLoss,
-    recording: options.recording,
-    resultDetail: options.detail,
-    replayFaults: options.replayFaults ?? [],
-    respawn: options.respawn === true,
-  });
+  let interrupt: (signal: NodeJS.Signals) => void = () => undefined;
+  const interrupted = new Promise<never>((_, reject) => (interrupt = (signal) => reject(new RunInterrupted(signal))));
+  interrupted.catch(() => undefined);
+  const onSignal = (signal: NodeJS.Signals) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    interrupt(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // Under npm, npm's shell gone (it does not pass SIGTERM on) is a SIGTERM; after a signal, nothing more.
+  const unwatch = watchParent(() => onSignal('SIGTERM'));
+  let local: LocalPod;
+  try {
+    // Not raced with a signal: the pod it starts is then stopped below, whatever came meanwhile.
+    local = await startLocalPod(pod, {
+      topologyFile: file,
+      seed: options.seed,
+      durationPs: options.durationPs,
+      dilation: options.dilation,
+      workers: options.workers,
+      metricsHost: 'off',
+      logName: 'rocelab-run',
+      debugUncountedLoss: options.debugUncountedLoss,
+      recording: options.recording,
+      resultDetail: options.detail,
+      replayFaults: options.replayFaults ?? [],
+      respawn: options.respawn === true,
+    });
+  } catch (err) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    unwatch();
+    throw err;
+  }
+  const { controller, children, removeFiles } = local;
   const stopProgress = options.json ? () => undefined : showProgress(() => controller.status(), options.durationPs);
   try {
-    await Promise.race([controller.running, children.failure]);
+    await Promise.race([controller.running, children.failure, interrupted]);
     // From here a member that dies is survived: the run goes on and its result says who was lost.
     children.survive();
-    const result = await controller.result;
+    const result = await Promise.race([controller.result, interrupted]);
     await children.finish();
     return result;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    unwatch();
     stopProgress();
     children.terminate();
     await controller.close();
+    removeFiles();
   }
 }
 

@@ -1,13 +1,14 @@
 /**
  * `rocelab up [FILE]`: run a pod as local processes, one per node, paced for live dashboards;
- * prints every node's /metrics URL; Ctrl-C stops every child.
+ * prints every node's /metrics URL; Ctrl-C, SIGTERM or `rocelab down` stops the pod in order.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { declareAppRegions, loadTopologyFile } from '@rocelab/topology';
 import { exitCodeOf, failedAppsText } from '@rocelab/runtime';
 import { clearPodRecord, writePodRecord } from './pod-record.js';
-import { startLocalPod } from './pod-processes.js';
+import { watchParent } from './parent-watch.js';
+import { startLocalPod, type LocalPod } from './pod-processes.js';
 import { resultText } from './result-text.js';
 
 export interface UpOptions {
@@ -22,39 +23,59 @@ export interface UpOptions {
 export async function upCommand(file: string, options: UpOptions): Promise<number> {
   const pod = loadTopologyFile(file);
   await declareAppRegions(pod);
-  const { controller, children, httpUrl, token } = await startLocalPod(pod, {
-    topologyFile: resolve(file),
-    seed: options.seed ?? pod.seed,
-    durationPs: options.durationPs,
-    dilation: options.dilation,
-    workers: options.workers,
-    metricsHost: '127.0.0.1',
-    logName: 'rocelab-up',
-    respawn: true,
-  });
+  // Ctrl-C, SIGTERM (`rocelab down`, a service manager) and, under npm, the death of npm's shell
+  // (parent-watch.ts) stop the pod in order: the current lease ends, members send final reports,
+  // the audit is printed and the private files go. A second signal kills at once (the janitor
+  // then removes the files). Listening from the start: a signal during start-up stops the pod
+  // as soon as it is there.
+  let local: LocalPod | null = null;
   let interrupted = 0;
-  process.on('SIGINT', () => {
+  const onSignal = (signal: NodeJS.Signals) => {
     if (++interrupted > 1) {
-      children.terminate();
-      process.exit(130);
+      local?.children.terminate();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
     }
-    process.stderr.write('stopping the pod at the end of the current lease (Ctrl-C again to kill)\n');
-    controller.stop();
-  });
-  await Promise.race([controller.running, children.failure]);
-  // A live pod survives its members: a node's process that dies is started again and rejoins.
-  children.survive();
-  writePodRecord({ pod: pod.name, controller: httpUrl, pid: process.pid, startedAt: new Date().toISOString() });
-  process.once('exit', () => clearPodRecord());
-  const out = process.stdout;
-  out.write(`pod ${pod.name}: ${pod.nodes.length} nodes as local processes, dilation ${options.dilation} (wall s per virtual s)\n`);
-  out.write(`controller  ${httpUrl}/status  ${httpUrl}/metrics  (rocelab status finds it)\n`);
-  const width = Math.max(...pod.nodes.map((n) => n.name.length));
-  for (const node of pod.nodes) out.write(`${node.name.padEnd(width)}  ${node.role.padEnd(6)}  ${controller.metricsUrls.get(node.name) ?? '(no metrics)'}\n`);
-  const tokenNote = process.env.ROCELAB_POD_TOKEN ? 'the token in ROCELAB_POD_TOKEN' : `ROCELAB_POD_TOKEN=${token}`;
-  out.write(`faults      ${tokenNote} rocelab fault inject --controller ${httpUrl} --kind nicPauseStorm --target h1\n`);
-  out.write('Ctrl-C stops the pod.\n');
+    process.stderr.write(`${signal}: stopping the pod at the end of the current lease (${signal === 'SIGINT' ? 'Ctrl-C' : 'SIGTERM'} again to kill)\n`);
+    local?.controller.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // Under npm, npm's shell gone is a SIGTERM — unless a stop is under way (a Ctrl-C kills that shell too).
+  const unwatch = watchParent(() => interrupted === 0 && onSignal('SIGTERM'));
   try {
+    local = await startLocalPod(pod, {
+      topologyFile: resolve(file),
+      seed: options.seed ?? pod.seed,
+      durationPs: options.durationPs,
+      dilation: options.dilation,
+      workers: options.workers,
+      metricsHost: '127.0.0.1',
+      logName: 'rocelab-up',
+      respawn: true,
+    });
+  } catch (err) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    unwatch();
+    throw err;
+  }
+  const { controller, children, httpUrl, token } = local;
+  if (interrupted > 0) controller.stop();
+  const out = process.stdout;
+  try {
+    // The result rejects when the pod fails to start (a member exits, or a signal came first).
+    await Promise.race([controller.running, children.failure, controller.result]);
+    // A live pod survives its members: a node's process that dies is started again and rejoins.
+    children.survive();
+    writePodRecord({ pod: pod.name, controller: httpUrl, pid: process.pid, startedAt: new Date().toISOString() });
+    process.once('exit', () => clearPodRecord());
+    out.write(`pod ${pod.name}: ${pod.nodes.length} nodes as local processes, dilation ${options.dilation} (wall s per virtual s)\n`);
+    out.write(`controller  ${httpUrl}/status  ${httpUrl}/metrics  (rocelab status finds it)\n`);
+    const width = Math.max(...pod.nodes.map((n) => n.name.length));
+    for (const node of pod.nodes) out.write(`${node.name.padEnd(width)}  ${node.role.padEnd(6)}  ${controller.metricsUrls.get(node.name) ?? '(no metrics)'}\n`);
+    const tokenNote = process.env.ROCELAB_POD_TOKEN ? 'the token in ROCELAB_POD_TOKEN' : `ROCELAB_POD_TOKEN=${token}`;
+    out.write(`faults      ${tokenNote} rocelab fault inject --controller ${httpUrl} --kind nicPauseStorm --target h1\n`);
+    out.write('rocelab down (in another terminal) or Ctrl-C stops the pod.\n');
     const result = await controller.result;
     await children.finish();
     out.write(
@@ -71,8 +92,12 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
     process.stderr.write(`rocelab up: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    unwatch();
     clearPodRecord();
     children.terminate();
     await controller.close();
+    local.removeFiles();
   }
 }

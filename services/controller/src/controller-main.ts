@@ -14,12 +14,14 @@
  *   ROCELAB_RESULT_DETAIL    1: the result lists every node's report (drills)
  *   ROCELAB_REPLAY_FAULTS    a fault log's live faults and clears (JSON) to apply again
  *   ROCELAB_SEED             seed (default: the topology's)
+ *   ROCELAB_HANG_TIMEOUT_MS  how long a member that answers no ping is waited for before it is
+ *                            declared lost, in this process's own running time (default 300000)
  *
  * Exit codes (docs/errors.md): 0 for a run whose audit holds, 1 for one whose audit fails or
  * for a failure (a lost member, a port in use, a bug), 2 for a bad environment (a variable,
  * the topology, the token file).
  */
-import { FaultLogError, faultLogEntries, httpLimitsFromEnv, HttpLimitsError, podToken, PodTokenError, type FaultLogEntry } from '@rocelab/runtime';
+import { FaultLogError, faultLogEntries, hangTimeoutFromEnv, httpLimitsFromEnv, HttpLimitsError, LivenessConfigError, podToken, PodTokenError, type FaultLogEntry } from '@rocelab/runtime';
 import { createLogger } from '@rocelab/telemetry';
 import { loadTopologyFile, parseDuration, TopologyError, UnitError } from '@rocelab/topology';
 import { Controller } from './controller.js';
@@ -64,6 +66,7 @@ export async function runControllerMain(): Promise<never> {
       port: envNumber('ROCELAB_CONTROLLER_PORT', 7000, 'a port number'),
       resultDetail: env.ROCELAB_RESULT_DETAIL === '1',
       replayFaults: replayFaults(env.ROCELAB_REPLAY_FAULTS),
+      hangTimeoutMs: hangTimeoutFromEnv(env),
     });
     const { url, httpUrl } = await controller.listen(httpLimitsFromEnv(env));
     log.info({ url, status: `${httpUrl}/status`, metrics: `${httpUrl}/metrics` }, 'controller listening');
@@ -76,7 +79,7 @@ export async function runControllerMain(): Promise<never> {
     process.exit(result.conservation && result.causalityViolations === 0 ? 0 : 1);
   } catch (err) {
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'controller failed');
-    process.exit(err instanceof EnvError || err instanceof TopologyError || err instanceof PodTokenError || err instanceof HttpLimitsError ? 2 : 1);
+    process.exit(err instanceof EnvError || err instanceof TopologyError || err instanceof PodTokenError || err instanceof HttpLimitsError || err instanceof LivenessConfigError ? 2 : 1);
   }
 }
 

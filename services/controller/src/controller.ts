@@ -17,6 +17,7 @@ import type { PodSpec } from '@rocelab/topology';
 import {
   CloseCode,
   Connection,
+  DEFAULT_HANG_TIMEOUT_MS,
   createHardenedServer,
   FaultBook,
   httpLimitsFromEnv,
@@ -66,6 +67,17 @@ export interface ControllerOptions {
   resultDetail?: boolean;
   /** A fault log's live faults and clears to apply again (`rocelab run --faults`). */
   replayFaults?: readonly FaultLogEntry[];
+  /**
+   * How long a member that answers no ping is waited for, in this process's own running time
+   * (`liveness.ts`; default 5 min): then it is declared lost, as if its process had died.
+   */
+  hangTimeoutMs?: number;
+  /**
+   * Called when a member is given up on for its silence (its sockets are still open: a stopped
+   * or hung process): whoever started its process kills it (`rocelab run`/`up`: SIGKILL), so its
+   * links close and nothing of it is left.
+   */
+  onMemberHung?: (member: string, reason: string) => void;
 }
 
 interface MemberEntry {
@@ -100,6 +112,10 @@ export class Controller {
   private finals = new Map<string, NodeFinal>();
   /** Per member, the batch messages and bytes it shipped to other members (its latest report's totals). */
   private readonly traffic = new Map<string, { messages: number; bytes: number }>();
+  /** `close()` was called: connections closing now are its doing, not losses. */
+  private closing = false;
+  /** Stops each member connection's heartbeat. */
+  private readonly heartbeats = new Map<Connection, () => void>();
   /** Lease-end snapshots, and the lives of nodes whose member process died. */
   private readonly lives: Lives;
   private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
@@ -174,7 +190,10 @@ export class Controller {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.pending !== null) clearTimeout(this.pending.timer);
+    for (const stop of this.heartbeats.values()) stop();
+    this.heartbeats.clear();
     for (const m of this.members.values()) m.conn.close(CloseCode.shutdown, 'controller stopping');
     this.wss?.close();
     await new Promise<void>((resolve) => (this.http === null ? resolve() : this.http.close(() => resolve())));
@@ -234,6 +253,8 @@ export class Controller {
       (env) => this.onMessage(entry, env),
       (code, reason) => this.onClosed(entry, code, reason),
     );
+    // A member stopped for good keeps its sockets open: only its silence tells (liveness.ts).
+    this.heartbeats.set(conn, conn.heartbeat(this.options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS));
     if (rejoin) {
       this.log.warn({ member: entry.id, nodes: entry.nodes }, 'lost member is back: it rejoins with fresh state at a lease boundary');
       entry.conn.send({ type: 'directory', directory: { ...this.directory(), rejoin: true } });
@@ -331,7 +352,14 @@ export class Controller {
   }
 
   private onClosed(member: MemberEntry, code: number, reason: string): void {
-    if (this.state === 'finished' || this.members.get(member.id) !== member) return;
+    this.heartbeats.get(member.conn)?.();
+    this.heartbeats.delete(member.conn);
+    if (this.closing || this.state === 'finished' || this.members.get(member.id) !== member) return;
+    if (code === CloseCode.timeout) {
+      // Silent for the hang timeout while this process ran: stopped or hung, not slow.
+      this.log.error({ member: member.id, nodes: member.nodes, reason }, 'member hung: declared lost');
+      this.options.onMemberHung?.(member.id, reason);
+    }
     this.log.warn({ member: member.id, nodes: member.nodes, code, reason }, 'member lost: its links go down at the next lease and the pod carries on');
     this.lives.gone(member.id);
     if (this.coordinator === null) {
