@@ -55,8 +55,8 @@ test('packetEvent: exactly packets 5 and 17 of the flow are dropped; one NAK, an
   // Packet 17 (PSN 16) left before the NAK for PSN 4 came back: it fell inside the same gap, and
   // go-back-N resends it with the rest, so the responder NAKs once.
   assert.equal(s.nic('h1').stats.naksReceived.seq, 1);
-  assert.equal(s.nic('h1').results().sent[0]!.status, 'success');
-  assert.equal(s.nic('h1').results().sent[0]!.retransmittedPackets > 0, true);
+  assert.equal(s.host('h1').results().sent[0]!.status, 'success');
+  assert.equal(s.host('h1').results().sent[0]!.retransmittedPackets > 0, true);
   s.assertConserved();
 });
 

@@ -72,9 +72,9 @@ const ipIdRule = (y: string) => y.replace(LOSS, 'impairments: {a_to_b: {dropIpId
 function livelock(edit: (y: string) => string, durationPs: number) {
   const s = new Scenario(fixture('rnic/livelock.yaml'), edit);
   s.runTo(durationPs);
-  const done = s.nic('h1').results().sent.filter((m) => m.status === 'success');
+  const done = s.host('h1').results().sent.filter((m) => m.status === 'success');
   s.assertConserved();
-  return { completed: done.length, goodputBytes: done.reduce((n, m) => n + m.sizeBytes, 0), busy: busyPs(s, 'h1', 'p0') / durationPs, posted: s.nic('h1').results().sent.length };
+  return { completed: done.length, goodputBytes: done.reduce((n, m) => n + m.sizeBytes, 0), busy: busyPs(s, 'h1', 'p0') / durationPs, posted: s.host('h1').results().sent.length };
 }
 
 test('1/256 Bernoulli loss: go-back-N keeps ≥ 80 % of the loss-free goodput; go-back-0 collapses below 10 % of it on a busy link', () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { assembleResult, buildEngine, nodeFinal, podContext, scheduleFault, torsOfHosts, type RunResult } from '@rocelab/runtime';
 import type { Engine, NodeContext, PortStats } from '@rocelab/sim';
+import type { Host } from '@rocelab/host';
 import type { Nic } from '@rocelab/rnic';
 import type { Switch } from '@rocelab/switch';
 import { parseTopology, type PodSpec } from '@rocelab/topology';
@@ -48,8 +49,12 @@ export class Scenario {
     return this.ctx(node).stats.ports[this.portIndex(node, port)]!;
   }
 
+  host(name: string): Host {
+    return this.engine.model(this.index(name)) as Host;
+  }
+
   nic(name: string): Nic {
-    return this.engine.model(this.index(name)) as Nic;
+    return this.host(name).nic;
   }
 
   switch(name: string): Switch {

@@ -7,7 +7,8 @@
  * and the rest of the pod runs on.
  */
 import { AppSandbox, Machine, extraBytesOf, type RegionInfo, type SandboxEvent, type SandboxHost, type SandboxWork } from '@rocelab/app';
-import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S, MemoryRegions, type AppEvents, type AppWork, type Completion, type CompletionStatus, type Nic, type RegionHandle, type RemoteAccess } from '@rocelab/rnic';
+import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S, MemoryRegions, type AppEvents, type AppWork, type Completion, type CompletionStatus, type RegionHandle, type RemoteAccess } from '@rocelab/rnic';
+import type { Host } from '@rocelab/host';
 import type { NodeContext } from '@rocelab/sim';
 import type { AppSpec, PodSpec } from '@rocelab/topology';
 import type { AppReport } from '@rocelab/results';
@@ -90,7 +91,7 @@ export class AppHost implements AppEvents {
 
   constructor(
     private readonly ctx: NodeContext,
-    private readonly nic: Nic,
+    private readonly host: Host,
     readonly spec: AppSpec,
     table: ReadonlyMap<string, RegionEntry[]>,
     memory: MemoryRegions,
@@ -116,8 +117,8 @@ export class AppHost implements AppEvents {
       const handle = memory.register(bytes, own[i]!.access);
       if (handle.address !== own[i]!.address || handle.rkey !== own[i]!.rkey) throw new Error(`${this.label}: region ${own[i]!.name} registered at another place than its layout says (a bug)`);
     });
-    nic.attachApp(this);
-    nic.setAppTimer(ctx.nowPs);
+    host.attachApp(this);
+    host.app.wakeAt(ctx.nowPs);
   }
 
   report(): AppReport {
@@ -166,18 +167,18 @@ export class AppHost implements AppEvents {
       post: (peer, w) => {
         const qpn = this.sendQpn.get(peer);
         if (qpn === undefined) throw new Error(`no QP to ${peer}`);
-        const id = this.nic.postApp(qpn, this.appWork(w));
+        const id = this.host.nic.postApp(qpn, this.appWork(w));
         this.outcome.workRequests.posted++;
         return id;
       },
       postRecv: (peer, buffer) => {
         const qpn = this.recvQpn.get(peer);
         if (qpn === undefined) throw new Error(`no QP from ${peer}`);
-        this.nic.postAppReceive(qpn, buffer);
+        this.host.nic.postAppReceive(qpn, buffer);
       },
       wakeAt: (ps) => {
         if (!Number.isFinite(ps)) throw new Error(`a wake-up time must be a number, got ${ps}`);
-        this.nic.setAppTimer(ps < 0 ? null : Math.max(Math.round(ps), this.ctx.nowPs));
+        this.host.app.wakeAt(ps < 0 ? null : Math.max(Math.round(ps), this.ctx.nowPs));
       },
       takeEvents: () => this.events.splice(0),
       log: (message) => this.log(message),
@@ -203,7 +204,7 @@ export class AppHost implements AppEvents {
         this.outcome.error = message;
         this.outcome.finishedPs = this.ctx.nowPs;
         this.log(`error: ${message}`);
-        this.nic.setAppTimer(null);
+        this.host.app.wakeAt(null);
       },
     };
   }

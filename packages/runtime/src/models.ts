@@ -6,7 +6,8 @@
  * host's NIC without queue pairs or traffic (`rebooted`: its applications are gone).
  */
 import { DEFAULT_WIRE_MODEL, Engine, type NodeModel, type WireModel } from '@rocelab/sim';
-import { MemoryRegions, Nic, type HostPeer, type NicProblem, type QpEnd } from '@rocelab/rnic';
+import { Host } from '@rocelab/host';
+import { MemoryRegions, type HostPeer, type NicProblem, type QpEnd } from '@rocelab/rnic';
 import { planSwitch, Switch, type SwitchProblem } from '@rocelab/switch';
 import { nicSettingsOf, resolvedWorkloads, routeTable, switchPortDirections, switchSettingsOf, type PodSpec, type Profile } from '@rocelab/topology';
 import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
@@ -85,7 +86,7 @@ export function createModel(engine: Engine, pc: PodContext, index: number, optio
     // A host that booted again runs no app: its memory and its QPs are gone.
     const app = options.rebooted ? undefined : pod.apps.find((a) => a.node === node.name);
     const memory = app === undefined ? undefined : new MemoryRegions();
-    const nic = new Nic(ctx, {
+    const host = new Host(ctx, {
       ip: node.ip,
       mac: node.mac,
       gatewayMac: peerMac(0),
@@ -103,9 +104,9 @@ export function createModel(engine: Engine, pc: PodContext, index: number, optio
       const machine = pc.appMachines.get(node.name);
       if (machine === undefined) throw new Error(`${node.name}: its app's machine was not prepared (prepareApps before the engine is built; a bug)`);
       pc.appMachines.delete(node.name);
-      appHostOf.set(nic, new AppHost(ctx, nic, app, pc.appRegions, memory!, qps, pod, machine));
+      appHostOf.set(host, new AppHost(ctx, host, app, pc.appRegions, memory!, qps, pod, machine));
     }
-    return nic;
+    return host;
   }
   // The topology loader already checked these settings; a problem here is a bug.
   const problems: SwitchProblem[] = [];

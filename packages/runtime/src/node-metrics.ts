@@ -4,7 +4,7 @@
  * to the controller in Hello); until then they answer 503.
  */
 import type { Engine, NodeModel } from '@rocelab/sim';
-import { Nic } from '@rocelab/rnic';
+import { Host } from '@rocelab/host';
 import { Switch } from '@rocelab/switch';
 import { createNodeRegistry, serveMetrics, syncAppMetrics, type MetricsEndpoint, type NicMetricsSource, type NodeMetricsSource, type SwitchMetricsSource } from '@rocelab/telemetry';
 import { PFC_PRIORITIES } from '@rocelab/wire';
@@ -83,7 +83,7 @@ function sourceOf(engine: Engine, index: number, windows: () => number): NodeMet
       return c === null ? null : { waitSeconds: (p) => c.waitPs(p, engine.horizonPs) / 1e12, updatesSent: c.updatesSent, updatesReceived: c.updatesReceived };
     },
     ...(model instanceof Switch ? { switch: switchSource(model, engine) } : {}),
-    ...(model instanceof Nic ? { nic: nicSource(model, engine) } : {}),
+    ...(model instanceof Host ? { nic: nicSource(model, engine) } : {}),
   };
 }
 
@@ -107,8 +107,9 @@ function switchSource(sw: Switch, engine: Engine): SwitchMetricsSource {
 /** Per-QP series are bounded: the first 16 QPs of a NIC (DESIGN §6: "only on request and bounded"). */
 const MAX_QP_SERIES = 16;
 
-function nicSource(nic: Nic, engine: Engine): NicMetricsSource {
-  const senders = nic.senderQps;
+function nicSource(host: Host, engine: Engine): NicMetricsSource {
+  const { nic } = host;
+  const senders = host.senderQps;
   const receivers = nic.receiverQps;
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   return {
@@ -118,13 +119,13 @@ function nicSource(nic: Nic, engine: Engine): NicMetricsSource {
     naksSent: (type) => sum(receivers.map((r) => r.resp.stats.naksSent[type])),
     naksReceived: (type) => nic.stats.naksReceived[type],
     rtoExpirations: () => sum(senders.map((q) => q.req.stats.rtoExpirations)),
-    goodputBytes: () => nic.goodputBytes,
-    receivedPayloadBytes: () => nic.stats.receivedPayloadBytes,
+    goodputBytes: () => host.goodputBytes,
+    receivedPayloadBytes: () => host.receivedPayloadBytes,
     stormEvents: (level) => nic.pfc.stormEvents[level],
     pausingSeconds: (p) => (nic.pfcPriorities.includes(p) ? nic.pfc.pausingPs(engine.horizonPs) / 1e12 : 0),
-    messageCompletionSeconds: nic.completion,
-    probeRttSeconds: nic.probeRtt,
-    ...(nic.hasTcp ? { tcp: () => nic.tcpStats } : {}),
+    messageCompletionSeconds: host.traffic.completion,
+    probeRttSeconds: host.traffic.probeRtt,
+    ...(host.tcp.active ? { tcp: () => host.tcp.stats } : {}),
     ...(nic.qpMetricsEnabled
       ? {
           qps: () =>

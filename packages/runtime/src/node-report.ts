@@ -4,7 +4,7 @@
  * summary does not depend on the mapping.
  */
 import { DROP_REASONS, type DropReason, type Engine } from '@rocelab/sim';
-import { Nic } from '@rocelab/rnic';
+import { Host } from '@rocelab/host';
 import { appHostOf } from './app-host.js';
 import type { HostReport, NodeReport, PortReport } from '@rocelab/results';
 import { Switch } from '@rocelab/switch';
@@ -18,7 +18,8 @@ export function nodeReport(engine: Engine, index: number, role: string): NodeRep
   const model = engine.model(index);
   const now = engine.horizonPs;
   const sw = model instanceof Switch ? model : null;
-  const nic = model instanceof Nic ? model : null;
+  const host = model instanceof Host ? model : null;
+  const nic = host?.nic ?? null;
   const ports = ctx.ports.map((info, port): PortReport => {
     const stats = ctx.stats.ports[port]!;
     const tx = ctx.transmitters[port]!;
@@ -46,20 +47,21 @@ export function nodeReport(engine: Engine, index: number, role: string): NodeRep
       ...(tx.credit === null ? {} : { credit: { waitPs: PRIORITIES.map((p) => tx.credit!.waitPs(p, now)), updatesSent: tx.credit.updatesSent, updatesReceived: tx.credit.updatesReceived } }),
     };
   });
-  const app = nic === null ? undefined : appHostOf.get(nic);
+  const app = host === null ? undefined : appHostOf.get(host);
   const tagger = sw?.tagger ?? null;
   return {
     node: ctx.name,
     role,
     ports,
-    host: nic === null ? null : hostReport(nic),
+    host: host === null ? null : hostReport(host),
     ...(app === undefined ? {} : { app: app.report() }),
     ...(tagger === null ? {} : { tagger: { ...tagger.stats } }),
   };
 }
 
-function hostReport(nic: Nic): HostReport {
-  const senders = nic.senderQps;
+function hostReport(host: Host): HostReport {
+  const { nic } = host;
+  const senders = host.senderQps;
   const receivers = nic.receiverQps;
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   return {
@@ -71,9 +73,9 @@ function hostReport(nic: Nic): HostReport {
     rtoExpirations: sum(senders.map((q) => q.req.stats.rtoExpirations)),
     rnrWaits: nic.stats.naksReceived.rnr,
     stormEvents: { ...nic.pfc.stormEvents },
-    goodputBytes: nic.goodputBytes,
-    receivedPayloadBytes: nic.stats.receivedPayloadBytes,
-    ...(nic.hasTcp ? { tcp: nic.tcpStats } : {}),
+    goodputBytes: host.goodputBytes,
+    receivedPayloadBytes: host.receivedPayloadBytes,
+    ...(host.tcp.active ? { tcp: host.tcp.stats } : {}),
   };
 }
 

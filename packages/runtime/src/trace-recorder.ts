@@ -8,7 +8,8 @@
  */
 import { FrameKind, PFC_PRIORITIES, PFC_QUANTUM_BITS, type Frame } from '@rocelab/wire';
 import { serializationPs, type Engine, type NodeNote } from '@rocelab/sim';
-import { Nic, type MessageResult, type QpEnd, type WorkOpcode } from '@rocelab/rnic';
+import { Host } from '@rocelab/host';
+import type { MessageResult, QpEnd, WorkOpcode } from '@rocelab/rnic';
 import { Switch } from '@rocelab/switch';
 import { fixed6, formatUs, partLine, type TraceFileName } from '@rocelab/results';
 import type { PodContext } from './models.js';
@@ -49,10 +50,10 @@ export class TraceRecorder {
     engine.addSampler({ startPs: start, periodPs: settings.ratesIntervalPs, sample: (t) => this.sampleRates(t) });
     engine.addSampler({ startPs: start, periodPs: settings.queueIntervalPs, sample: (t) => this.sampleQueues(t) });
     for (const index of hosted) {
-      const nic = engine.model(index);
-      if (!(nic instanceof Nic)) continue;
+      const host = engine.model(index);
+      if (!(host instanceof Host)) continue;
       const name = pc.pod.nodes[index]!.name;
-      nic.onMessageDone = (m, probe) => {
+      host.traffic.onMessageDone = (m, probe) => {
         if (probe) this.probeRow(name, m);
       };
     }
@@ -89,7 +90,7 @@ export class TraceRecorder {
     // Every life of a host that was killed and restarted: a dead one's messages still pending are `lost`.
     const lives = this.hosted.flatMap((index) => {
       const current = this.engine.model(index);
-      return [...this.engine.retiredModels(index), current].flatMap((model) => (model instanceof Nic ? [{ index, model, dead: model !== current }] : []));
+      return [...this.engine.retiredModels(index), current].flatMap((model) => (model instanceof Host ? [{ index, model, dead: model !== current }] : []));
     });
     for (const { index, model, dead } of lives) {
       const name = this.pc.pod.nodes[index]!.name;
@@ -129,10 +130,10 @@ export class TraceRecorder {
 
   private sampleRates(timePs: number): void {
     for (const index of this.hosted) {
-      const nic = this.engine.model(index);
-      if (!(nic instanceof Nic)) continue;
+      const host = this.engine.model(index);
+      if (!(host instanceof Host)) continue;
       const name = this.engine.context(index).name;
-      for (const q of nic.senderQps) {
+      for (const q of host.senderQps) {
         if (q.probe || q.firstFlow === null) continue;
         const key = `${index}/${q.end.qpn}`;
         const state = this.qpState.get(key) ?? { acked: 0, busy: false };
@@ -141,7 +142,7 @@ export class TraceRecorder {
         if (!busy && !state.busy) continue;
         const head = q.req.headWrId;
         const acked = q.req.stats.completedBytes + (head === null ? 0 : q.req.ackedBytes(head));
-        const rateBps = q.rp?.rateBps(timePs) ?? Math.min(nic.lineRateBps, q.end.rateCapBps ?? Infinity);
+        const rateBps = q.rp?.rateBps(timePs) ?? Math.min(host.nic.lineRateBps, q.end.rateCapBps ?? Infinity);
         const targetBps = q.rp?.targetRateBps(timePs) ?? rateBps;
         const throughput = ((acked - state.acked) * 8) / (this.settings.ratesIntervalPs / 1e12) / 1e9;
         this.row(name, 'rates.csv', timePs, [

@@ -20,6 +20,7 @@ export * from './headroom.js';
 export * from './node.js';
 export * from './engine.js';
 export * from './node-life.js';
+export * from './timer-table.js';
 export * from './units.js';
 export * from './fields.js';
 export * from './credit-flow.js';

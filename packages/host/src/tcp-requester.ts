@@ -9,7 +9,7 @@
  * Deterministic and clocked from outside like the RC state machines: the NIC asks for segments,
  * hands in ACKs (their sequence numbers already unwrapped) and calls `onTimer` at `deadlinePs()`.
  */
-import type { Completion, WorkOpcode } from './rc-requester.js';
+import type { Completion, WorkOpcode } from '@rocelab/rnic';
 import { TcpSender, type TcpConfig, type TcpSegment } from './tcp.js';
 
 /** What the NIC, the metrics and the traces read of a QP's sending side, RDMA or TCP. */

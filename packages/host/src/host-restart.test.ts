@@ -4,8 +4,9 @@ import { DEFAULT_WIRE_MODEL, Engine, type NodeModel } from '@rocelab/sim';
 import { ScriptedNode, testNodes } from '@rocelab/sim/testing';
 import { DEFAULT_DSCP_MAP, FrameKind, Opcode, newFrame } from '@rocelab/wire';
 import type { HostTraffic, MessagePost } from '@rocelab/workload';
-import { Nic, type NicConfig, type QpEnd } from './nic.js';
-import { nicProfileSettings } from './nic-settings.js';
+import { nicProfileSettings, type QpEnd } from '@rocelab/rnic';
+import { Host, type HostConfig } from './host.js';
+
 
 // a → b on one 40 Gb/s, 1 µs link; b dies (and may come back rebooted).
 const A = { name: 'a', ip: 0x0a000001, mac: 0x020000000001 };
@@ -19,15 +20,15 @@ function pod(sizeBytes: number) {
   const engine = new Engine({ seed: 1, nodes, hosted: [0, 1], wire: DEFAULT_WIRE_MODEL });
   const settings = nicProfileSettings('vendor', 'drill', { in: nodes[0]!.ports[0]!.out });
   const posts: MessagePost[] = [{ atPs: 0, to: 'b', connection: 'w0:a->b', opcode: 'write', sizeBytes, flow: 0, probe: false }];
-  const configOf = (i: number, rebooted = false): NicConfig =>
+  const configOf = (i: number, rebooted = false): HostConfig =>
     i === 0
       ? { ip: A.ip, mac: A.mac, gatewayMac: B.mac, requesters: [END(B)], responders: [], traffic: { next: () => posts.shift() ?? null, connections: () => [CONNECTION] }, settings, wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP, rebooted }
       : { ip: B.ip, mac: B.mac, gatewayMac: A.mac, requesters: [], responders: [END(A)], traffic: NO_TRAFFIC, settings, wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP, rebooted };
-  const a = new Nic(engine.context(0), configOf(0));
-  const b = new Nic(engine.context(1), configOf(1));
+  const a = new Host(engine.context(0), configOf(0));
+  const b = new Host(engine.context(1), configOf(1));
   engine.attach(0, a);
   engine.attach(1, b);
-  engine.onRestart((i) => new Nic(engine.context(i), configOf(i, true)));
+  engine.onRestart((i) => new Host(engine.context(i), configOf(i, true)));
   const down = (node: number, atPs: number, up: boolean, seq: number) => {
     engine.scheduleLinkState(atPs, seq, node, 0, up);
     engine.scheduleLinkState(atPs, seq + 1, 1 - node, 0, up);
@@ -40,7 +41,7 @@ function pod(sizeBytes: number) {
   return { engine, a, b, down, audit };
 }
 
-test('a rebooted NIC has no queue pairs and never asks its traffic for a post', () => {
+test('a rebooted host has no queue pairs and never asks its traffic for a post', () => {
   const nodes = testNodes([{ a: 'a', b: 'b' }]);
   const engine = new Engine({ seed: 1, nodes, hosted: [0, 1], wire: DEFAULT_WIRE_MODEL });
   const settings = nicProfileSettings('vendor', 'drill', { in: nodes[0]!.ports[0]!.out });
@@ -50,10 +51,10 @@ test('a rebooted NIC has no queue pairs and never asks its traffic for a post', 
     },
     connections: () => [CONNECTION],
   };
-  const nic = new Nic(engine.context(0), { ip: A.ip, mac: A.mac, gatewayMac: B.mac, requesters: [END(B)], responders: [END(B)], traffic, settings, wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP, rebooted: true });
-  assert.equal(nic.senderQps.length, 0);
-  assert.equal(nic.receiverQps.length, 0);
-  assert.deepEqual(nic.results().sent, []);
+  const host = new Host(engine.context(0), { ip: A.ip, mac: A.mac, gatewayMac: B.mac, requesters: [END(B)], responders: [END(B)], traffic, settings, wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP, rebooted: true });
+  assert.equal(host.senderQps.length, 0);
+  assert.equal(host.nic.receiverQps.length, 0);
+  assert.deepEqual(host.results().sent, []);
   assert.equal(engine.context(0).timerDeadlinePs(0), null, 'no post timer');
 });
 
@@ -62,9 +63,9 @@ test('data, ACKs and CNPs for a QP the NIC does not have are dropped misdelivere
   const engine = new Engine({ seed: 1, nodes, hosted: [0, 1], wire: DEFAULT_WIRE_MODEL });
   const sender = new ScriptedNode(engine.context(0));
   const settings = nicProfileSettings('vendor', 'drill', { in: nodes[1]!.ports[0]!.out });
-  const nic = new Nic(engine.context(1), { ip: B.ip, mac: B.mac, gatewayMac: A.mac, requesters: [], responders: [], traffic: NO_TRAFFIC, settings, wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP, rebooted: true });
+  const host = new Host(engine.context(1), { ip: B.ip, mac: B.mac, gatewayMac: A.mac, requesters: [], responders: [], traffic: NO_TRAFFIC, settings, wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP, rebooted: true });
   engine.attach(0, sender);
-  engine.attach(1, nic);
+  engine.attach(1, host);
   const to = { srcIp: A.ip, srcMac: A.mac, dstIp: B.ip, dstMac: B.mac, dscp: 26, destQp: 7 };
   sender.send(0, newFrame(FrameKind.data, { ...to, opcode: Opcode.writeOnly, payloadBytes: 512 }));
   sender.send(0, newFrame(FrameKind.ack, { ...to, opcode: Opcode.acknowledge, psn: 3 }));
@@ -73,7 +74,7 @@ test('data, ACKs and CNPs for a QP the NIC does not have are dropped misdelivere
   const stats = engine.context(1).stats;
   assert.equal(stats.droppedByReason().misdelivered, 3);
   assert.equal(stats.delivered, 0);
-  assert.equal(nic.stats.cnpsReceived, 0);
+  assert.equal(host.nic.stats.cnpsReceived, 0);
   assert.equal(engine.context(0).stats.sent, stats.droppedTotal() + engine.heldFrames(0) + engine.heldFrames(1));
 });
 
@@ -99,10 +100,10 @@ test('the same message to a host restarted without its QP: misdelivered at b, re
   engine.scheduleRestart(60_000_000, 3, 1, 0);
   down(1, 60_000_000, true, 4);
   engine.runUntil(30_000_000_000);
-  const fresh = engine.model(1) as Nic;
+  const fresh = engine.model(1) as Host;
   assert.notEqual(fresh, b);
   assert.deepEqual(engine.retiredModels(1), [b as NodeModel]);
-  assert.equal(fresh.receiverQps.length, 0);
+  assert.equal(fresh.nic.receiverQps.length, 0);
   assert.ok(engine.context(1).stats.droppedByReason().misdelivered > 0, 'retransmissions reach the rebooted b, which has no such QP');
   assert.equal(a.results().sent[0]!.status, 'retryExceeded');
   const { sent, accounted } = audit();

@@ -1,45 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_WIRE_MODEL, Engine } from '@rocelab/sim';
-import { testNodes } from '@rocelab/sim/testing';
-import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
-import type { HostTraffic, MessagePost, Transport } from '@rocelab/workload';
-import { Nic, type QpEnd } from './nic.js';
-import { nicProfileSettings, type NicSettings } from './nic-settings.js';
+import { pair } from './testing.js';
 
-// Two NICs on one 40 Gb/s, 1 µs link: a sends to b. Each NIC's "gateway" is the other NIC.
-const A = { name: 'a', ip: 0x0a000001, mac: 0x020000000001 };
-const B = { name: 'b', ip: 0x0a000002, mac: 0x020000000002 };
-
-function traffic(posts: MessagePost[], connections: ReturnType<HostTraffic['connections']>): HostTraffic {
-  return { next: () => posts.shift() ?? null, connections: () => connections };
-}
-
-/** `messages`, when given, are posted at 0 instead of one WRITE of `sizeBytes`. */
-function pair(sizeBytes: number, tweak: (s: NicSettings) => void = () => undefined, messages: Array<Pick<MessagePost, 'opcode' | 'sizeBytes'>> = [], transport: Transport = 'rdma') {
-  const nodes = testNodes([{ a: 'a', b: 'b' }]);
-  const engine = new Engine({ seed: 1, nodes, hosted: [0, 1], wire: DEFAULT_WIRE_MODEL });
-  const end = (peer: typeof A): QpEnd => ({ qpn: 1, key: 'w0:a->b', peer, probe: false, dscp: 26, rateCapBps: null, transport });
-  const settings = (i: number) => {
-    const s = nicProfileSettings('vendor', 'drill', { in: nodes[i]!.ports[0]!.out });
-    tweak(s);
-    return s;
-  };
-  const connection = { key: 'w0:a->b', to: 'b', probe: false, dscp: 26, transport, rateBps: null };
-  const post: MessagePost = { atPs: 0, to: 'b', connection: 'w0:a->b', opcode: 'write', sizeBytes, flow: 0, probe: false };
-  const posts = messages.length === 0 ? [post] : messages.map((m, i): MessagePost => ({ ...post, ...m, flow: i }));
-  const a = new Nic(engine.context(0), { ip: A.ip, mac: A.mac, gatewayMac: B.mac, requesters: [end(B)], responders: [], traffic: traffic(posts, [connection]), settings: settings(0), wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP });
-  const b = new Nic(engine.context(1), { ip: B.ip, mac: B.mac, gatewayMac: A.mac, requesters: [], responders: [end(A)], traffic: traffic([], []), settings: settings(1), wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP });
-  engine.attach(0, a);
-  engine.attach(1, b);
-  const audit = () => {
-    const stats = [0, 1].map((i) => engine.context(i).stats);
-    const sent = stats.reduce((n, s) => n + s.sent, 0);
-    const rest = stats.reduce((n, s) => n + s.delivered + s.droppedTotal(), 0) + engine.heldFrames(0) + engine.heldFrames(1);
-    return { sent, accounted: rest };
-  };
-  return { engine, a, b, audit };
-}
 
 test('a 10,000 B WRITE completes when its last ACK has drained into host memory, at the exact picosecond', () => {
   // 10 packets: FIRST 1024 + 62 + 16 = 1102 B, 8 MIDDLE 1086 B, LAST 784 + 62 = 846 B; + 20 B each
@@ -53,7 +15,7 @@ test('a 10,000 B WRITE completes when its last ACK has drained into host memory,
   assert.equal(m!.status, 'success');
   assert.equal(m!.completedPs, 4_275_600);
   assert.equal(b.goodputBytes, 10_000);
-  assert.equal(a.completion.count, 1);
+  assert.equal(a.traffic.completion.count, 1);
   // ACKs every 4 packets (psn 3 and 7) and the last: 3 ACKs, 10 data frames.
   assert.deepEqual([engine.context(0).stats.sent, engine.context(1).stats.sent], [10, 3]);
   const { sent, accounted } = audit();
@@ -74,8 +36,8 @@ test('a READ completes when its last response has drained at the requester; the 
   // Had the WRITE's ACK overtaken the READ's responses, a would have taken it for a lost response
   // (an ACK past a pending READ) and asked for the READ again.
   assert.equal(a.senderQps[0]!.req.stats.readRetries, 0);
-  assert.equal(b.receiverQps[0]!.resp.stats.reads, 1);
-  assert.equal(a.stats.readBytesReceived, 10_000);
+  assert.equal(b.nic.receiverQps[0]!.resp.stats.reads, 1);
+  assert.equal(a.nic.stats.readBytesReceived, 10_000);
   assert.equal(a.goodputBytes, 10_000, 'a READ is its requester’s goodput');
   const { sent, accounted } = audit();
   assert.equal(sent, accounted);
@@ -114,7 +76,7 @@ test('a TCP write completes when the ACK of its last byte has been processed: th
   assert.equal(w!.status, 'success');
   assert.ok(w!.completedPs! > 2 * 16_100_000 - 6_250_000, `two round trips of the stack at least: ${w!.completedPs} ps`);
   assert.deepEqual([big.engine.context(0).stats.sent, big.engine.context(1).stats.sent], [20, 20], '20 segments, 20 ACKs');
-  assert.equal(big.b.tcpStats.outOfOrder + big.a.tcpStats.retransmittedSegments, 0);
+  assert.equal(big.b.tcp.stats.outOfOrder + big.a.tcp.stats.retransmittedSegments, 0);
   for (const { audit } of [one, big]) {
     const { sent, accounted } = audit();
     assert.equal(sent, accounted);

@@ -1,0 +1,132 @@
+/**
+ * A host, the node model of a host in the pod: its RDMA NIC (@rocelab/rnic: QPs, DCQCN, pacing,
+ * NIC-side PFC) and, beside it, what a host's software does — the traffic that posts its
+ * messages, its TCP stack, and the scheduler of its application. The engine sees one model; the
+ * parts share one port, one timer table (each registers its timers, in a fixed order: the trace
+ * hash folds timer ids) and one sequence of work request ids.
+ */
+import { Nic, type AppEvents, type AppReceive, type Completion, type MessageResult, type NicConfig, type NicFault, type NicHost, type ProbeResults, type SenderQp } from '@rocelab/rnic';
+import { TimerTable, type NodeContext, type NodeModel } from '@rocelab/sim';
+import type { Frame } from '@rocelab/wire';
+import type { HostTraffic } from '@rocelab/workload';
+import { AppScheduler } from './app-scheduler.js';
+import { TcpStack, type TcpConnection } from './tcp-stack.js';
+import { Traffic, type PostTarget, type ProgressSender } from './traffic.js';
+
+export interface HostConfig extends NicConfig {
+  /** The messages the host's workloads post (not used by a host that booted again). */
+  traffic: HostTraffic;
+}
+
+/** What a host reports at the end of a run: its messages and its probes. */
+export interface HostResults {
+  sent: MessageResult[];
+  probes: ProbeResults;
+}
+
+/** A host's sending side, as metrics and traces read it: an RC QP or a TCP connection. */
+export type HostSender = SenderQp | TcpConnection;
+
+export class Host implements NodeModel, NicHost {
+  readonly kind = 'host';
+  readonly nic: Nic;
+  readonly traffic: Traffic;
+  readonly app: AppScheduler;
+  readonly tcp: TcpStack;
+  private readonly timers = new TimerTable();
+  private readonly senders: readonly HostSender[];
+
+  constructor(
+    readonly ctx: NodeContext,
+    config: HostConfig,
+  ) {
+    // The parts in the order their timers were always numbered: the traffic's post, the NIC's, the app's, the TCP stack's.
+    this.traffic = new Traffic(ctx, config.traffic, this.timers, { targetOf: (c) => this.targetOf(c), takeWrId: () => this.nic.takeWrId(), kick: () => this.nic.kick() });
+    this.nic = new Nic(ctx, config, this, this.timers);
+    this.app = new AppScheduler(ctx, this.timers, () => this.nic.kick());
+    this.tcp = new TcpStack(ctx, config, this.nic, this.traffic, this.timers);
+    this.nic.setHostQueues(this.tcp.connections);
+    this.senders = [...this.nic.senderQps, ...this.tcp.connections];
+    if (config.rebooted !== true) this.traffic.start();
+  }
+
+  private targetOf(connection: string): PostTarget | undefined {
+    const q = this.nic.senderFor(connection);
+    if (q !== undefined) return { sender: q, transport: null, post: (work) => q.req.post(work) };
+    const t = this.tcp.connectionFor(connection);
+    if (t !== undefined) return { sender: t, transport: t.dctcp ? 'dctcp' : 'tcp', post: (work) => this.tcp.post(t, work) };
+    return undefined;
+  }
+
+  /** The application running on this host: it hears of completions, receives and its timer through `events`. */
+  attachApp(events: AppEvents): void {
+    this.app.attach(events);
+  }
+
+  // --- NodeModel ---------------------------------------------------------------------------
+
+  nextFrame(_port: number, nowPs: number, pausedMask: number): Frame | null {
+    return this.nic.nextFrame(nowPs, pausedMask);
+  }
+
+  onFrame(nowPs: number, port: number, frame: Frame): void {
+    this.nic.onFrame(nowPs, port, frame);
+  }
+
+  onTimer(nowPs: number, timer: number): void {
+    this.timers.fire(nowPs, timer);
+  }
+
+  onFault(nowPs: number, fault: NicFault): void {
+    this.nic.onFault(nowPs, fault);
+  }
+
+  /** Frames in the NIC's receive buffer, and TCP frames the stack has not processed yet. */
+  heldFrames(): number {
+    return this.nic.pfc.heldFrames + this.tcp.heldFrames;
+  }
+
+  heldFramesByPort(): readonly number[] {
+    return [this.heldFrames()];
+  }
+
+  results(): HostResults {
+    return this.traffic.results(this.senders as readonly ProgressSender[]);
+  }
+
+  // --- NicHost: what the NIC hands up --------------------------------------------------------
+
+  onCompletions(q: SenderQp, done: readonly Completion[]): void {
+    this.traffic.complete(q, done);
+  }
+
+  onAppCompletion(qpn: number, c: Completion): void {
+    if (c.status === 'success') this.traffic.observe(c);
+    this.app.completion(qpn, c);
+  }
+
+  onAppReceive(qpn: number, receive: AppReceive): void {
+    this.app.receive(qpn, receive);
+  }
+
+  onStackFrame(nowPs: number, frame: Frame): void {
+    this.tcp.onFrame(nowPs, frame);
+  }
+
+  // --- what metrics, reports and traces read -------------------------------------------------
+
+  /** Every sending side: the RC requesters, then the TCP connections. */
+  get senderQps(): readonly HostSender[] {
+    return this.senders;
+  }
+
+  /** Payload held for good: the RDMA transport's (responders and READs) and the TCP stack's. */
+  get goodputBytes(): number {
+    return this.nic.goodputBytes + this.tcp.goodputBytes;
+  }
+
+  /** Payload of every data packet that reached a transport, in order or not, duplicates too. */
+  get receivedPayloadBytes(): number {
+    return this.nic.stats.receivedPayloadBytes + this.tcp.receivedPayloadBytes;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The NIC's queue pairs as a host brings them up: an RC requester (with its DCQCN reaction
+ * point) for each connection the host opens, an RC responder (with its notification point) for
+ * each connection opened to it, and their timers in the host's table. TCP connections are not
+ * the NIC's (the host's stack carries them), and a rebooted host has no QPs at all.
+ */
+import type { DscpMap } from '@rocelab/wire';
+import type { LinkDirectionConfig, TimerTable } from '@rocelab/sim';
+import { DcqcnNotificationPoint } from './dcqcn-np.js';
+import { DcqcnReactionPoint } from './dcqcn-rp.js';
+import type { NicSettings } from './nic-settings.js';
+import { isTcp, unpaced, type AppWork, type QpEnd, type ReceiverQp, type SenderQp } from './nic-types.js';
+import { RcRequester } from './rc-requester.js';
+import { RcResponder } from './rc-responder.js';
+import type { SelectiveRepeatConfig } from './selective-repeat.js';
+
+export interface QpConfig {
+  /** Connections this host sends on, and connections other hosts send to it (the NIC takes the RC ones; TCP is the host's). */
+  requesters: readonly QpEnd[];
+  responders: readonly QpEnd[];
+  settings: NicSettings;
+  dscpMap: DscpMap;
+  /**
+   * The host came back from a `restart` (or a `kill` with `for`): its applications are gone, so
+   * the NIC has no queue pairs. Whatever arrives for a QP is dropped (`misdelivered`); the peers'
+   * requesters time out and end in error. Reconnecting is out of scope.
+   */
+  rebooted?: boolean;
+  /** Selective repeat with `bdpCap: auto`: a requester's cap on packets in flight, its bandwidth-delay product (the runtime knows the path). */
+  bdpCapOf?: (end: QpEnd) => number;
+}
+
+/** What the QPs' timers do when they fire (the NIC's). */
+export interface QpTimerHandlers {
+  /** A requester's retransmission (or RNR wait) timer. */
+  rto(nowPs: number, q: SenderQp): void;
+  /** A notification point's window ended (`timer`: its id, to arm it again). */
+  np(nowPs: number, q: SenderQp | ReceiverQp, timer: number): void;
+}
+
+export interface Qps {
+  senders: SenderQp[];
+  receivers: ReceiverQp[];
+  /** The first requester's retransmission timer; requester `i`'s is `rtoTimers + i`. */
+  rtoTimers: number;
+  /** The first requester's READ-response notification point timer, likewise. */
+  readNpTimers: number;
+}
+
+/** The notification point DCQCN puts at a receiver (none without DCQCN, nor under hpcc-ns3, whose CNPs ride ACKs). */
+export function notificationPoint(s: NicSettings): DcqcnNotificationPoint | null {
+  return s.dcqcn.enabled && s.dcqcn.variant !== 'hpcc-ns3' ? new DcqcnNotificationPoint(s.dcqcn.variant, s.cnpIntervalPs) : null;
+}
+
+/** The host's QPs, their timers registered in this order: retransmission (one per requester), responder NP (one per responder), READ NP (one per requester). */
+export function createQps(host: string, config: QpConfig, out: LinkDirectionConfig, timers: TimerTable, on: QpTimerHandlers): Qps {
+  const s = config.settings;
+  const rc = (ends: readonly QpEnd[]) => (config.rebooted === true ? [] : ends.filter((e) => !isTcp(e)));
+  const senders: SenderQp[] = rc(config.requesters).map((end, index) => ({
+    index,
+    end,
+    req: new RcRequester({ mtu: out.mtu, recovery: s.recovery, ackTimeoutPs: s.ackTimeoutPs, retryCount: s.retryCount, rnrRetry: s.rnrRetry, initialPsn: 0, ...selectiveRepeatOf(host, config, end) }),
+    rp: s.dcqcn.enabled ? new DcqcnReactionPoint(s.dcqcn.params, out.rateBps) : null,
+    ...unpaced(config.dscpMap[end.dscp]!),
+    messages: new Map(),
+    probe: end.probe,
+    firstFlow: null,
+    cnps: 0,
+    app: end.memory === true ? new Map<number, AppWork>() : null,
+    np: null,
+  }));
+  const rtoTimers = timers.registerEach(senders.length, (nowPs, i) => on.rto(nowPs, senders[i]!));
+  const receivers: ReceiverQp[] = [];
+  const receiverNps = timers.registerEach(rc(config.responders).length, (nowPs, i) => on.np(nowPs, receivers[i]!, receivers[i]!.timer));
+  for (const [index, end] of rc(config.responders).entries()) {
+    const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery, mtu: out.mtu, atomicReplyCache: s.atomicReplyCache });
+    // An application posts its own receives; the built-in traffic has them posted for it.
+    if (end.memory !== true) resp.postReceive(s.postedReceives);
+    receivers.push({ timer: receiverNps + index, end, resp, np: notificationPoint(s), rp: null, ...unpaced(config.dscpMap[end.dscp]!), out: null, writeTarget: null, receives: [] });
+  }
+  const readNpTimers = timers.registerEach(senders.length, (nowPs, i) => on.np(nowPs, senders[i]!, readNpTimers + i));
+  return { senders, receivers, rtoTimers, readNpTimers };
+}
+
+/** A requester's selective-repeat parameters (none under go-back). */
+function selectiveRepeatOf(host: string, config: QpConfig, end: QpEnd): { selectiveRepeat?: SelectiveRepeatConfig } {
+  const s = config.settings;
+  if (s.recovery !== 'selectiveRepeat') return {};
+  const { bdpCapPackets, rtoLowPs, rtoHighPs, lowRtoBelowPackets } = s.selectiveRepeat;
+  const cap = bdpCapPackets ?? config.bdpCapOf?.(end);
+  if (cap === undefined) throw new Error(`${host}: selective repeat with bdpCap auto needs the QP's path (bdpCapOf)`);
+  return { selectiveRepeat: { bdpCapPackets: cap, rtoLowPs, rtoHighPs, lowRtoBelowPackets } };
+}
