@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { assembleResult, buildEngine, nodeFinal, podContext, scheduleFault, torsOfHosts, type RunResult } from '@rocelab/runtime';
-import type { Engine, NodeContext, PortStats } from '@rocelab/sim';
+import { assembleResult, buildEngine, nodeFinal, podContext, scheduleFault, torsOfHosts, type PodEngine, type RunResult } from '@rocelab/runtime';
+import type { NodeContext, PortStats } from '@rocelab/sim';
 import type { Host } from '@rocelab/host';
 import type { Nic } from '@rocelab/rnic';
 import type { Switch } from '@rocelab/switch';
@@ -15,7 +15,7 @@ import { connectionKey } from '@rocelab/workload';
 
 export class Scenario {
   readonly pod: PodSpec;
-  readonly engine: Engine;
+  readonly engine: PodEngine;
 
   /** `edit` rewrites the fixture's text first (e.g. to switch the watchdog off). */
   constructor(file: string, edit: (yaml: string) => string = (y) => y) {
@@ -50,7 +50,9 @@ export class Scenario {
   }
 
   host(name: string): Host {
-    return this.engine.model(this.index(name)) as Host;
+    const model = this.engine.model(this.index(name));
+    if (model?.kind !== 'host') throw new Error(`${name} is not a host`);
+    return model;
   }
 
   nic(name: string): Nic {
@@ -58,7 +60,9 @@ export class Scenario {
   }
 
   switch(name: string): Switch {
-    return this.engine.model(this.index(name)) as Switch;
+    const model = this.engine.model(this.index(name));
+    if (model?.kind !== 'switch') throw new Error(`${name} is not a switch`);
+    return model;
   }
 
   /** Payload bytes `to` has accepted in order from `workloads[workload]`'s connection `from` → `to`. */

@@ -7,8 +7,8 @@
 import type { AppEvents, AppReceive, Completion } from '@rocelab/rnic';
 import { armTimer, type NodeContext, type TimerTable } from '@rocelab/sim';
 
-export class AppScheduler {
-  private app: AppEvents | null = null;
+export class AppScheduler<A extends AppEvents = AppEvents> {
+  private app: A | null = null;
   private readonly pending: Array<() => void> = [];
   private readonly timer: number;
   /** When the app asked to wake up; null: it did not. */
@@ -24,8 +24,13 @@ export class AppScheduler {
   }
 
   /** The application running on this host: it hears of completions, receives and its timer through `events`. */
-  attach(events: AppEvents): void {
-    this.app = events;
+  attach(app: A): void {
+    this.app = app;
+  }
+
+  /** The application attached (null: the host runs the built-in traffic only). */
+  get attached(): A | null {
+    return this.app;
   }
 
   /** Arm the application's own timer (null: disarm). */

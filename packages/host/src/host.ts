@@ -27,11 +27,11 @@ export interface HostResults {
 /** A host's sending side, as metrics and traces read it: an RC QP or a TCP connection. */
 export type HostSender = SenderQp | TcpConnection;
 
-export class Host implements NodeModel, NicHost {
+export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResults, NicFault>, NicHost {
   readonly kind = 'host';
   readonly nic: Nic;
   readonly traffic: Traffic;
-  readonly app: AppScheduler;
+  readonly app: AppScheduler<A>;
   readonly tcp: TcpStack;
   private readonly timers = new TimerTable();
   private readonly senders: readonly HostSender[];
@@ -59,8 +59,8 @@ export class Host implements NodeModel, NicHost {
   }
 
   /** The application running on this host: it hears of completions, receives and its timer through `events`. */
-  attachApp(events: AppEvents): void {
-    this.app.attach(events);
+  attachApp(app: A): void {
+    this.app.attach(app);
   }
 
   // --- NodeModel ---------------------------------------------------------------------------

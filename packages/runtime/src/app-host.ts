@@ -75,9 +75,6 @@ const STATUSES = Object.keys(STATUS_TEXT) as CompletionStatus[];
 
 const hostsOfPod = new WeakMap<PodSpec, string[]>();
 
-/** The app running on a host's NIC, if any (node reports and metrics read it). */
-export const appHostOf = new WeakMap<object, AppHost>();
-
 export class AppHost implements AppEvents {
   private readonly sandbox: AppSandbox;
   private readonly events: SandboxEvent[] = [];
@@ -91,7 +88,7 @@ export class AppHost implements AppEvents {
 
   constructor(
     private readonly ctx: NodeContext,
-    private readonly host: Host,
+    private readonly host: Host<AppHost>,
     readonly spec: AppSpec,
     table: ReadonlyMap<string, RegionEntry[]>,
     memory: MemoryRegions,
@@ -117,7 +114,6 @@ export class AppHost implements AppEvents {
       const handle = memory.register(bytes, own[i]!.access);
       if (handle.address !== own[i]!.address || handle.rkey !== own[i]!.rkey) throw new Error(`${this.label}: region ${own[i]!.name} registered at another place than its layout says (a bug)`);
     });
-    host.attachApp(this);
     host.app.wakeAt(ctx.nowPs);
   }
 

@@ -6,7 +6,7 @@
 import type { Frame } from '@rocelab/wire';
 import type { NodeModel } from '@rocelab/sim';
 
-export function leakEveryNth(model: NodeModel, n = 7): NodeModel {
+export function leakEveryNth<M extends NodeModel>(model: M, n = 7): M {
   let seen = 0;
   const onFrame = model.onFrame.bind(model);
   model.onFrame = (nowPs: number, port: number, frame: Frame) => {

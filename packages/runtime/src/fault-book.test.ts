@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FaultApiError, FaultBook } from './fault-book.js';
 import { CLEAR_KIND } from './fault-wire.js';
-import { podContext } from './models.js';
+import { podContext } from './pod-context.js';
 import { onePod } from './testing.js';
 
 const POD = onePod(`workloads:

@@ -11,7 +11,7 @@ import type { Fault } from '@rocelab/wire';
 import { CLEAR_KIND, clearToWire, faultFromWire, faultToWire, type FaultLogEntry } from './fault-wire.js';
 import { faultEvents, FaultTargetError, undoable } from './faults.js';
 import { nodeLifeProblems } from './lost-nodes.js';
-import type { PodContext } from './models.js';
+import type { PodContext } from './pod-context.js';
 
 /** A refused API call: an HTTP status and what is wrong. */
 export class FaultApiError extends Error {

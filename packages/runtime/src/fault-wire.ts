@@ -12,7 +12,7 @@ import type { Engine } from '@rocelab/sim';
 import { Problems, faultContext, resolveFault, type FaultSpec, type PodSpec, type RawFault } from '@rocelab/topology';
 import type { Fault } from '@rocelab/wire';
 import { scheduleClear, scheduleFault } from './faults.js';
-import type { PodContext } from './models.js';
+import type { PodContext } from './pod-context.js';
 
 /** Where a fault of the log came from. */
 export type FaultSource = 'topology' | 'live';

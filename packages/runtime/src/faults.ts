@@ -15,7 +15,7 @@ import type { NicFault, QpEnd } from '@rocelab/rnic';
 import type { SwitchFault } from '@rocelab/switch';
 import type { Endpoint, FaultSpec, NodeSpec, PodSpec } from '@rocelab/topology';
 import { connectionKey } from '@rocelab/workload';
-import type { PodContext } from './models.js';
+import type { PodContext } from './pod-context.js';
 
 /** Events one fault may schedule (a flap of 1,000 cycles: 4,000 link-state events). */
 const STRIDE = 4096;

@@ -8,7 +8,7 @@ import { idealFctPs, type Hop } from '@rocelab/results';
 import { udpSourcePort, type QpEnd, type WorkOpcode } from '@rocelab/rnic';
 import { nicSettingsOf, routeTable, switchSettingsOf, type PodSpec } from '@rocelab/topology';
 import { ecmpConfigOf, Forwarding, NO_ROUTE } from '@rocelab/switch';
-import type { PodContext } from './models.js';
+import type { PodContext } from './pod-context.js';
 
 /** Longer than any loop-free path in a pod rocelab can run. */
 const MAX_HOPS = 64;

@@ -16,6 +16,8 @@ export * from './member-loss.js';
 export * from './liveness.js';
 export * from './report-wire.js';
 export * from './models.js';
+export * from './pod-context.js';
+export * from './pod-model.js';
 export * from './memory.js';
 export * from './names.js';
 export * from './node-metrics.js';

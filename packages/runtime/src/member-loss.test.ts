@@ -16,7 +16,7 @@ const final = (node: string, c: { sent: number; delivered: number; queued: numbe
   causalityViolations: 0,
   rssBytes: 0,
   pssBytes: 0,
-  results: { sent: [] },
+  results: null,
   report: { node, role: 'tor', ports: [], host: null } satisfies NodeReport,
 });
 const t = (link: string, sender: boolean, frames: number): LinkTotal => ({ link, sender, frames });
@@ -52,10 +52,11 @@ test('links between two nodes of the lost member do not count; counts never go b
 
 test('a node over two lives: counters add, the lives digest together, the last results stand', () => {
   const life1 = { ...final('h1', { sent: 5, delivered: 4, queued: 0, dropped: { node_lost: 1 } }), results: null, digest: new Uint8Array(32).fill(1) };
-  const life2 = { ...final('h1', { sent: 3, delivered: 2, queued: 1, dropped: { loss: 2 } }), digest: new Uint8Array(32).fill(2) };
+  const results = { sent: [], probes: { sent: 1, failed: 0, pending: 0, rttPs: {}, rttOmitted: 0 } };
+  const life2 = { ...final('h1', { sent: 3, delivered: 2, queued: 1, dropped: { loss: 2 } }), results, digest: new Uint8Array(32).fill(2) };
   const merged = mergeLives([life1, life2]);
   assert.deepEqual([merged.sent, merged.delivered, merged.queued, merged.dropped], [8, 6, 1, { node_lost: 1, loss: 2 }]);
-  assert.deepEqual(merged.results, { sent: [] });
+  assert.equal(merged.results, results);
   assert.notDeepEqual(merged.digest, life2.digest);
   assert.equal(mergeLives([life2]), life2, 'one life is itself: runs without loss keep their hashes');
 });

@@ -12,7 +12,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Engine } from '@rocelab/sim';
 import { MemberSync, type MemberAction } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
@@ -26,7 +25,9 @@ import { httpLimitsFromEnv, listenWebSocket } from './http-limits.js';
 import { BatchWatchdog, DEFAULT_HANG_TIMEOUT_MS, LIVENESS_INTERVAL_MS } from './liveness.js';
 import { RemoteLinks, type RemoteLink } from './member-links.js';
 import { NodeMetrics } from './node-metrics.js';
-import { buildEngine, podContext, prepareApps, type ModelFactory, type PodContext } from './models.js';
+import { buildEngine, type ModelFactory } from './models.js';
+import type { PodEngine } from './pod-model.js';
+import { podContext, prepareApps, type PodContext } from './pod-context.js';
 import { nodeMemory } from './memory.js';
 import { linkName } from './names.js';
 import { attachRecording, NO_RECORDING, type Recording, type RecordingOptions } from './recording.js';
@@ -91,7 +92,7 @@ export class MemberProcess {
   private readonly hosted: number[];
   private readonly hostedSet: ReadonlySet<number>;
   private links: RemoteLinks | null = null;
-  private engine: Engine | null = null;
+  private engine: PodEngine | null = null;
   private recording: Recording | null = null;
   private sync: MemberSync | null = null;
   private control: Connection | null = null;
@@ -525,7 +526,7 @@ export class MemberProcess {
   }
 
   /** The engine, once built (diagnostics and tests). */
-  get engineOrNull(): Engine | null {
+  get engineOrNull(): PodEngine | null {
     return this.engine;
   }
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { declareAppRegions, loadTopologyFile } from '@rocelab/topology';
-import { buildEngine, podContext, prepareApps } from './models.js';
+import { buildEngine } from './models.js';
+import { podContext, prepareApps } from './pod-context.js';
 import { NodeMetrics } from './node-metrics.js';
 import { onePod } from './testing.js';
 

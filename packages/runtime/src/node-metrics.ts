@@ -3,9 +3,8 @@
  * from the engine at scrape time. The endpoints start before the engine exists (their URLs go
  * to the controller in Hello); until then they answer 503.
  */
-import type { Engine, NodeModel } from '@rocelab/sim';
-import { Host } from '@rocelab/host';
-import { Switch } from '@rocelab/switch';
+import type { Host } from '@rocelab/host';
+import type { Switch } from '@rocelab/switch';
 import { createNodeRegistry, serveMetrics, syncAppMetrics, type MetricsEndpoint, type NicMetricsSource, type NodeMetricsSource, type SwitchMetricsSource } from '@rocelab/telemetry';
 import { PFC_PRIORITIES } from '@rocelab/wire';
 import type { PodSpec } from '@rocelab/topology';
@@ -13,17 +12,17 @@ import type { Registry } from 'prom-client';
 import type { RequestListener } from 'node:http';
 import { createHardenedServer, httpLimitsFromEnv, type HttpLimits } from './http-limits.js';
 import { VERSION } from './version.js';
-import { appHostOf } from './app-host.js';
+import type { PodEngine, PodModel } from './pod-model.js';
 
 export class NodeMetrics {
   /** Each node's registry, and the model it reads (a node restarted by a `kill`/`restart` gets a new one). */
-  private readonly registries = new Map<number, { registry: Registry; model: NodeModel | null }>();
+  private readonly registries = new Map<number, { registry: Registry; model: PodModel | null }>();
   private endpoints: MetricsEndpoint[] = [];
 
   constructor(
     private readonly pod: PodSpec,
     private readonly hosted: readonly number[],
-    private readonly engine: () => Engine | null,
+    private readonly engine: () => PodEngine | null,
     private readonly windows: () => number,
   ) {}
 
@@ -43,8 +42,8 @@ export class NodeMetrics {
       registry = createNodeRegistry({ node: this.pod.nodes[index]!.name, role: this.pod.nodes[index]!.role, version: VERSION }, sourceOf(engine, index, this.windows));
       this.registries.set(index, { registry, model });
     }
-    const app = model === null ? undefined : appHostOf.get(model);
-    if (app !== undefined) syncAppMetrics(registry, app.spec.module, app.metrics);
+    const app = model?.kind === 'host' ? model.app.attached : null;
+    if (app !== null) syncAppMetrics(registry, app.spec.module, app.metrics);
     return registry;
   }
 
@@ -67,7 +66,7 @@ export class NodeMetrics {
   }
 }
 
-function sourceOf(engine: Engine, index: number, windows: () => number): NodeMetricsSource {
+function sourceOf(engine: PodEngine, index: number, windows: () => number): NodeMetricsSource {
   const ctx = engine.context(index);
   const model = engine.model(index);
   return {
@@ -82,12 +81,12 @@ function sourceOf(engine: Engine, index: number, windows: () => number): NodeMet
       const c = ctx.transmitters[port]!.credit;
       return c === null ? null : { waitSeconds: (p) => c.waitPs(p, engine.horizonPs) / 1e12, updatesSent: c.updatesSent, updatesReceived: c.updatesReceived };
     },
-    ...(model instanceof Switch ? { switch: switchSource(model, engine) } : {}),
-    ...(model instanceof Host ? { nic: nicSource(model, engine) } : {}),
+    ...(model?.kind === 'switch' ? { switch: switchSource(model, engine) } : {}),
+    ...(model?.kind === 'host' ? { nic: nicSource(model, engine) } : {}),
   };
 }
 
-function switchSource(sw: Switch, engine: Engine): SwitchMetricsSource {
+function switchSource(sw: Switch, engine: PodEngine): SwitchMetricsSource {
   const slot = (port: number, p: number) => port * PFC_PRIORITIES + p;
   return {
     queueDepthBytes: (port, p) => sw.queueBytes(port, p),
@@ -107,7 +106,7 @@ function switchSource(sw: Switch, engine: Engine): SwitchMetricsSource {
 /** Per-QP series are bounded: the first 16 QPs of a NIC (DESIGN §6: "only on request and bounded"). */
 const MAX_QP_SERIES = 16;
 
-function nicSource(host: Host, engine: Engine): NicMetricsSource {
+function nicSource(host: Host, engine: PodEngine): NicMetricsSource {
   const { nic } = host;
   const senders = host.senderQps;
   const receivers = nic.receiverQps;

@@ -3,22 +3,21 @@
  * read from its engine counters and its model — the same reading in every process, so the
  * summary does not depend on the mapping.
  */
-import { DROP_REASONS, type DropReason, type Engine } from '@rocelab/sim';
-import { Host } from '@rocelab/host';
-import { appHostOf } from './app-host.js';
+import { DROP_REASONS, type DropReason } from '@rocelab/sim';
+import type { Host } from '@rocelab/host';
 import type { HostReport, NodeReport, PortReport } from '@rocelab/results';
-import { Switch } from '@rocelab/switch';
 import type { PodSpec } from '@rocelab/topology';
 import { PFC_PRIORITIES } from '@rocelab/wire';
+import type { PodEngine } from './pod-model.js';
 
 const PRIORITIES = Array.from({ length: PFC_PRIORITIES }, (_, p) => p);
 
-export function nodeReport(engine: Engine, index: number, role: string): NodeReport {
+export function nodeReport(engine: PodEngine, index: number, role: string): NodeReport {
   const ctx = engine.context(index);
   const model = engine.model(index);
   const now = engine.horizonPs;
-  const sw = model instanceof Switch ? model : null;
-  const host = model instanceof Host ? model : null;
+  const sw = model?.kind === 'switch' ? model : null;
+  const host = model?.kind === 'host' ? model : null;
   const nic = host?.nic ?? null;
   const ports = ctx.ports.map((info, port): PortReport => {
     const stats = ctx.stats.ports[port]!;
@@ -47,14 +46,14 @@ export function nodeReport(engine: Engine, index: number, role: string): NodeRep
       ...(tx.credit === null ? {} : { credit: { waitPs: PRIORITIES.map((p) => tx.credit!.waitPs(p, now)), updatesSent: tx.credit.updatesSent, updatesReceived: tx.credit.updatesReceived } }),
     };
   });
-  const app = host === null ? undefined : appHostOf.get(host);
+  const app = host?.app.attached ?? null;
   const tagger = sw?.tagger ?? null;
   return {
     node: ctx.name,
     role,
     ports,
     host: host === null ? null : hostReport(host),
-    ...(app === undefined ? {} : { app: app.report() }),
+    ...(app === null ? {} : { app: app.report() }),
     ...(tagger === null ? {} : { tagger: { ...tagger.stats } }),
   };
 }

@@ -9,11 +9,12 @@
  */
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Engine, EngineObserver, NodeNote } from '@rocelab/sim';
+import type { EngineObserver, NodeNote } from '@rocelab/sim';
 import { mergeParts, TRACE_FILE_NAMES, TRACE_FILES, type TraceFileName } from '@rocelab/results';
 import type { PodSpec } from '@rocelab/topology';
 import type { Frame } from '@rocelab/wire';
-import type { PodContext } from './models.js';
+import type { PodContext } from './pod-context.js';
+import type { PodEngine } from './pod-model.js';
 import { PcapRecorder, type PcapSettings } from './pcap-recorder.js';
 import { TraceRecorder, type TraceSettings } from './trace-recorder.js';
 
@@ -34,7 +35,7 @@ export interface Recording {
   finish(): void;
 }
 
-export function attachRecording(engine: Engine, pc: PodContext, hosted: readonly number[], options: RecordingOptions): Recording | null {
+export function attachRecording(engine: PodEngine, pc: PodContext, hosted: readonly number[], options: RecordingOptions): Recording | null {
   const { trace, pcap } = options;
   if (trace === null && pcap === null) return null;
   const traceRecorder = trace === null ? null : new TraceRecorder(engine, pc, hosted, trace, { append: (node, file, text) => appendFileSync(partFile(trace.dir, node, file), text) });

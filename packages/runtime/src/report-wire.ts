@@ -3,6 +3,7 @@
  * protocol read it: one mapping, used by members to write reports and by the controller to read
  * them, so the two never drift.
  */
+import type { HostResults } from '@rocelab/host';
 import type { NodeReport } from '@rocelab/results';
 import type { Report as SyncReport } from '@rocelab/sync';
 import type { NodeStats, NodeReport as WireNodeReport, Report } from '@rocelab/wire';
@@ -38,7 +39,7 @@ export function fromWireNode(n: WireNodeReport): NodeFinal | null {
     causalityViolations: n.stats.causalityViolations,
     rssBytes: n.stats.rssBytes,
     pssBytes: n.stats.pssBytes,
-    results: n.stats.resultsJson === '' ? null : (JSON.parse(n.stats.resultsJson) as unknown),
+    results: n.stats.resultsJson === '' ? null : (JSON.parse(n.stats.resultsJson) as HostResults),
     report: JSON.parse(n.stats.reportJson) as NodeReport,
   };
 }

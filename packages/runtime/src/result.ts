@@ -19,10 +19,12 @@ import {
   type NodeReport,
   type ProbeSummary,
 } from '@rocelab/results';
+import type { HostResults } from '@rocelab/host';
 import type { MessageResult, ProbeResults } from '@rocelab/rnic';
-import { combineTraceHashes, DROP_REASONS, type DropReason, type Engine } from '@rocelab/sim';
+import { combineTraceHashes, DROP_REASONS, type DropReason } from '@rocelab/sim';
 import type { Profile, Timing } from '@rocelab/topology';
 import { nodeReport } from './node-report.js';
+import type { PodEngine, PodModel } from './pod-model.js';
 import type { FaultLogEntry } from './fault-wire.js';
 import type { NodeMemory } from './memory.js';
 import { lostNodesOf, mergeLostNodes, type LostNode } from './lost-nodes.js';
@@ -44,7 +46,7 @@ export interface NodeFinal {
   /** 0 when not measured (lease reports, not Linux). */
   pssBytes: number;
   /** Role-specific results (a host's messages and probes). */
-  results: unknown;
+  results: HostResults | null;
   /** End-of-run figures for the summary (ports, transport counters). */
   report: NodeReport;
 }
@@ -139,7 +141,7 @@ export interface Placement {
 }
 
 /** A hosted node's final numbers, read from its engine. */
-export function nodeFinal(engine: Engine, index: number, role: string, memory: NodeMemory, options: { results: boolean } = { results: true }): NodeFinal {
+export function nodeFinal(engine: PodEngine, index: number, role: string, memory: NodeMemory, options: { results: boolean } = { results: true }): NodeFinal {
   const ctx = engine.context(index);
   const stats = ctx.stats;
   return {
@@ -236,22 +238,15 @@ export function unplannedLosses(result: RunResult): LostNode[] {
   return (result.lostNodes ?? []).filter((n) => n.cause === 'lost');
 }
 
-interface HostResults {
-  sent: MessageResult[];
-  probes: ProbeResults;
-}
-
 /**
  * A node's results over all its lives: a host killed and restarted keeps the messages it had
  * posted, those still pending when it died marked `lost` (its probes still out count as failed).
  * A switch has none. One life: the model's results as they are.
  */
-function resultsOverLives(engine: Engine, index: number): unknown {
-  const current = engine.model(index);
-  const retired = engine.retiredModels(index);
-  const now = current?.results?.(engine.nowPs) ?? null;
-  if (retired.length === 0) return now;
-  const lives = retired.map((m) => m.results?.(engine.nowPs) as HostResults | undefined).filter((r) => r !== undefined);
+function resultsOverLives(engine: PodEngine, index: number): HostResults | null {
+  const resultsOf = (model: PodModel | null) => (model?.kind === 'host' ? model.results() : null);
+  const now = resultsOf(engine.model(index));
+  const lives = engine.retiredModels(index).flatMap((m) => resultsOf(m) ?? []);
   if (lives.length === 0) return now;
   const sent = lives.flatMap((r) => r.sent.map((m): MessageResult => (m.status === 'pending' ? { ...m, status: 'lost' } : m)));
   const probes: ProbeResults = { sent: 0, failed: 0, pending: 0, rttPs: {}, rttOmitted: 0 };
@@ -261,7 +256,7 @@ function resultsOverLives(engine: Engine, index: number): unknown {
     probes.rttOmitted += r.probes.rttOmitted;
     for (const [peer, rtts] of Object.entries(r.probes.rttPs)) (probes.rttPs[peer] ??= []).push(...rtts);
   }
-  const last = now as HostResults | null;
+  const last = now;
   if (last !== null) {
     sent.push(...last.sent);
     probes.sent += last.probes.sent;
@@ -277,7 +272,7 @@ function flowResults(finals: readonly NodeFinal[], meta: RunMeta): { flows: Flow
   const all: FlowResult[] = [];
   const probes: Array<{ host: string; probes: ProbeResults }> = [];
   for (const f of finals) {
-    const results = f.results as HostResults | null;
+    const results = f.results;
     if (results === null) continue;
     for (const m of results.sent) all.push(flowResult(f.node, m, meta.durationPs));
     probes.push({ host: f.node, probes: results.probes });

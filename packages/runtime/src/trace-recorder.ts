@@ -7,13 +7,12 @@
  * the run is over), so the merged CSVs are the same bytes in every mode.
  */
 import { FrameKind, PFC_PRIORITIES, PFC_QUANTUM_BITS, type Frame } from '@rocelab/wire';
-import { serializationPs, type Engine, type NodeNote } from '@rocelab/sim';
-import { Host } from '@rocelab/host';
+import { serializationPs, type NodeNote } from '@rocelab/sim';
 import type { MessageResult, QpEnd, WorkOpcode } from '@rocelab/rnic';
-import { Switch } from '@rocelab/switch';
 import { fixed6, formatUs, partLine, type TraceFileName } from '@rocelab/results';
-import type { PodContext } from './models.js';
+import type { PodContext } from './pod-context.js';
 import { idealFctOf } from './ideal-paths.js';
+import type { PodEngine } from './pod-model.js';
 
 export interface TraceSettings {
   /** Grid of rates.csv and of queue.csv, ps. */
@@ -40,7 +39,7 @@ export class TraceRecorder {
   private readonly seenQueues = new Set<number>();
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: PodEngine,
     private readonly pc: PodContext,
     private readonly hosted: readonly number[],
     private readonly settings: TraceSettings,
@@ -51,7 +50,7 @@ export class TraceRecorder {
     engine.addSampler({ startPs: start, periodPs: settings.queueIntervalPs, sample: (t) => this.sampleQueues(t) });
     for (const index of hosted) {
       const host = engine.model(index);
-      if (!(host instanceof Host)) continue;
+      if (host?.kind !== 'host') continue;
       const name = pc.pod.nodes[index]!.name;
       host.traffic.onMessageDone = (m, probe) => {
         if (probe) this.probeRow(name, m);
@@ -90,7 +89,7 @@ export class TraceRecorder {
     // Every life of a host that was killed and restarted: a dead one's messages still pending are `lost`.
     const lives = this.hosted.flatMap((index) => {
       const current = this.engine.model(index);
-      return [...this.engine.retiredModels(index), current].flatMap((model) => (model instanceof Host ? [{ index, model, dead: model !== current }] : []));
+      return [...this.engine.retiredModels(index), current].flatMap((model) => (model?.kind === 'host' ? [{ index, model, dead: model !== current }] : []));
     });
     for (const { index, model, dead } of lives) {
       const name = this.pc.pod.nodes[index]!.name;
@@ -131,7 +130,7 @@ export class TraceRecorder {
   private sampleRates(timePs: number): void {
     for (const index of this.hosted) {
       const host = this.engine.model(index);
-      if (!(host instanceof Host)) continue;
+      if (host?.kind !== 'host') continue;
       const name = this.engine.context(index).name;
       for (const q of host.senderQps) {
         if (q.probe || q.firstFlow === null) continue;
@@ -166,7 +165,7 @@ export class TraceRecorder {
   private sampleQueues(timePs: number): void {
     for (const index of this.hosted) {
       const sw = this.engine.model(index);
-      if (!(sw instanceof Switch)) continue;
+      if (sw?.kind !== 'switch') continue;
       const ctx = this.engine.context(index);
 
       for (let port = 0; port < ctx.ports.length; port++) {

@@ -78,10 +78,10 @@ interface HostedPort {
   outbox: Outbox;
 }
 
-interface Hosted {
+interface Hosted<M extends NodeModel = NodeModel> {
   ctx: NodeContext;
   /** null before `attach`, and while the node is dead (`node-life.ts`). */
-  model: NodeModel | null;
+  model: M | null;
   hash: TraceHash;
   seq: number;
   ports: HostedPort[];
@@ -90,7 +90,7 @@ interface Hosted {
   /** The fault that killed the node, while it is dead; null while it lives. */
   killedBy: number | null;
   /** Models of earlier lives, for the run's results (a killed host's messages). */
-  retired: NodeModel[];
+  retired: M[];
   /**
    * With credit links: each frame now in the node that arrived on one, to its `port << 3 | lane`
    * (its blocks come back when it leaves); null on a node without credit links (nothing to do).
@@ -127,20 +127,20 @@ interface FaultData {
   note: string;
 }
 
-export class Engine implements ContextHost {
+export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
   nowPs = 0;
   /** Every event before this time has been processed. */
   horizonPs = 0;
   readonly seed: number;
   private readonly queue = new EventQueue();
-  private readonly hosted: (Hosted | undefined)[];
+  private readonly hosted: (Hosted<M> | undefined)[];
   private readonly nodes: readonly EngineNode[];
   private readonly maxEventsPerInstant: number;
   private readonly wire: WireModel;
   private ready = false;
   private observer: EngineObserver | null = null;
   private readonly samplers: Array<{ sampler: Sampler; nextPs: number }> = [];
-  private restartFactory: RestartFactory | null = null;
+  private restartFactory: RestartFactory<M> | null = null;
   /** The earliest pending grid instant of any sampler (Infinity: none), checked once per event. */
   private nextSamplePs = Infinity;
   /**
@@ -169,12 +169,12 @@ export class Engine implements ContextHost {
     return this.mustHost(index).ctx;
   }
 
-  attach(index: number, model: NodeModel): void {
+  attach(index: number, model: M): void {
     this.mustHost(index).model = model;
   }
 
   /** How a restarted node's model is built (the runtime's composition root). */
-  onRestart(factory: RestartFactory): void {
+  onRestart(factory: RestartFactory<M>): void {
     this.restartFactory = factory;
   }
 
@@ -336,7 +336,7 @@ export class Engine implements ContextHost {
   }
 
   /** Models of the node's earlier lives, oldest first (empty for a node never killed). */
-  retiredModels(node: number): readonly NodeModel[] {
+  retiredModels(node: number): readonly M[] {
     return this.mustHost(node).retired;
   }
 
@@ -382,7 +382,7 @@ export class Engine implements ContextHost {
     return this.pendingCounts.counts;
   }
 
-  model(node: number): NodeModel | null {
+  model(node: number): M | null {
     return this.mustHost(node).model;
   }
 
@@ -447,7 +447,7 @@ export class Engine implements ContextHost {
     }
   }
 
-  private kill(h: Hosted, nowPs: number, data: KillData): void {
+  private kill(h: Hosted<M>, nowPs: number, data: KillData): void {
     const model = h.model;
     if (model === null) return;
     loseHeldFrames(h.ctx, model, nowPs);
@@ -459,7 +459,7 @@ export class Engine implements ContextHost {
     h.ctx.note('node_killed', -1, -1, data.note);
   }
 
-  private restart(h: Hosted, data: RestartData): void {
+  private restart(h: Hosted<M>, data: RestartData): void {
     if (h.killedBy === null || (data.kill !== null && data.kill !== h.killedBy)) return;
     if (this.restartFactory === null) throw new EngineError('config', `node ${h.ctx.name} cannot restart: no model factory registered (Engine.onRestart)`);
     h.killedBy = null;
@@ -469,7 +469,7 @@ export class Engine implements ContextHost {
     for (const tx of h.ctx.transmitters) tx.kick(this.nowPs);
   }
 
-  private arrive(h: Hosted, event: SimEvent): void {
+  private arrive(h: Hosted<M>, event: SimEvent): void {
     const frame = event.frame!;
     const port = event.port;
     const ctx = h.ctx;
@@ -516,9 +516,9 @@ export class Engine implements ContextHost {
     h.model!.onFrame(event.timePs, port, frame);
   }
 
-  private host(node: EngineNode, hostedSet: ReadonlySet<number>, wire: WireModel): Hosted {
+  private host(node: EngineNode, hostedSet: ReadonlySet<number>, wire: WireModel): Hosted<M> {
     const ctx = new NodeContext(this, node.index, node.name, node.ports, new NodeStats(node.ports.length));
-    const hosted: Hosted = {
+    const hosted: Hosted<M> = {
       ctx,
       model: null,
       hash: new TraceHash(),
@@ -571,7 +571,7 @@ export class Engine implements ContextHost {
    * A frame left a node with credit links (forwarded onto a wire, delivered or dropped): if it
    * arrived on a credit port, its lane's blocks are free again, and the port owes its peer an update.
    */
-  private creditLeave(h: Hosted, frame: Frame): void {
+  private creditLeave(h: Hosted<M>, frame: Frame): void {
     const held = h.creditHeld!.get(frame);
     if (held === undefined) return;
     h.creditHeld!.delete(frame);
@@ -609,7 +609,7 @@ export class Engine implements ContextHost {
     this.ready = true;
   }
 
-  private mustHost(index: number): Hosted {
+  private mustHost(index: number): Hosted<M> {
     const h = this.hosted[index];
     if (h === undefined) throw new EngineError('config', `node index ${index} is not hosted by this engine`);
     return h;

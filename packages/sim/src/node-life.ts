@@ -32,7 +32,7 @@ export interface RestartData {
 }
 
 /** Builds the model a restarted node comes back with (registered by the runtime). */
-export type RestartFactory = (node: number) => NodeModel;
+export type RestartFactory<M extends NodeModel = NodeModel> = (node: number) => M;
 
 /**
  * Counts what a dying node holds as dropped `node_lost` and resets its transmitters (pause

@@ -11,8 +11,12 @@ import type { LinkDirectionConfig, Transmitter } from './link.js';
 import { Rng } from './rng.js';
 import type { NodeStats } from './stats.js';
 
-/** The engine-side behaviour of a node: switch dataplane, NIC, or a test double. */
-export interface NodeModel {
+/**
+ * The engine-side behaviour of a node: a host, a switch dataplane, or a test double. `Results` is
+ * what it reports at the end of a run, `Fault` the changes a fault makes to it: a model says its
+ * own, so whoever reads them (the runtime) needs no casts.
+ */
+export interface NodeModel<Results = unknown, Fault = unknown> {
   /** The scheduler behind `port`'s transmitter: the next frame whose priority is not in `pausedMask`. */
   nextFrame(port: number, nowPs: number, pausedMask: number): Frame | null;
   /** The priority a frame is classified into here (its lane on a credit link); absent: the NICs' DSCP map. */
@@ -24,13 +28,18 @@ export interface NodeModel {
   onPfc?(nowPs: number, port: number, frame: Frame): void;
   onLinkState?(nowPs: number, port: number, up: boolean): void;
   /** A fault or configuration change addressed to this node. */
-  onFault?(nowPs: number, fault: unknown): void;
+  onFault?(nowPs: number, fault: Fault): void;
   /** Frames the model holds in its own queues, for the conservation audit. */
   heldFrames(): number;
   /** The same frames by the port they wait for (a killed node's losses are counted per port); absent: not attributed. */
   heldFramesByPort?(): readonly number[];
   /** Role-specific results for the run's output (flows, …). */
-  results?(nowPs: number): unknown;
+  results?(nowPs: number): Results;
+}
+
+/** A model that is neither a host nor a switch (a test's scripted node): a runtime only drives it. */
+export interface OpaqueModel extends NodeModel {
+  readonly kind: 'opaque';
 }
 
 export interface PortInfo {

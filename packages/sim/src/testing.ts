@@ -7,7 +7,7 @@ import { FrameKind, newFrame, type Frame } from '@rocelab/wire';
 import { Engine, type EngineNode, type Outbox } from './engine.js';
 import { NO_IMPAIRMENTS, type ImpairmentConfig } from './impairments.js';
 import { DEFAULT_WIRE_MODEL, type LinkDirectionConfig, type WireModel } from './link.js';
-import type { NodeContext, NodeModel, PortInfo } from './node.js';
+import type { NodeContext, OpaqueModel, PortInfo } from './node.js';
 
 /** Priority of a frame in tests: DSCP >> 3, so DSCP 26 → 3 and DSCP 48 → 6 as in DESIGN §9. */
 export const testPriority = (frame: Frame): number => frame.dscp >> 3;
@@ -22,7 +22,8 @@ export interface Received {
  * A node that sends what the test tells it to, FIFO per port (skipping paused priorities),
  * records what arrives, and optionally forwards arrivals from one port to another.
  */
-export class ScriptedNode implements NodeModel {
+export class ScriptedNode implements OpaqueModel {
+  readonly kind = 'opaque';
   readonly received: Received[] = [];
   readonly pfcReceived: Received[] = [];
   private readonly queues: Frame[][];

@@ -58,7 +58,8 @@ const TAG_SHIFT = 3;
 const PG_MASK = PFC_PRIORITIES - 1;
 const refreshTimer = (port: number, pg: number): number => 1 + port * PFC_PRIORITIES + pg;
 
-export class Switch implements NodeModel {
+export class Switch implements NodeModel<null, SwitchFault> {
+  readonly kind = 'switch';
   private readonly classifier: Classifier;
   private readonly forwarding: Forwarding;
   private readonly l2: L2Tables;
