@@ -9,7 +9,8 @@
 //
 // Citations (docs/style.md, "Citing the reference pages"): `DESIGN §n` is the heading numbered n
 // of docs/design.md, `PHYSICS §n` of docs/physics.md and `STYLE §n` of docs/style.md. A list or
-// range goes on citing the same page: `PHYSICS §2.3, §4.6`, `DESIGN §3 and §8`, `PHYSICS §1.3–1.5`.
+// range goes on citing the same page: `PHYSICS §2.3, §4.6`, `DESIGN §3 and §8`, `PHYSICS §1.3–1.5`;
+// a quoted paragraph lead after the number (`DESIGN §3 "Faults are events"`) must be in that section.
 // Exits 1 with one line per problem (`file:line: what, and what was expected`), 0 when all is well.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -80,21 +81,40 @@ export function slug(heading) {
 function headingsOf(text) {
   const anchors = new Set();
   const numbers = new Set();
+  /** Section number → its text up to the next heading of the same or a higher level, whitespace folded, lower case. */
+  const sections = new Map();
+  const open = []; // [number, level, lines]
   const seen = new Map();
   let fence = false;
   for (const line of text.split('\n')) {
     if (/^\s*(```|~~~)/.test(line)) fence = !fence;
-    if (fence) continue;
-    const m = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
-    if (!m) continue;
+    const m = fence ? null : /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!m) {
+      for (const o of open) o[2].push(line);
+      continue;
+    }
+    const level = m[1].length;
+    while (open.length > 0 && open[open.length - 1][1] >= level) {
+      const [n, , lines] = open.pop();
+      sections.set(n, fold(lines.join(' ')));
+    }
     const base = slug(m[2]);
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    anchors.add(n === 0 ? base : `${base}-${n}`);
+    const k = seen.get(base) ?? 0;
+    seen.set(base, k + 1);
+    anchors.add(k === 0 ? base : `${base}-${k}`);
     const num = new RegExp(String.raw`^(?:§\s*)?(${NUM})\.?(?:\s|$)`).exec(m[2]);
-    if (num) numbers.add(num[1]);
+    if (num) {
+      numbers.add(num[1]);
+      open.push([num[1], level, [m[2]]]);
+    }
   }
-  return { anchors, numbers };
+  for (const [n, , lines] of open) sections.set(n, fold(lines.join(' ')));
+  return { anchors, numbers, sections };
+}
+
+/** Text compared for a quoted paragraph lead: whitespace folded, Markdown emphasis dropped, lower case. */
+function fold(text) {
+  return text.replace(/[*_`]/g, '').replace(/\s+/g, ' ').toLowerCase();
 }
 
 export function check(root) {
@@ -138,6 +158,12 @@ export function check(root) {
         }
         for (const n of cited) {
           if (!h.numbers.has(n)) problems.push(`${at}: ${m[1]} §${n} cites no heading of ${page} (expected a heading numbered ${n}: "## ${n}. …" or "### ${n} …")`);
+        }
+        // `DESIGN §3 "Faults are events"`: the quoted paragraph lead is in that section.
+        const quoted = /^\s*"([^"]+)"/.exec(line.slice(m.index + m[0].length));
+        const last = cited[cited.length - 1];
+        if (quoted && h.numbers.has(last) && !h.sections.get(last).includes(fold(quoted[1]))) {
+          problems.push(`${at}: ${m[1]} §${last} "${quoted[1]}": ${page} §${last} has no such text (expected it in the section, e.g. as a paragraph's bold lead)`);
         }
       }
       // 2. Documents outside the repository. This script names the patterns it refuses.

@@ -20,12 +20,12 @@ const UPPER = (name: string): string => `${name}.` + 'md';
 const ANCHOR = (page: string, heading: string): string => `docs/${page}.md` + `#${heading}`;
 
 const PAGES: Record<string, string> = {
-  'docs/design.md': '# design\n\n## 2. Layout\n\ntext\n\n## 3. Virtual time\n\ntext\n',
+  'docs/design.md': '# design\n\n## 2. Layout\n\ntext\n\n## 3. Virtual time\n\n**Faults are\nevents.** text\n\n## 4. Wire\n\n**Node loss.** text\n',
   'docs/physics.md': '# physics\n\n## 1. DCQCN\n\n### 1.3 Reaction point\n\n### 1.4 Vendor\n\n### 1.5 Paper\n\n## 7a. Test vectors\n',
   'docs/style.md': '# style\n\n## 2. Cores\n\n## 14. Lint\n',
   'docs/ARCHITECTURE.md': '# overview\n\nSee [sync](architecture/sync.md#windows-and-leases) and [design](design.md#3-virtual-time).\n',
   'docs/architecture/sync.md': '# sync\n\n## Windows and leases\n\nBack to [the overview](../ARCHITECTURE.md).\n',
-  'src/a.ts': '// DESIGN §3, §2 and STYLE §14; PHYSICS §1.3–1.5 and PHYSICS §7a #4.\nexport const a = 1;\n',
+  'src/a.ts': '// DESIGN §3, §2 and STYLE §14; PHYSICS §1.3–1.5 and PHYSICS §7a #4.\n// DESIGN §3 "faults are events", DESIGN §2, §3 "Faults are events"\nexport const a = 1;\n',
 };
 
 /** Writes PAGES plus `extra` into a fresh directory (not a git checkout: the script walks it) and runs the script there. */
@@ -49,17 +49,24 @@ test('a repository whose citations, links and lines are all good passes', () => 
 });
 
 test('a citation of a heading that does not exist fails, naming the file, the line and the citation', () => {
-  const r = run({ 'src/b.ts': 'export const b = 2;\n// the lease rule (DESIGN \u00a74)\n' });
+  const r = run({ 'src/b.ts': 'export const b = 2;\n// the lease rule (DESIGN \u00a75)\n' });
   assert.equal(r.status, 1);
-  assert.match(r.stderr, /^src\/b\.ts:2: DESIGN §4 cites no heading of docs\/design\.md/m);
+  assert.match(r.stderr, /^src\/b\.ts:2: DESIGN \u00a75 cites no heading of docs\/design\.md/m);
+});
+
+test('a quoted paragraph lead must be in the cited section, not merely somewhere on the page', () => {
+  const r = run({ 'src/g.ts': '// DESIGN \u00a73 "Node loss": wrong section\n// DESIGN \u00a74 "Node loss" is right\nexport const g = 7;\n' });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^src\/g\.ts:1: DESIGN \u00a73 "Node loss": docs\/design\.md \u00a73 has no such text/m);
+  assert.doesNotMatch(r.stderr, /src\/g\.ts:2/);
 });
 
 test('a list or range goes on citing the same page, and each of its numbers is checked', () => {
   const r = run({ 'test/c.yaml': '# PHYSICS \u00a71.3, \u00a71.9 and STYLE \u00a72 and \u00a75\nkey: 1\n' });
   assert.equal(r.status, 1);
-  assert.match(r.stderr, /test\/c\.yaml:1: PHYSICS §1\.9 cites no heading/);
-  assert.match(r.stderr, /test\/c\.yaml:1: STYLE §5 cites no heading/);
-  assert.doesNotMatch(r.stderr, /§1\.3 cites|STYLE §2 cites/);
+  assert.match(r.stderr, /test\/c\.yaml:1: PHYSICS \u00a71\.9 cites no heading/);
+  assert.match(r.stderr, /test\/c\.yaml:1: STYLE \u00a75 cites no heading/);
+  assert.doesNotMatch(r.stderr, /\u00a71\.3 cites|STYLE \u00a72 cites/);
 });
 
 test('a reference to a document outside the repository fails, in any file', () => {
