@@ -5,7 +5,7 @@
  *
  * Order matters on a small machine: the in-process engine first while nothing else runs,
  * then the two-process link, then the CLI runs that start a process per node, and last the
- * waits the README quotes (`readme.ts`). `--readme` measures those alone.
+ * waits the README's guides quote (`readme.ts`). `--readme` measures those alone.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
 }
 
 /**
- * What the README quotes: the waits of `readme.ts`, and the default pod's wall time per window
+ * What the README's guides quote: the waits of `readme.ts`, and the default pod's wall time per window
  * in procs (what its live dilation of 10,000 must allow), each the median of RUNS.
  */
 async function readmeFigures(): Promise<ReadmeTimings & { msPerWindow: { default: { procs: { median: number; runs: number[]; othersCpuSeconds: number } } } }> {

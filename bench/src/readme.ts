@@ -1,9 +1,10 @@
 /**
- * The waits the README promises a newcomer, measured the way the newcomer meets them (issue 22:
- * "start-up takes some 4 s" was a figure nobody had measured): `npm start`'s `rocelab up` of the
- * default pod from launch to its "Ctrl-C stops the pod." line, and `rocelab drill run` of the two
- * drills the README times, each the median of RUNS runs, with the machine they ran on. The
- * README quotes these fields; `npm run -s bench -- --readme` prints them alone.
+ * The waits the README's guides (docs/local-pod.md, docs/drills.md) promise a newcomer, measured
+ * the way the newcomer meets them (issue 22: "start-up takes some 4 s" was a figure nobody had
+ * measured): `npm start`'s `rocelab up` of the default pod from launch to its "Ctrl-C stops the
+ * pod." line, and `rocelab drill run` of the two drills the guides time, each the median of RUNS
+ * runs, with the machine they ran on. The guides quote these fields (test/src/readme-claims.test.ts
+ * holds them to it); `npm run -s bench -- --readme` prints them alone.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { note, sig } from './util.js';
 
 /** Runs per figure; the median is reported, and every run beside it. */
 export const RUNS = 3;
-/** The drills the README gives a duration for. */
+/** The drills the README's guides give a duration for. */
 export const README_DRILLS = ['nic-pause-storm', 'is-lossless-mandatory'] as const;
 /** How long one `rocelab up` may take to start before the bench gives up on it. */
 const UP_TIMEOUT_MS = 120_000;

@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import type { DrillReport } from '@rocelab/drill';
 import { nearestRank, parseTraceFile } from '@rocelab/results';
 import { cli, ROOT } from './harness.js';
+import { readmeText } from './readme-pages.js';
 
 const DRILLS = readdirSync(join(ROOT, 'drills')).filter((f) => f.endsWith('.yaml')).sort();
 
@@ -60,11 +61,12 @@ function chaosDraws(r: DrillReport): void {
 }
 
 /**
- * The README's table of the four fabric designs says what is-lossless-mandatory measures: per
- * variant, its PFC frames, messages completed and FCT slowdown P50 / P99 (from fct.csv).
+ * The README's table of the four fabric designs (in its guide docs/beyond-pfc.md, `readme-pages.ts`)
+ * says what is-lossless-mandatory measures: per variant, its PFC frames, messages completed and FCT
+ * slowdown P50 / P99 (from fct.csv).
  */
 function readmeDesignTable(out: string, r: DrillReport): void {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readmeText();
   const rows = readme.split('\n').filter((l) => /^\| (PFC \+ go-back-N|no PFC, go-back-N|no PFC, selective repeat|credit flow control)/.test(l));
   assert.equal(rows.length, 4, 'the README has the four designs');
   const variants = ['pfc-gbn', 'lossy-gbn', 'lossy-sr', 'credit-gbn'];

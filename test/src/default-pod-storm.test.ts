@@ -1,5 +1,6 @@
 /**
- * The README's account of the default pod's pause storm is what the pod does: which nodes the
+ * The README's account of the default pod's pause storm (in its guide docs/containers.md,
+ * `readme-pages.ts`) is what the pod does: which nodes the
  * storm pauses, first, at what virtual time (to 0.1 ms), and which it never reaches before h16's
  * stall prevention silences it. The run is deterministic, so one inproc run stands for every mode.
  */
@@ -9,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseTraceFile } from '@rocelab/results';
-import { cli, ROOT } from './harness.js';
+import { cli } from './harness.js';
+import { readmeText } from './readme-pages.js';
 
 test("the default pod's storm pauses the nodes the README names, at the times it gives, and no others by 12.5 ms", { timeout: 600_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'rocelab-storm-'));
@@ -22,7 +24,7 @@ test("the default pod's storm pauses the nodes the README names, at the times it
   }
   const order = [...first].sort(([, a], [, b]) => a - b);
   const hops = order.map(([node, us]) => `${node} ${(us / 1000).toFixed(1)} ms`);
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const readme = readmeText().replace(/\s+/g, ' ');
   const claim = /each node first paused at: (.*?), with "PFC pause frames/.exec(readme)?.[1];
   assert.ok(claim !== undefined, 'the README gives the hops');
   const claimed = [...claim.matchAll(/(\w+) (\d+\.\d) ms/g)].map((m) => `${m[1]} ${m[2]} ms`);

@@ -189,8 +189,9 @@ class ComposePod {
   }
 
   /**
-   * The README's offline route: a plain `up`, no service named. Grafana is in a profile, so its
-   * image, which cannot be had offline, is not pulled (its config is tested by the queries).
+   * The offline route of docs/containers.md: a plain `up`, no service named. Grafana is in a
+   * profile, so its image, which cannot be had offline, is not pulled (its config is tested by
+   * the queries).
    */
   up(): void {
     const r = this.compose('up', '-d', '--no-build');

@@ -11,7 +11,7 @@
  * Against a real cluster, when one is reachable through the default kubeconfig (KUBECONFIG,
  * ~/.kube/config, in-cluster): a small Clos for 1 ms gives the trace hash of `--mode procs`, and
  * its namespace is gone afterwards. The image ROCELAB_K8S_IMAGE (default rocelab:local) must be
- * on the cluster's nodes (README: kind load docker-image …). Without a cluster that test is
+ * on the cluster's nodes (docs/multi-machine.md: kind load docker-image …). Without a cluster that test is
  * skipped — unless ROCELAB_REQUIRE_K8S=1, which makes that a failure.
  */
 import assert from 'node:assert/strict';

@@ -56,7 +56,7 @@ const members = (docs: readonly Manifest[]) => docs.filter((d) => d.kind === 'Po
 const envOf = (pod: IPod): Record<string, string> => Object.fromEntries((pod.spec!.containers[0]!.env ?? []).map((e) => [e.name, e.value ?? '']));
 const nodeNames = (file: string): string[] => [...readFileSync(file, 'utf8').matchAll(/\{name: ([^,]+), role:/g)].map((m) => m[1]!);
 
-/** The README's 128-host Clos (generated: test/src/compose.test.ts checks it is what its header's command prints). */
+/** The 128-host Clos of the README's guide docs/multi-machine.md (generated: test/src/compose.test.ts checks it is what its header's command prints). */
 const CLOS128 = join(ROOT, 'deploy/pods/clos128.yaml');
 
 test('every object for the default pod validates, one per node, and the pod is wired as the containers expect', () => {

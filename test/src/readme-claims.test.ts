@@ -1,5 +1,6 @@
 /**
- * What the README says about the repository stays true (issue 22, what a newcomer met): every
+ * What the README and the guides it links (docs/*.md, `readme-pages.ts`) say about the
+ * repository stays true (issue 22, what a newcomer met): every
  * file its commands name exists, the fast tier it names is what it says (each package's unit
  * tests, none of test/), and every wall-clock figure it gives for start-up and drills is one
  * `npm run bench` measures, cited by its field. The figures themselves are measurements, quoted
@@ -11,10 +12,13 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from './harness.js';
+import { readmePages, readmeText } from './readme-pages.js';
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** The README and its guides: the claims this file checks live in both. */
+const README = readmeText();
 
-test('every repository file the README names exists (deploy/pods/clos128.yaml included)', () => {
+test('every repository file the README and its guides name exists (deploy/pods/clos128.yaml included)', () => {
+  assert.ok(readmePages().length > 5, 'the README links its guides');
   // Paths under the repository's folders with a file extension; not outputs (out/…) or cluster objects (deploy/controller).
   const named = [...README.matchAll(/(?<![\w./-])((?:deploy|drills|test|examples|bench|packages|services|scripts|docs|\.ci)\/[\w./-]*\.(?:ya?ml|sh|mjs|cjs|ts|md|json|txt))\b/g)].map((m) => m[1]!);
   assert.ok(named.includes('deploy/pods/clos128.yaml') && named.includes('deploy/pods/default.yaml'), 'the pods the README runs are among them');
@@ -49,7 +53,7 @@ test('npm run test:quick, which the README names, runs every package\'s and serv
   assert.ok(compiledTests(join(ROOT, 'test', 'dist')).every((f) => !files.includes(f)));
 });
 
-test('every start-up and drill duration in the README cites the npm run bench field that measures it, and names the machine', () => {
+test('every start-up and drill duration in the README and its guides cites the npm run bench field that measures it, and names the machine', () => {
   // No unmeasured figures: "~5 s", "some 4 s".
   assert.doesNotMatch(README, /~\s?\d+(\.\d+)? ?s\b/, 'a "~N s" figure');
   assert.doesNotMatch(README, /some \d+(\.\d+)? ?s\b/, 'a "some N s" figure');

@@ -1,6 +1,6 @@
 /**
  * `rocelab status` with no options finds the pod this user's `rocelab up` runs from its record
- * (README: "npx rocelab status (in another terminal, no options)"). With two pods running it
+ * (docs/local-pod.md: "npx rocelab status (in another terminal, no options)"). With two pods running it
  * shows the one started last and says, on stderr, which it found, which others run, and how to
  * choose; with one, it reads exactly as before. A real controller answers (one that no member
  * has joined yet: `starting`).

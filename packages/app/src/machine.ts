@@ -6,7 +6,7 @@
  * crosses is copied (numbers, strings) or lies in the machine's own memory (its regions, which
  * the NIC reads and writes as a real NIC DMAs into host memory).
  *
- * Bounded and deterministic (docs/ARCHITECTURE.md, "Your own RDMA code"):
+ * Bounded and deterministic (docs/architecture/apps.md):
  * - **Work** is counted, not timed: every loop iteration and function call of the engine's own
  *   machine code spends a unit of fuel (wasm-meter.ts), whether it interprets the app's code or
  *   runs a built-in (a regex, a sort, `JSON.parse`), and `arm(steps)` allows that many before the

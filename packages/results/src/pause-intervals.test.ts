@@ -11,7 +11,7 @@ test('a lone pause lasts pause_us; one that expires before the next starts a sec
 });
 
 test('refreshes while paused reload the timer and do not count as new pauses', () => {
-  // Refreshed every half pause time, as switches do (ARCHITECTURE "PFC generation").
+  // Refreshed every half pause time, as switches do (docs/architecture/switch.md, "PFC generation").
   assert.deepEqual(spans([pause(0, 10), pause(5, 10), pause(10, 10), pause(15, 10)]), [[0, 25, 4]]);
   // A refresh with fewer quanta reloads the timer to less (802.1Qbb: the timer is set, not maxed).
   assert.deepEqual(spans([pause(0, 10), pause(2, 1)]), [[0, 3, 2]]);

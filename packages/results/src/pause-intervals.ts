@@ -1,6 +1,6 @@
 /**
  * Paused intervals of each transmitter priority, from the PAUSE and RESUME frames that reached
- * it (pfc.csv). The rule is the link model's (ARCHITECTURE "The link model"): a pause holds
+ * it (pfc.csv). The rule is the link model's (docs/architecture/link-model.md): a pause holds
  * its priority from its arrival for `pause_us`; a pause arriving while paused reloads the timer
  * (a refresh: the same interval goes on, it is not a new one); a resume, or a pause of zero
  * quanta, ends it at once. A pause arriving exactly when the previous one would expire is a

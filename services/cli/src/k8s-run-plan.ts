@@ -25,7 +25,7 @@ export function runNamespace(podName: string, suffix: string): string | null {
 export const STARTUP_ALLOWANCE_MS = 5 * 60_000;
 /**
  * Wall seconds per virtual second assumed when the run is not paced slower: one process per
- * node of the default pod takes ≈ 6,000 on two shared cores (ARCHITECTURE, per-window cost);
+ * node of the default pod takes ≈ 6,000 on two shared cores (docs/architecture/differences.md, per-window cost);
  * a cluster's network adds its round trips to every window, hence ×8 and more.
  */
 export const SLOWEST_WALL_PER_VIRTUAL = 50_000;
