@@ -116,7 +116,7 @@ function hpccNs3(lineRateBps: number): Omit<DcqcnParams, 'variant'> {
   };
 }
 
-/** The §7 profile of `variant` for a NIC of `lineRateBps`. */
+/** The PHYSICS §7 profile of `variant` for a NIC of `lineRateBps`. */
 export function dcqcnDefaults(variant: DcqcnVariant, lineRateBps: number): DcqcnParams {
   switch (variant) {
     case 'vendor':

@@ -5,14 +5,14 @@ import { alphaFixed, alphaFloat, cutFixed, cutFloat, raiseRates, recoveryIdle, r
 const G = 1e9;
 const fresh = (rate: number, target: number, phase: IncreaseKind = 'fast-recovery'): RateRecovery => ({ rate, target, timeStage: 0, byteStage: 0, phase });
 
-test('float α: four periods without a CNP from 1 give (255/256)^4 exactly; with CNPs α stays 1 (§7a #1, #2)', () => {
+test('float α: four periods without a CNP from 1 give (255/256)^4 exactly; with CNPs α stays 1 (PHYSICS §7a #1, #2)', () => {
   let alpha = 1;
   for (let i = 0; i < 4; i++) alpha = alphaFloat(alpha, 1 / 256, false);
   assert.equal(alpha, 4228250625 / 4294967296); // 255^4 / 256^4 = 0.984466…
   assert.equal(alphaFloat(1, 1 / 256, true), 1);
 });
 
-test('fixed-point α: 1023 stays 1023 with a CNP, drops to 1018 without, and 0 is a fixed point (§7a #3)', () => {
+test('fixed-point α: 1023 stays 1023 with a CNP, drops to 1018 without, and 0 is a fixed point (PHYSICS §7a #3)', () => {
   assert.equal(alphaFixed(1023, 1019, true), 1023); // ⌊1019·1023/1024⌋ + 5 = 1018 + 5
   assert.equal(alphaFixed(1023, 1019, false), 1018);
   assert.equal(alphaFixed(0, 1019, true), 5);
@@ -38,7 +38,7 @@ test('fixed-point α with a CNP every k periods: k = 4 holds ≈ 0.2, k ≥ 6 ca
   for (const a of cycle(7, float)) assert.ok(a > 135 && a < 160, `float, k = 7: α ${a}`);
 });
 
-test('vendor cut: 100,000 Mb/s at α 1023 loses ⌊100000·1023/2048⌋ = 49,951 ⇒ 50,049 Mb/s (§7a #3)', () => {
+test('vendor cut: 100,000 Mb/s at α 1023 loses ⌊100000·1023/2048⌋ = 49,951 ⇒ 50,049 Mb/s (PHYSICS §7a #3)', () => {
   assert.equal(cutFixed(100_000, 1023, 11, 50, 1), 50_049);
   // rpg_min_dec_fac caps one cut: with a shift of 10 the α term would remove ~all of it.
   assert.equal(cutFixed(100_000, 1023, 10, 50, 1), 50_000);
@@ -48,7 +48,7 @@ test('vendor cut: 100,000 Mb/s at α 1023 loses ⌊100000·1023/2048⌋ = 49,951
 
 test('float cut: Rc·(1 − α/2) truncated to whole bit/s, floored at the minimum rate', () => {
   assert.equal(cutFloat(40 * G, 1, 1 * G), 20 * G);
-  assert.equal(cutFloat(40 * G, 4228250625 / 4294967296, 1 * G), 20_310_673_709); // 20.311 Gb/s (§7a #1)
+  assert.equal(cutFloat(40 * G, 4228250625 / 4294967296, 1 * G), 20_310_673_709); // 20.311 Gb/s (PHYSICS §7a #1)
   assert.equal(cutFloat(1.25 * G, 1, 1 * G), 1 * G);
 });
 
@@ -62,7 +62,7 @@ test('raises: hpcc-ns3 halves each operand, vendor the sum, paper leaves Rt unca
   assert.deepEqual(raiseRates('paper', 40, 47, 8, 40), [40, 47]); // at line rate nothing moves (HTSIM)
 });
 
-test('hpcc-ns3 increases by stage: FR at stage < F, AI at F, HAI above (§7a #1 sequence)', () => {
+test('hpcc-ns3 increases by stage: FR at stage < F, AI at F, HAI above (PHYSICS §7a #1 sequence)', () => {
   const lim: RecoveryLimits = { lineRate: 40 * G, ai: 8e6, hai: 80e6, f: 1 };
   let s = fresh(20_310_673_709, 40 * G);
   const rates: number[] = [];

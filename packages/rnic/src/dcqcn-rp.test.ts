@@ -33,7 +33,7 @@ const snapshot = (rp: DcqcnReactionPoint, t: number) => ({
   stats: { ...rp.stats },
 });
 
-test('§7a #1 hpcc-ns3, one CNP at 40G: α = (255/256)^4 at +4 µs, cut 1 ns later to 20.311, then FR, AI, HAI every 300 µs', () => {
+test('PHYSICS §7a #1 hpcc-ns3, one CNP at 40G: α = (255/256)^4 at +4 µs, cut 1 ns later to 20.311, then FR, AI, HAI every 300 µs', () => {
   const rp = new DcqcnReactionPoint(dcqcnDefaults('hpcc-ns3', 40 * G), 40 * G);
   const t0 = 10 * US;
   rp.onCnp(t0);
@@ -56,7 +56,7 @@ test('§7a #1 hpcc-ns3, one CNP at 40G: α = (255/256)^4 at +4 µs, cut 1 ns lat
   assert.deepEqual(rp.stats, { cnps: 1, cuts: 1, increases: 5 });
 });
 
-test('§7a #2 hpcc-ns3, a CNP every µs: α stays 1 and each 4 µs check halves, 40 → … → 1.25 → 1.0 (floor) at the 6th', () => {
+test('PHYSICS §7a #2 hpcc-ns3, a CNP every µs: α stays 1 and each 4 µs check halves, 40 → … → 1.25 → 1.0 (floor) at the 6th', () => {
   const rp = new DcqcnReactionPoint(dcqcnDefaults('hpcc-ns3', 40 * G), 40 * G);
   const t0 = 10 * US;
   rp.onCnp(t0);
@@ -74,7 +74,7 @@ test('§7a #2 hpcc-ns3, a CNP every µs: α stays 1 and each 4 µs check halves,
   assert.equal(rp.targetRateBps(t0 + 30 * US), 40 * G); // no increase in between ⇒ never clamped
 });
 
-test('§7a #3 vendor: α = 1023 at the first CNP, a period with a CNP keeps 1023, one without gives 1018', () => {
+test('PHYSICS §7a #3 vendor: α = 1023 at the first CNP, a period with a CNP keeps 1023, one without gives 1018', () => {
   const rp = new DcqcnReactionPoint(dcqcnDefaults('vendor', 100 * G), 100 * G);
   const t0 = 10 * US;
   rp.onCnp(t0);
@@ -84,7 +84,7 @@ test('§7a #3 vendor: α = 1023 at the first CNP, a period with a CNP keeps 1023
   assert.equal(rp.alpha(t0 + 2 * US) * 1024, 1018);
 });
 
-test('§7a #3 vendor cut: Rc = 100,000 Mb/s at α = 1023 → 50,049 Mb/s; the first CNP itself does not cut', () => {
+test('PHYSICS §7a #3 vendor cut: Rc = 100,000 Mb/s at α = 1023 → 50,049 Mb/s; the first CNP itself does not cut', () => {
   const rp = new DcqcnReactionPoint(dcqcnDefaults('vendor', 100 * G), 100 * G);
   const t0 = 10 * US;
   rp.onCnp(t0);
