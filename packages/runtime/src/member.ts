@@ -12,7 +12,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MemberSync, type MemberAction } from '@rocelab/sync';
+import type { MemberAction, MemberSync } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
 import type { Directory, Envelope, Grant, LinkBatch, Report } from '@rocelab/wire';
@@ -23,11 +23,12 @@ import { CloseCode, Connection, WS_OPTIONS, type Identity } from './connection.j
 import { scheduleWireFault } from './fault-wire.js';
 import { httpLimitsFromEnv, listenWebSocket } from './http-limits.js';
 import { BatchWatchdog, DEFAULT_HANG_TIMEOUT_MS, LIVENESS_INTERVAL_MS } from './liveness.js';
-import { RemoteLinks, type RemoteLink } from './member-links.js';
+import type { RemoteLink, RemoteLinks } from './member-links.js';
+import { farNode, memberSetup, nearNode, SetupSlot, type MemberSetup } from './member-setup.js';
 import { NodeMetrics } from './node-metrics.js';
 import { buildEngine, type ModelFactory } from './models.js';
 import type { PodEngine } from './pod-model.js';
-import { podContext, prepareApps, type PodContext } from './pod-context.js';
+import { prepareApps, type PodContext } from './pod-context.js';
 import { nodeMemory } from './memory.js';
 import { linkName } from './names.js';
 import { attachRecording, NO_RECORDING, type Recording, type RecordingOptions } from './recording.js';
@@ -88,13 +89,12 @@ const DRAIN_BUDGET_MS = 20;
 export class MemberProcess {
   private readonly log: Logger;
   private readonly key: Buffer;
-  private pc: PodContext | null = null;
   private readonly hosted: number[];
   private readonly hostedSet: ReadonlySet<number>;
-  private links: RemoteLinks | null = null;
+  /** What the controller's directory made of this member (`member-setup.ts`): set once. */
+  private readonly setupSlot: SetupSlot;
   private engine: PodEngine | null = null;
   private recording: Recording | null = null;
-  private sync: MemberSync | null = null;
   private control: Connection | null = null;
   private server: WebSocketServer | null = null;
   private readonly metrics: NodeMetrics;
@@ -111,7 +111,8 @@ export class MemberProcess {
   private ranToPs = -1;
   /** A rejoining member's engine is built at its first grant; batches that beat that grant wait here. */
   private early: Array<{ link: RemoteLink; batch: LinkBatch }> = [];
-  private rejoining = false;
+  /** A report has gone to the controller since the directory: a rejoining member's first lease is over. */
+  private reported = false;
   private linksReady: (() => void) | null = null;
   /** Resolves once the directory has been applied: links can be accepted from then on. */
   private readonly directoryApplied: Promise<void>;
@@ -130,6 +131,7 @@ export class MemberProcess {
     });
     this.hosted.sort((a, b) => a - b);
     this.hostedSet = new Set(this.hosted);
+    this.setupSlot = new SetupSlot(options.id);
     this.metrics = new NodeMetrics(options.pod, this.hosted, () => this.engine, () => this.windowsRun);
     // The last resort against a link that answers pings but never carries the batch (a bug): twice the hang timeout.
     this.watchdog = new BatchWatchdog(2 * (options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS), performance.now());
@@ -178,7 +180,7 @@ export class MemberProcess {
     }
     if (this.watchdogTimer !== null) clearInterval(this.watchdogTimer);
     this.stopHeartbeat();
-    for (const link of this.links?.all() ?? []) link.conn?.close(CloseCode.shutdown, 'member stopping');
+    for (const link of this.setupSlot.orNull?.links.all() ?? []) link.conn?.close(CloseCode.shutdown, 'member stopping');
     this.control?.close(CloseCode.normal, 'member stopping');
     await new Promise<void>((resolve) => (this.server === null ? resolve() : this.server.close(() => resolve())));
     await this.metrics.close();
@@ -188,7 +190,7 @@ export class MemberProcess {
     try {
       switch (env.type) {
         case 'directory':
-          return void this.setup(env.directory).catch((err: unknown) => this.fail(err));
+          return void this.applyDirectory(env.directory).catch((err: unknown) => this.fail(err));
         case 'grant':
           return this.onGrant(env.grant);
         case 'goodbye':
@@ -217,11 +219,8 @@ export class MemberProcess {
   }
 
   /** The directory says who hosts what: build the engine, connect the remote links, report ready. */
-  private async setup(directory: Directory): Promise<void> {
-    this.pc = podContext(this.options.pod, directory.seed);
-    this.links = new RemoteLinks(this.options.pod, this.hostedSet);
-    this.rejoining = directory.rejoin;
-    this.sync = new MemberSync(this.links.names, { rejoin: directory.rejoin });
+  private async applyDirectory(directory: Directory): Promise<void> {
+    this.setupSlot.set(memberSetup(this.options.pod, this.hostedSet, directory));
     // A rejoining member's nodes boot at the first lease it is granted: its engine starts then (with no apps: a host that boots again runs none).
     if (!directory.rejoin) {
       await prepareApps(this.pc, this.hosted);
@@ -230,25 +229,20 @@ export class MemberProcess {
     this.markDirectoryApplied();
     const allUp = new Promise<void>((resolve) => (this.linksReady = resolve));
     this.checkLinksReady();
-    const urlOf = new Map<string, string>();
-    for (const m of directory.members) for (const n of m.nodes) urlOf.set(n, m.linkUrl);
     // At the start the `a` end dials; a rejoining member dials every link, to whoever is still there.
-    const dials = [...this.links.all()]
-      .filter((l) => directory.rejoin || l.dialer)
-      .map(async (link) => {
-        const far = this.farNode(link);
-        try {
-          const conn = await Connection.connect(urlOf.get(far)!, this.key, { node: this.nearNode(link), role: 'link', link: link.name, nodes: [], linkUrl: '', metricsUrls: [] }, this.log);
-          this.attach(link, conn);
-        } catch (err) {
-          if (!directory.rejoin) throw err;
-          // Its neighbour is gone too: the link stays down until that one rejoins and dials it.
-          this.log.warn({ link: link.name, err: err instanceof Error ? err.message : String(err) }, 'rejoin: link not reachable; it stays down');
-          link.live = false;
-          this.sync!.onLinkFailed(link.name);
-          this.checkLinksReady();
-        }
-      });
+    const dials = this.setup.dials.map(async ({ link, url }) => {
+      try {
+        const conn = await Connection.connect(url, this.key, { node: nearNode(link), role: 'link', link: link.name, nodes: [], linkUrl: '', metricsUrls: [] }, this.log);
+        this.attach(link, conn);
+      } catch (err) {
+        if (!directory.rejoin) throw err;
+        // Its neighbour is gone too: the link stays down until that one rejoins and dials it.
+        this.log.warn({ link: link.name, err: err instanceof Error ? err.message : String(err) }, 'rejoin: link not reachable; it stays down');
+        link.live = false;
+        this.sync.onLinkFailed(link.name);
+        this.checkLinksReady();
+      }
+    });
     await Promise.all(dials);
     await allUp;
     this.watchdogTimer = setInterval(() => this.checkProgress(), this.watchdog.checkEveryMs);
@@ -257,18 +251,31 @@ export class MemberProcess {
     this.control!.send({ type: 'report', report: this.readyReport() });
   }
 
+  private get setup(): MemberSetup {
+    return this.setupSlot.get();
+  }
+
+  private get pc(): PodContext {
+    return this.setup.pc;
+  }
+
+  private get links(): RemoteLinks {
+    return this.setup.links;
+  }
+
+  private get sync(): MemberSync {
+    return this.setup.sync;
+  }
+
+  /** Until its first report, a rejoining member's own link ends come up with its nodes' boot. */
+  private get rejoining(): boolean {
+    return this.setup.rejoin && !this.reported;
+  }
+
   private buildEngine(startPs: number, rebooted: boolean): void {
     const o = this.options;
-    this.engine = buildEngine(this.pc!, this.hosted, o.debugUncountedLoss ?? null, o.models, { startPs, rebooted });
-    this.recording = attachRecording(this.engine, this.pc!, this.hosted, o.recording ?? NO_RECORDING);
-  }
-
-  private nearNode(link: RemoteLink): string {
-    return link.dialer ? link.spec.a.node : link.spec.b.node;
-  }
-
-  private farNode(link: RemoteLink): string {
-    return link.dialer ? link.spec.b.node : link.spec.a.node;
+    this.engine = buildEngine(this.pc, this.hosted, o.debugUncountedLoss ?? null, o.models, { startPs, rebooted });
+    this.recording = attachRecording(this.engine, this.pc, this.hosted, o.recording ?? NO_RECORDING);
   }
 
   private async acceptLink(ws: WebSocket): Promise<void> {
@@ -282,9 +289,9 @@ export class MemberProcess {
         this.key,
         { node: this.options.id, role: 'member', link: '', nodes: [], linkUrl: '', metricsUrls: [] },
         (hello) => {
-          link = this.links!.get(hello.link);
+          link = this.links.get(hello.link);
           if (link === undefined) return { code: CloseCode.unknownPeer, reason: `unknown link ${hello.link || '(none)'}: no such link ends at ${this.options.id}` };
-          if (hello.node !== this.farNode(link)) return { code: CloseCode.unknownPeer, reason: `node ${hello.node} is not the far end of ${hello.link}` };
+          if (hello.node !== farNode(link)) return { code: CloseCode.unknownPeer, reason: `node ${hello.node} is not the far end of ${hello.link}` };
           // A failed link may be dialled again by a neighbour that rejoins the pod.
           reconnect = !link.live;
           if (!reconnect && (link.dialer || link.conn !== null)) return { code: CloseCode.unknownPeer, reason: `link ${hello.link} is already connected` };
@@ -293,8 +300,8 @@ export class MemberProcess {
         this.log,
       );
       if (reconnect) {
-        this.links!.reconnect(link!, conn);
-        this.sync!.onLinkReconnected(link!.name);
+        this.links.reconnect(link!, conn);
+        this.sync.onLinkReconnected(link!.name);
         this.listenOn(link!, conn);
         this.log.info({ link: link!.name }, 'link reconnected by a rejoining neighbour');
       } else {
@@ -324,7 +331,7 @@ export class MemberProcess {
   }
 
   private checkLinksReady(): void {
-    if (this.links?.allConnected) this.linksReady?.();
+    if (this.setupSlot.orNull?.links.allConnected) this.linksReady?.();
   }
 
   private onLinkMessage(link: RemoteLink, conn: Connection, env: Envelope): void {
@@ -341,9 +348,9 @@ export class MemberProcess {
   }
 
   private takeBatch(link: RemoteLink, batch: LinkBatch): void {
-    const actions = this.sync!.onBatch(link.name, batch.lease, batch.window);
+    const actions = this.sync.onBatch(link.name, batch.lease, batch.window);
     if (!actions.some((a) => a.type === 'close' && a.link === link.name)) {
-      this.links!.deliver(this.engine!, link, batch);
+      this.links.deliver(this.engine!, link, batch);
       this.watchdog.onProgress();
     }
     this.perform(actions);
@@ -352,10 +359,10 @@ export class MemberProcess {
   private onLinkClosed(link: RemoteLink, conn: Connection, code: number, reason: string): void {
     if (this.finished || link.conn !== conn) return;
     link.conn = null;
-    if (this.engine === null ? !link.live : !this.links!.fail(this.engine, link)) return;
+    if (this.engine === null ? !link.live : !this.links.fail(this.engine, link)) return;
     link.live = false;
     this.log.warn({ link: link.name, code, reason }, 'link closed: declared down from the next window');
-    this.perform(this.sync!.onLinkFailed(link.name));
+    this.perform(this.sync.onLinkFailed(link.name));
   }
 
   private onGrant(grant: Grant): void {
@@ -364,13 +371,13 @@ export class MemberProcess {
     this.dropDeclaredDown(grant.linksDown);
     this.scheduleLinkStates(grant.linksDown, grant, false);
     this.scheduleLinkStates(grant.linksUp, grant, true);
-    this.links!.bringUp(grant.linksUp);
+    this.links.bringUp(grant.linksUp);
     for (const loss of grant.losses) {
-      const link = [...this.links!.all()].find((l) => l.outName === loss.link);
+      const link = [...this.links.all()].find((l) => l.outName === loss.link);
       if (link !== undefined) engine.context(link.localNode).stats.countDrops('link_down', link.localPort, loss.frames);
     }
-    for (const fault of grant.faults) scheduleWireFault(engine, this.pc!, fault, this.hostedSet);
-    const actions = this.sync!.onGrant(grant);
+    for (const fault of grant.faults) scheduleWireFault(engine, this.pc, fault, this.hostedSet);
+    const actions = this.sync.onGrant(grant);
     for (const { link, batch } of this.early.splice(0)) this.takeBatch(link, batch);
     this.perform(actions);
   }
@@ -383,14 +390,14 @@ export class MemberProcess {
    */
   private dropDeclaredDown(names: readonly string[]): void {
     for (const name of names) {
-      const link = this.links!.get(name);
+      const link = this.links.get(name);
       if (link === undefined || !link.live || link.conn === null) continue;
       this.log.warn({ link: name }, 'link declared down by the controller (its far end was lost): closing it');
       const conn = link.conn;
       link.conn = null;
       conn.close(CloseCode.shutdown, 'declared down by the controller');
-      this.links!.fail(this.engine!, link);
-      this.perform(this.sync!.onLinkFailed(name));
+      this.links.fail(this.engine!, link);
+      this.perform(this.sync.onLinkFailed(name));
     }
   }
 
@@ -444,19 +451,19 @@ export class MemberProcess {
           if (!this.runSlice(action.fromPs, action.untilPs)) break;
           this.actions.shift();
           this.windowRun(action.lease, action.window);
-          this.actions.push(...this.sync!.windowShipped());
+          this.actions.push(...this.sync.windowShipped());
           break;
         case 'report':
           this.actions.shift();
-          this.rejoining = false;
+          this.reported = true;
           this.control!.send({ type: 'report', report: this.report(action.lease, action.final) });
           break;
         case 'close': {
           this.actions.shift();
-          const link = this.links!.get(action.link)!;
+          const link = this.links.get(action.link)!;
           this.log.warn({ link: action.link, reason: action.reason }, 'closing misbehaving link');
           link.conn?.close(CloseCode.protocol, action.reason);
-          this.links!.fail(this.engine!, link);
+          this.links.fail(this.engine!, link);
           break;
         }
       }
@@ -479,7 +486,7 @@ export class MemberProcess {
   private windowRun(lease: number, window: number): void {
     this.windowsRun++;
     this.watchdog.onProgress();
-    this.links!.ship(this.engine!, lease, window);
+    this.links.ship(this.engine!, lease, window);
   }
 
   /** Lease 0: links connected, nothing run. */
@@ -497,23 +504,23 @@ export class MemberProcess {
     // Rows reach their files before the controller hears of this lease: once it has every final report, they are complete.
     if (final) this.recording?.finish();
     else this.recording?.flush();
-    const failed = this.links!.takeFailed();
+    const failed = this.links.takeFailed();
     const memory = nodeMemory(this.hosted.length, final);
     return {
       lease,
       hasNextEvent: next !== null,
       nextEventPs: next ?? 0,
       nodes: this.hosted.map((i) => toWireNode(nodeFinal(engine, i, this.options.pod.nodes[i]!.role, memory, { results: final }), final)),
-      links: this.links!.failedCounts(failed, final),
+      links: this.links.failedCounts(failed, final),
       linksFailed: failed.map((l) => l.name),
-      linkTotals: this.links!.totals(),
+      linkTotals: this.links.totals(),
     };
   }
 
   /** Nobody waits forever for a batch that will not come: a link silent for too long is closed. */
   private checkProgress(): void {
-    const sync = this.sync;
-    if (sync === null || !this.watchdog.expired(performance.now(), sync.phase === 'awaitingBatches')) return;
+    const sync = this.setupSlot.orNull?.sync;
+    if (sync === undefined || !this.watchdog.expired(performance.now(), sync.phase === 'awaitingBatches')) return;
     const { lease, window } = sync.position;
     for (const name of sync.missing()) {
       const reason = `no batch for lease ${lease} window ${window} within ${Math.round(this.watchdog.limitMs / 1000)} s of this process's running time (twice the hang timeout), though its neighbour answers pings`;
@@ -532,7 +539,7 @@ export class MemberProcess {
 
   /** The connection of a remote link by name (diagnostics and tests). */
   linkConnection(name: string): Connection | null {
-    return this.links?.get(name)?.conn ?? null;
+    return this.setupSlot.orNull?.links.get(name)?.conn ?? null;
   }
 }
 

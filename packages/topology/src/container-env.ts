@@ -3,6 +3,8 @@
  * by everything that starts one: the compose file, `rocelab run --mode docker` and the
  * Kubernetes manifests. What a container runs is said only here, so the three cannot drift.
  */
+import type { MemberPlan } from './members.js';
+
 /** The port every node serves /metrics on inside its container (the next nodes of a worker count up), and the controller's. */
 export const CONTAINER_METRICS_PORT = 9100;
 export const CONTAINER_CONTROLLER_PORT = 7000;
@@ -13,12 +15,8 @@ export const CONTAINER_CONTROLLER_PORT = 7000;
  */
 export const CONTAINER_TOKEN_FILE = '/run/secrets/rocelab_pod_token';
 
-/** A member as a container: one node (a switch or host service) or a worker of several. */
-export interface ContainerMember {
-  id: string;
-  nodes: readonly string[];
-  entry: 'switch' | 'host' | 'worker';
-}
+/** The image's user (deploy/docker/Dockerfile): files bind-mounted or mounted into a container must be readable by it. */
+export const CONTAINER_UID = 10001;
 
 /** Variables every container of a pod has, controller and members alike, in this order. */
 export function podContainerEnv(topologyPath: string, controllerHost = 'controller'): Record<string, string> {
@@ -34,7 +32,7 @@ export function podContainerEnv(topologyPath: string, controllerHost = 'controll
  * reach it by when that is not its one node's name (a worker's id, a Kubernetes pod's FQDN-ish
  * `id.subdomain`).
  */
-export function memberContainerEnv(member: ContainerMember, advertiseHost: string = member.id): Record<string, string> {
+export function memberContainerEnv(member: MemberPlan, advertiseHost: string = member.id): Record<string, string> {
   if (member.entry === 'worker') {
     return { ROCELAB_ROLE: 'member', ROCELAB_MEMBER: member.id, ROCELAB_NODES: member.nodes.join(','), ROCELAB_ADVERTISE_HOST: advertiseHost };
   }

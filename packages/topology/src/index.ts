@@ -14,7 +14,7 @@ export { ROOT, TopologyError, childPath, describeValue, formatProblem, type Prob
 export { BUILTIN_EXTENSIONS } from './builtin.js';
 export { CLOS_LIMITS, ClosError, closNames, closProblems, generateClos, type ClosOptions, type ClosShape } from './clos.js';
 export { LIVE_DILATION, COMPOSE_IMAGES, ComposeError, DEV_TOKEN_FILE, RESERVED_SERVICES, composeFile, reservedNodeNames, type ComposeOptions } from './compose.js';
-export { CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT, CONTAINER_TOKEN_FILE, memberContainerEnv, podContainerEnv, type ContainerMember } from './container-env.js';
+export { CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT, CONTAINER_TOKEN_FILE, CONTAINER_UID, memberContainerEnv, podContainerEnv } from './container-env.js';
 export { CdfError, cdfFilesFor, cdfPath, parseCdf, readCdfFile } from './cdf.js';
 export { FLOW_KIND, WORKLOAD_KIND_TABLE, flowWorkloads, mergeExtensions, resolvedWorkloads, type ExtensionProblem, type JsonSchema, type PodCheck, type SchemaExtensions, type WorkloadKind } from './extensions.js';
 export { SWITCH_EXTENSION, switchPortDirections, switchSettingsOf } from './switch-extension.js';
@@ -27,6 +27,7 @@ export { MAC_BASE } from './nodes.js';
 export { NO_IMPAIRMENTS } from './links.js';
 export { routeTable, routeTables, type Route } from './routes.js';
 export { partitionPod } from './partition.js';
+export { planMembers, type MemberEntry, type MemberPlan } from './members.js';
 export { DEFAULT_SEED, LINK_DEFAULTS, PROFILES, ROLES, TIMINGS, createTopologySchema, type RawTopology } from './schema.js';
 export { FAULT_KINDS, FAULT_KIND_NAMES, faultItemSchema, resolveFault, type FaultContext, type FaultParams, type FaultTarget, type LinkDirectionChoice, type RawFault } from './fault-kinds.js';
 export { faultContext } from './references.js';

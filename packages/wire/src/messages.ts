@@ -4,7 +4,6 @@
  * a decoded message has proto3 defaults filled in (0, '', false, empty arrays). 64-bit fields
  * are numbers, exact below 2^53 (virtual picoseconds ≈ 2.5 h); the decoder rejects larger ones.
  */
-import type { Grant as SyncGrant } from '@rocelab/sync';
 import type { Frame } from './frame.js';
 
 /** First message in each direction of every connection; see the proto for the handshake. */
@@ -72,11 +71,39 @@ export interface Member {
   linkUrl: string;
 }
 
+/** What the sync protocol needs of a fault (@rocelab/sync): it travels with the grant of the lease that contains its time. */
+export interface TimedFault {
+  id: number;
+  atPs: number;
+}
+
 /**
- * A lease of `windows` windows of `windowPs` from `startPs`, the last ending at `endPs`: the
- * sync protocol's grant (@rocelab/sync), carrying faults as they travel.
+ * A lease of `windows` windows of `windowPs` from `startPs`, the last ending at `endPs`, as the
+ * sync protocol's state machines see it (@rocelab/sync), whatever the faults carry.
  */
-export type Grant = SyncGrant<Fault>;
+export interface LeaseGrant<F extends TimedFault = TimedFault> {
+  lease: number;
+  startPs: number;
+  windowPs: number;
+  /** Number of windows; 0 for the closing lease that only collects final reports. */
+  windows: number;
+  /** End of the last window (≤ start + windows · windowPs; cut at the run's end). */
+  endPs: number;
+  final: boolean;
+  faults: F[];
+  /** Links declared down at `startPs` (link names `a-node:port>b-node:port` as in the topology). */
+  linksDown: string[];
+  /** Links back up at `startPs`: a lost member rejoined with fresh state (its links as above). */
+  linksUp: string[];
+  /** Members declared lost at `startPs`, and members that rejoin at `startPs` (they run this lease). */
+  membersLost: string[];
+  membersJoined: string[];
+  /** Frames lost in transit on broken links, to be counted by their senders as `link_down`. */
+  losses: LinkLoss[];
+}
+
+/** Controller → members: a lease, carrying faults as they travel. */
+export type Grant = LeaseGrant<Fault>;
 
 export interface LinkLoss {
   /** "node:port>node:port", the direction that lost frames. */

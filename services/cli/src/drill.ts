@@ -40,7 +40,7 @@ import {
 import { parseTraceFile, TRACE_FILE_NAMES, type TraceFileName, type TraceTables } from '@rocelab/results';
 import { APP_FAILED_EXIT, DEFAULT_TRACE_SETTINGS, failedApps, podContext, prepareRunFiles, RunFilesError, type RunResult } from '@rocelab/runtime';
 import { declareAppRegions, InputFileError, loadTopologyFile, MAX_TRACE_FILE_BYTES, readInputFile, TopologyError } from '@rocelab/topology';
-import { DockerRunError } from './docker-errors.js';
+import { DockerRunError } from '@rocelab/deploy';
 import { executeRun } from './run.js';
 import { table } from './result-text.js';
 

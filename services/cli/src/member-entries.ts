@@ -8,8 +8,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-export type MemberEntry = 'switch' | 'host' | 'worker';
+import type { MemberEntry } from '@rocelab/topology';
 
 const PLAIN: Record<MemberEntry, () => string> = {
   switch: () => fileURLToPath(import.meta.resolve('@rocelab/switch-service')),

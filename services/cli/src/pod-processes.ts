@@ -18,29 +18,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { Controller } from '@rocelab/controller';
 import { createLogger, type Logger } from '@rocelab/telemetry';
-import { partitionPod, type PodSpec } from '@rocelab/topology';
+import { planMembers, type MemberPlan, type PodSpec } from '@rocelab/topology';
 import { hangTimeoutFromEnv, NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions } from '@rocelab/runtime';
-import { memberEntry, type MemberEntry } from './member-entries.js';
+import { writeTokenFile } from '@rocelab/deploy';
+import { memberEntry } from './member-entries.js';
 import { startJanitor, type Janitor } from './pod-janitor.js';
-import { writeTokenFile } from './token-file.js';
-
-export interface MemberPlan {
-  id: string;
-  nodes: string[];
-  /** The service entry to run: switch, host, or a generic worker. */
-  entry: MemberEntry;
-}
-
-/**
- * `procs`: every node its own process; `workers`: K parts that keep neighbours together and
- * share the load (`partitionPod`; fewer when the pod has fewer switches than K).
- */
-export function planMembers(pod: PodSpec, workers: number | null): MemberPlan[] {
-  if (workers === null) {
-    return pod.nodes.map((n) => ({ id: n.name, nodes: [n.name], entry: n.role === 'host' ? 'host' : 'switch' }));
-  }
-  return partitionPod(pod, workers).map((part, w) => ({ id: `w${w + 1}`, nodes: part.map((i) => pod.nodes[i]!.name), entry: 'worker' }));
-}
 
 const RESPAWN_DELAY_MS = 500;
 

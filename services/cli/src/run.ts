@@ -8,12 +8,11 @@
  */
 import { resolve } from 'node:path';
 import { exitCodeOf, failedAppsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
-import { declareAppRegions, InputFileError, loadTopologyFile, readInputFile, type PodSpec } from '@rocelab/topology';
-import { DockerRunError, DockerRunFailure } from './docker-errors.js';
-import { K8sRunError, K8sRunFailure } from './k8s-run-errors.js';
+import { declareAppRegions, InputFileError, loadTopologyFile, planMembers, readInputFile, type PodSpec } from '@rocelab/topology';
+import { DockerRunError, DockerRunFailure, K8sRunError, K8sRunFailure } from '@rocelab/deploy';
 import { watchParent } from './parent-watch.js';
-import { planMembers, startLocalPod, type LocalPod } from './pod-processes.js';
-import { inlineProgress, showProgress } from './progress.js';
+import { startLocalPod, type LocalPod } from './pod-processes.js';
+import { fetchStatus, inlineProgress, showProgress } from './progress.js';
 import { resultText } from './result-text.js';
 
 /** How to run a pod: the part `rocelab run` and `rocelab drill run` share. */
@@ -102,20 +101,20 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
   let result: RunResult;
   const { seed, recording } = options;
   if (options.mode === 'docker') {
-    const { runDockerPod } = await import('./docker-pod.js');
+    const { runDockerPod } = await import('@rocelab/deploy/docker');
     result = await runDockerPod(pod, file, planMembers(pod, options.workers), {
       image: options.image,
       seed,
       durationPs: options.durationPs,
       dilation: options.dilation,
-      progress: !options.json,
+      ...(options.json ? {} : { watchStatus: (url: string) => showProgress(() => fetchStatus(url, 1000), options.durationPs) }),
       recording,
       resultDetail: options.detail,
       replayFaults: options.replayFaults ?? [],
       respawn: options.respawn === true,
     });
   } else if (options.mode === 'k8s') {
-    const { runK8sPod } = await import('./k8s-pod.js');
+    const { runK8sPod } = await import('@rocelab/deploy/k8s-run');
     result = await runK8sPod(pod, file, {
       kubeconfig: options.kubeconfig ?? null,
       namespace: options.namespace ?? null,

@@ -29,17 +29,16 @@ import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
-import { CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT, CONTAINER_TOKEN_FILE, memberContainerEnv, podContainerEnv } from '@rocelab/topology';
+import { CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT, CONTAINER_TOKEN_FILE, CONTAINER_UID, memberContainerEnv, podContainerEnv, type MemberPlan } from '@rocelab/topology';
+import { isDns1123Label } from './dns-label.js';
+import { K8sError } from './k8s-errors.js';
 import { processRequests } from './k8s-requests.js';
-import type { MemberPlan } from './pod-processes.js';
 
 /** The headless Service whose name is every member's subdomain. */
 export const NODES_SERVICE = 'rocelab-nodes';
 export const CONTROLLER_NAME = 'controller';
 export const TOKEN_SECRET_NAME = 'rocelab-pod-token';
 export const TOPOLOGY_CONFIGMAP_NAME = 'rocelab-topology';
-/** The image's user (deploy/docker/Dockerfile): the token file is readable by its group. */
-const CONTAINER_UID = 10001;
 /** A ConfigMap holds at most 1 MiB. */
 const MAX_CONFIGMAP_BYTES = 1024 * 1024;
 
@@ -73,18 +72,10 @@ export interface K8sRunSettings {
   replayFaults: string | null;
 }
 
-/** Bad input for the manifests: exit 2, docs/errors.md "rocelab k8s". */
-export class K8sError extends Error {}
-
 /** Anything kubernetes-models builds: validated, then printed from toJSON(). */
 export interface K8sObject {
   validate(): void;
   toJSON(): unknown;
-}
-
-/** A DNS-1123 label (RFC 1123): what a namespace, a pod's hostname and a Service name must be. */
-export function isDns1123Label(name: string): boolean {
-  return name.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name);
 }
 
 const MEMBER_LABELS = { 'app.kubernetes.io/name': 'rocelab', 'app.kubernetes.io/component': 'member' };

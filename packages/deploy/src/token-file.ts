@@ -1,16 +1,15 @@
 /**
- * The pod token for the processes `rocelab run` and `up` start, as a file rather than an
- * environment variable (`/proc/PID/environ` is readable by every process of the same user, and
- * `docker inspect` shows a container's environment): a private temporary directory (0700)
- * holding one file, named to children by ROCELAB_POD_TOKEN_FILE and removed when the pod is
- * done or this process exits, whichever comes first.
+ * The pod token for the processes `rocelab run` and `up` start, and for the containers of
+ * `--mode docker`, as a file rather than an environment variable (`/proc/PID/environ` is
+ * readable by every process of the same user, and `docker inspect` shows a container's
+ * environment): a private temporary directory (0700) holding one file, named to children by
+ * ROCELAB_POD_TOKEN_FILE and removed when the pod is done or this process exits, whichever
+ * comes first.
  */
 import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-/** The user the rocelab image runs as (deploy/docker/Dockerfile). */
-export const CONTAINER_UID = 10001;
+import { CONTAINER_UID } from '@rocelab/topology';
 
 export interface TokenFile {
   path: string;

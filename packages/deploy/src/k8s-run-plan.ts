@@ -5,7 +5,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { RunResult } from '@rocelab/runtime';
-import { isDns1123Label } from './k8s-manifests.js';
+import { isDns1123Label } from './dns-label.js';
 
 const NAMESPACE_PREFIX = 'rocelab-run-';
 

@@ -12,8 +12,8 @@ import { ApiException, type KubernetesObject, type V1Pod } from '@kubernetes/cli
 import type { PodSpec } from '@rocelab/topology';
 import type { FaultLogEntry, RunResult } from '@rocelab/runtime';
 import { apiMessage, connectCluster, errorText, type Cluster } from './k8s-cluster.js';
-import { CONTROLLER_NAME, K8sError, type K8sObject } from './k8s-manifests.js';
-import { K8sRunError, K8sRunFailure } from './k8s-run-errors.js';
+import { K8sError, K8sRunError, K8sRunFailure } from './k8s-errors.js';
+import { CONTROLLER_NAME, type K8sObject } from './k8s-manifests.js';
 import { endOf, hasEnded, imageProblem, logTail, podStates, resultFromLog, runDeadlineMs, runNamespace } from './k8s-run-plan.js';
 import { podObjects } from './k8s.js';
 

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ApiException, CoreV1Api, createConfiguration, KubeConfig, KubernetesObjectApi, ServerConfiguration, VersionApi, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
-import { K8sRunError } from './k8s-run-errors.js';
+import { K8sRunError } from './k8s-errors.js';
 
 /** The service account's token, which makes loadFromDefault load the in-cluster configuration. */
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';

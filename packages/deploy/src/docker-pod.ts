@@ -13,11 +13,9 @@ import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
-import { CONTAINER_CONTROLLER_PORT, memberContainerEnv, type PodSpec } from '@rocelab/topology';
+import { CONTAINER_CONTROLLER_PORT, memberContainerEnv, type MemberPlan, type PodSpec } from '@rocelab/topology';
 import { CONTAINER_POD_TOKEN_FILE, NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { DockerRunError, DockerRunFailure } from './docker-errors.js';
-import type { MemberPlan } from './pod-processes.js';
-import { fetchStatus, showProgress } from './progress.js';
 import { writeTokenFile } from './token-file.js';
 
 export interface DockerRunOptions {
@@ -25,8 +23,11 @@ export interface DockerRunOptions {
   seed: number;
   durationPs: number;
   dilation: number;
-  /** Draw a progress bar on a terminal (read from the controller container's /status). */
-  progress?: boolean;
+  /**
+   * Called once the controller container runs, with the URL of its /status (the CLI draws a
+   * progress bar from it); what it returns is called when the controller ends.
+   */
+  watchStatus?: (statusUrl: string) => () => void;
   /** Traces and captures: their directories are bind-mounted into every member. */
   recording?: RecordingOptions;
   /** Every node's report in the result (drills). */
@@ -116,10 +117,10 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
     controller.modem.demuxStream(stream, stdout.sink, process.stderr);
     await controller.start();
     let stopProgress = (): void => undefined;
-    if (options.progress === true) {
+    if (options.watchStatus !== undefined) {
       const info = await controller.inspect();
       const ip = info.NetworkSettings.Networks[runId]?.IPAddress;
-      if (ip) stopProgress = showProgress(() => fetchStatus(`http://${ip}:${CONTAINER_CONTROLLER_PORT}/status`, 1000), options.durationPs);
+      if (ip) stopProgress = options.watchStatus(`http://${ip}:${CONTAINER_CONTROLLER_PORT}/status`);
     }
     let running = true;
     for (const plan of plans) {
