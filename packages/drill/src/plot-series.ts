@@ -4,7 +4,6 @@
  * selection and binning over trace rows; the Vega-Lite specs live in plot-specs.ts.
  */
 import { naturalCompare, nearestRank, pauseIntervals, type NodeReport, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
-import type { CdfPoint } from './plot-specs.js';
 import type { FaultOutcome } from './report-model.js';
 
 /** Points per series at most: 2,000 is finer than a 720-pixel plot can show. */
@@ -170,6 +169,13 @@ export function faultMarks(faults: readonly FaultOutcome[], originUs: number, en
       ...(f.untilNs === null ? [] : [{ t: f.untilNs / 1000 - originUs, label: `${f.kind} ends` }]),
     ])
     .filter((m) => m.t >= 0 && m.t <= endUs);
+}
+
+/** One point of a variant's CDF: the fraction of its samples at or below `value`. */
+export interface CdfPoint {
+  variant: string;
+  value: number;
+  fraction: number;
 }
 
 /**
