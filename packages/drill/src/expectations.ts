@@ -133,8 +133,8 @@ function bound(e: Expectation, v: VariantData | null, what: string, value: numbe
   const high = max !== undefined && !(value <= max);
   const expected = [min !== undefined ? `≥ ${unit(min)}` : '', max !== undefined ? `≤ ${unit(max)}` : ''].filter(Boolean).join(' and ');
   let margin: string;
-  if (low) margin = `${unit(min! - value)} short`;
-  else if (high) margin = `${unit(value - max!)} over`;
+  if (low) margin = `${unit(min - value)} short`;
+  else if (high) margin = `${unit(value - max)} over`;
   else if (min === undefined && max === undefined) margin = 'no bound';
   else {
     const spare = Math.min(min !== undefined ? value - min : Infinity, max !== undefined ? max - value : Infinity);

@@ -117,7 +117,7 @@ export function pauseHeatmap(rows: readonly PfcRow[], endUs: number): { rows: st
     const fractions = new Array<number>(PAUSE_BINS).fill(0);
     for (const i of byRow.get(row)!) {
       for (let b = Math.floor(i.startUs / width); b < PAUSE_BINS && b * width < i.endUs; b++) {
-        fractions[b] += (Math.min(i.endUs, (b + 1) * width) - Math.max(i.startUs, b * width)) / width;
+        fractions[b]! += (Math.min(i.endUs, (b + 1) * width) - Math.max(i.startUs, b * width)) / width;
       }
     }
     // Rounded to 1e-6, so fully paused bins are exactly 1; runs of equal bins become one cell.

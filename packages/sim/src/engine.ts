@@ -493,7 +493,7 @@ export class Engine implements ContextHost {
       stats.countPfc(false, event.timePs, frame);
       ctx.deliver(frame);
       ctx.transmitters[port]!.applyPause(event.timePs, frame);
-      h.model!.onPfc?.(event.timePs, port, frame);
+      h.model.onPfc?.(event.timePs, port, frame);
       return;
     }
     if (h.creditHeld !== null) {
@@ -513,7 +513,7 @@ export class Engine implements ContextHost {
       ctx.deliver(frame); // a credit update on a node without credit links: nothing grants by credit here
       return;
     }
-    h.model!.onFrame(event.timePs, port, frame);
+    h.model.onFrame(event.timePs, port, frame);
   }
 
   private host(node: EngineNode, hostedSet: ReadonlySet<number>, wire: WireModel): Hosted {
