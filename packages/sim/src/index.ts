@@ -21,6 +21,7 @@ export * from './node.js';
 export * from './engine.js';
 export * from './node-life.js';
 export * from './units.js';
+export * from './profile-names.js';
 export * from './fields.js';
 export * from './credit-flow.js';
 export * from './credit-link.js';

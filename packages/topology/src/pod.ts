@@ -7,11 +7,10 @@
  */
 
 export type Role = 'host' | 'tor' | 'leaf' | 'spine' | 'switch';
-export type Profile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
-export type Timing = 'default' | 'drill';
+export type { Profile, Timing } from '@rocelab/sim';
 
 import type { RemoteAccess } from '@rocelab/rnic';
-import type { ImpairmentConfig, LinkDirectionConfig, PacketAction } from '@rocelab/sim';
+import type { ImpairmentConfig, LinkDirectionConfig, PacketAction, Profile, Timing } from '@rocelab/sim';
 
 /**
  * Impairments of one link direction: `down`, Bernoulli `loss`, the IP-ID rule
