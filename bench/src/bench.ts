@@ -12,11 +12,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ClosShape } from '@rocelab/topology';
 import { measureAppEvents } from './app-events.js';
 import { runCli } from './cli.js';
 import { measureEngine } from './engine.js';
 import { measureLink } from './link.js';
-import { generateClos, hostsOf, measureFixture, switchesOf, type ClosShape } from './perf.js';
+import { generateClos, hostsOf, measureFixture, switchesOf } from './perf.js';
 import { machine, othersCpu, readmeTimings, RUNS, type ReadmeTimings } from './readme.js';
 import { note, sig } from './util.js';
 

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ClosShape } from '@rocelab/topology';
 import { runCli, type CliFigures } from './cli.js';
 import { note, sig } from './util.js';
 
@@ -60,14 +61,6 @@ export async function measureFixture(cli: string, file: string, duration: string
     out[mode] = figures;
   }
   return out;
-}
-
-export interface ClosShape {
-  spines: number;
-  leavesPerPod: number;
-  torsPerPod: number;
-  pods: number;
-  hostsPerTor: number;
 }
 
 /** A Clos written by `rocelab topology clos` with a permutation of `flowSize` flows, in a temporary directory. */

@@ -103,7 +103,7 @@ async function upStartup(cli: string, root: string): Promise<number> {
     const seconds = await new Promise<number>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`rocelab up did not start within ${UP_TIMEOUT_MS / 1000} s`)), UP_TIMEOUT_MS);
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
         out += chunk;
         if (out.includes('Ctrl-C stops the pod.')) {
           clearTimeout(timer);

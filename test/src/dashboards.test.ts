@@ -45,7 +45,7 @@ function callArguments(expr: string, names: string[]): Array<{ name: string; arg
   const out: Array<{ name: string; arg: string }> = [];
   for (const m of expr.matchAll(new RegExp(`\\b(${names.join('|')})\\s*\\(`, 'g'))) {
     let depth = 1;
-    let i = m.index! + m[0].length;
+    let i = m.index + m[0].length;
     const start = i;
     for (; i < expr.length && depth > 0; i++) depth += expr[i] === '(' ? 1 : expr[i] === ')' ? -1 : 0;
     out.push({ name: m[1]!, arg: expr.slice(start, i - 1) });

@@ -32,7 +32,7 @@ function detect(file: string): { deadlock: Deadlock | null; withoutHairpins: Dea
   return {
     deadlock: findDeadlock({ queue: rows, links: pod.links, stallUs: STALL_US, hairpinNodes }),
     withoutHairpins: findDeadlock({ queue: rows, links: pod.links, stallUs: STALL_US }),
-    dropped: run.json.droppedByReason as Record<string, number>,
+    dropped: run.json.droppedByReason,
   };
 }
 

@@ -91,7 +91,7 @@ test('the token is in the Secret and in no container environment; the topology i
   const docs = manifests([file, '--workers', '3']);
   const secret = docs.find((d) => d.kind === 'Secret') as unknown as { stringData: Record<string, string> };
   assert.deepEqual(Object.values(secret.stringData), [TOKEN]);
-  const containers = [...members(docs).map((p) => p.spec!), (docs.find((d) => d.kind === 'Deployment') as unknown as { spec: { template: { spec: IPod['spec'] } } }).spec.template.spec!].flatMap((s) => s!.containers);
+  const containers = [...members(docs).map((p) => p.spec!), (docs.find((d) => d.kind === 'Deployment') as unknown as { spec: { template: { spec: IPod['spec'] } } }).spec.template.spec!].flatMap((s) => s.containers);
   for (const c of containers) {
     for (const e of c.env ?? []) assert.ok(!(e.value ?? '').includes(TOKEN), `${e.name} carries the token`);
     assert.equal(envOf({ spec: { containers: [c] } } as IPod).ROCELAB_POD_TOKEN_FILE, '/run/secrets/rocelab_pod_token');

@@ -131,7 +131,7 @@ test('no frame is malformed or draws an expert warning, and the IPv4 checksums a
   // The same filters do catch problems: a bad IPv4 checksum, and an IP length that cuts the BTH.
   const good = encodeFrame(SEQUENCE[5]!);
   const badChecksum = good.slice();
-  badChecksum[14 + 10] ^= 0xff;
+  badChecksum[14 + 10]! ^= 0xff;
   const cut = good.slice();
   const view = new DataView(cut.buffer);
   view.setUint16(14 + 2, 20 + 8 + 4);

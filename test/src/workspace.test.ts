@@ -202,7 +202,7 @@ test('pure packages (wire, sim, sync, switch, rnic, workload) import only pure @
     'every pure package is a workspace',
   );
   const problems: string[] = [];
-  for (const w of pure as Workspace[]) {
+  for (const w of pure) {
     for (const dep of declaredRocelab(w.pkg)) if (!PURE.includes(dep)) problems.push(`${w.dir}/package.json depends on the impure ${dep}`);
     for (const { file, specifier } of importsUnder([w.dir])) {
       const pkg = packageOf(specifier);

@@ -14,6 +14,7 @@ import {
   formatProblem,
   parseBytes,
   parseDuration,
+  parseRate,
   parseYaml,
   topologyFromData,
   validateWith,
@@ -22,7 +23,6 @@ import {
   type RawTopology,
 } from '@rocelab/topology';
 import { drillSchema, type ExpectationKind } from './drill-schema.js';
-import { goodputRate } from './expectations.js';
 import { DRILL_METRIC_NAMES } from './metrics.js';
 
 /** A problem and the file it is in. */
@@ -54,6 +54,11 @@ export interface Expectation {
   description: string | null;
   /** The item as written (each kind's keys). */
   raw: Record<string, unknown>;
+}
+
+/** A goodput bound: a rate like 40G, or 0 (nothing delivered) in any spelling. */
+export function goodputRate(value: unknown): number {
+  return value === 0 || (typeof value === 'string' && /^0+(\.0+)?[GMK]?$/.test(value)) ? 0 : parseRate(value as string | number);
 }
 
 export interface Drill {

@@ -6,9 +6,9 @@
  * every mode.
  */
 import { nearestRank, pauseIntervals, type EventRow, type FctRow, type NodeReport, type PfcRow, type ProbeRow, type QueueRow, type RateRow, type TraceTables } from '@rocelab/results';
-import { parseBytes, parseDuration, parseRate, type PodSpec } from '@rocelab/topology';
+import { parseBytes, parseDuration, type PodSpec } from '@rocelab/topology';
 import { findDeadlock } from './deadlock.js';
-import type { Expectation } from './drill-file.js';
+import { goodputRate, type Expectation } from './drill-file.js';
 import { metricValue } from './metrics.js';
 import type { ExpectationOutcome } from './report-model.js';
 
@@ -133,8 +133,8 @@ function bound(e: Expectation, v: VariantData | null, what: string, value: numbe
   const high = max !== undefined && !(value <= max);
   const expected = [min !== undefined ? `≥ ${unit(min)}` : '', max !== undefined ? `≤ ${unit(max)}` : ''].filter(Boolean).join(' and ');
   let margin: string;
-  if (low) margin = `${unit(min! - value)} short`;
-  else if (high) margin = `${unit(value - max!)} over`;
+  if (low) margin = `${unit(min - value)} short`;
+  else if (high) margin = `${unit(value - max)} over`;
   else if (min === undefined && max === undefined) margin = 'no bound';
   else {
     const spare = Math.min(min !== undefined ? value - min : Infinity, max !== undefined ? max - value : Infinity);
@@ -220,11 +220,6 @@ function goodputs(e: Expectation, v: VariantData, during: string): Array<{ flow:
   }
   const ackedAt = (list: RateRow[], t: number) => list.filter((r) => r.timeUs <= t).reduce((x, r) => Math.max(x, r.ackedBytes), 0);
   return [...byQp].sort(([x], [y]) => (x < y ? -1 : 1)).map(([flow, list]) => ({ flow, bps: ((ackedAt(list, b) - ackedAt(list, a)) * 8) / ((b - a) / 1e6) }));
-}
-
-/** A goodput bound: a rate like 40G, or 0 (nothing delivered) in any spelling. */
-export function goodputRate(value: unknown): number {
-  return value === 0 || (typeof value === 'string' && /^0+(\.0+)?[GMK]?$/.test(value)) ? 0 : parseRate(value as string | number);
 }
 
 function selection(e: Expectation): string {
@@ -344,7 +339,7 @@ function deadlock(e: Expectation, v: VariantData): ExpectationOutcome {
   const stallPs = e.raw.stall === undefined ? 100 * PS_PER_US : parseDuration(e.raw.stall as string);
   const switches = v.pod.nodes.filter((n) => n.role !== 'host' && n.role !== 'tor').map((n) => n.name);
   const found = findDeadlock({
-    queue: (v.tables['queue.csv'] ?? []) as QueueRow[],
+    queue: (v.tables['queue.csv'] ?? []),
     links: v.pod.links.map((l) => ({ a: l.a, b: l.b })),
     stallUs: stallPs / PS_PER_US,
     hairpinNodes: switches,

@@ -4,7 +4,6 @@
  * selection and binning over trace rows; the Vega-Lite specs live in plot-specs.ts.
  */
 import { naturalCompare, nearestRank, pauseIntervals, type NodeReport, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
-import type { CdfPoint } from './plot-specs.js';
 import type { FaultOutcome } from './report-model.js';
 
 /** Points per series at most: 2,000 is finer than a 720-pixel plot can show. */
@@ -118,7 +117,7 @@ export function pauseHeatmap(rows: readonly PfcRow[], endUs: number): { rows: st
     const fractions = new Array<number>(PAUSE_BINS).fill(0);
     for (const i of byRow.get(row)!) {
       for (let b = Math.floor(i.startUs / width); b < PAUSE_BINS && b * width < i.endUs; b++) {
-        fractions[b] += (Math.min(i.endUs, (b + 1) * width) - Math.max(i.startUs, b * width)) / width;
+        fractions[b]! += (Math.min(i.endUs, (b + 1) * width) - Math.max(i.startUs, b * width)) / width;
       }
     }
     // Rounded to 1e-6, so fully paused bins are exactly 1; runs of equal bins become one cell.
@@ -170,6 +169,13 @@ export function faultMarks(faults: readonly FaultOutcome[], originUs: number, en
       ...(f.untilNs === null ? [] : [{ t: f.untilNs / 1000 - originUs, label: `${f.kind} ends` }]),
     ])
     .filter((m) => m.t >= 0 && m.t <= endUs);
+}
+
+/** One point of a variant's CDF: the fraction of its samples at or below `value`. */
+export interface CdfPoint {
+  variant: string;
+  value: number;
+  fraction: number;
 }
 
 /**

@@ -3,9 +3,8 @@
  * the same x scale (0 to the run's end, in µs) so a report's plots line up, and the faults as
  * labelled vertical rules. Data is inline (`values`): nothing is loaded, nothing is random.
  */
-import type { HoldBar } from './plot-series.js';
 import type { TopLevelSpec } from 'vega-lite';
-import type { FaultMark, PauseCell, Point, ProbePoint } from './plot-series.js';
+import type { CdfPoint, FaultMark, HoldBar, PauseCell, Point, ProbePoint } from './plot-series.js';
 
 type LayeredSpec = Extract<TopLevelSpec, { layer: unknown }>;
 type Layer = LayeredSpec['layer'][number];
@@ -141,13 +140,6 @@ export function probeSpec(o: { variant: string; endUs: number; binned: boolean; 
       ...faultLayers(o.faults, o.endUs),
     ],
   };
-}
-
-/** One point of a variant's CDF: the fraction of its samples at or below `value`. */
-export interface CdfPoint {
-  variant: string;
-  value: number;
-  fraction: number;
 }
 
 /** The variants' CDFs of one measure on one log axis: the comparison a drill of designs is about. */

@@ -11,7 +11,7 @@ import type { Frame } from '@rocelab/wire';
 import type { HostTraffic } from '@rocelab/workload';
 import { AppScheduler } from './app-scheduler.js';
 import { TcpStack, type TcpConnection } from './tcp-stack.js';
-import { Traffic, type PostTarget, type ProgressSender } from './traffic.js';
+import { Traffic, type PostTarget } from './traffic.js';
 
 export interface HostConfig extends NicConfig {
   /** The messages the host's workloads post (not used by a host that booted again). */
@@ -91,7 +91,7 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
   }
 
   results(): HostResults {
-    return this.traffic.results(this.senders as readonly ProgressSender[]);
+    return this.traffic.results(this.senders);
   }
 
   // --- NicHost: what the NIC hands up --------------------------------------------------------

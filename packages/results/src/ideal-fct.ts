@@ -123,7 +123,7 @@ function lastAckDrainedPs(m: IdealFctInput, ackAtPs: readonly number[], kind: ty
     let arrivalPs = atPs;
     m.reverse.forEach((hop, h) => {
       doneAt[h] = Math.max(arrivalPs, doneAt[h]!) + wireTimePs(wireBytes, hop.rateBps, m.wire);
-      arrivalPs = doneAt[h]! + hop.latencyPs;
+      arrivalPs = doneAt[h] + hop.latencyPs;
     });
     drainedPs = Math.max(arrivalPs, drainedPs) + drainPs;
   }

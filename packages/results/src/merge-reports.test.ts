@@ -8,7 +8,7 @@ const sw = (p: PortReport): NodeReport => ({ node: 'tor1', role: 'tor', ports: [
 
 test('two lives of a port: counts and times add, the earliest first pause and the latest last one, the highest peak', () => {
   const life1 = port({ pfcSent: [0, 0, 0, 4, 0, 0, 0, 0], pausedPs: [0, 0, 0, 100, 0, 0, 0, 0], firstPauseTxPs: 50, lastPauseTxPs: 80, ecnMarked: 3, dropped: { buffer: 2 }, peakQueueBytes: 9000, txBytes: 10, rxBytes: 20 });
-  const life2 = port({ pfcSent: [0, 0, 0, 1, 0, 0, 0, 0], pausedPs: [0, 0, 0, 7, 0, 0, 0, 0], firstPauseTxPs: 500, lastPauseTxPs: 600, firstPauseRxPs: 550, lastPauseRxPs: 560, dropped: { buffer: 1, node_lost: 5 } as PortReport['dropped'], peakQueueBytes: 100, txBytes: 1, rxBytes: 2 });
+  const life2 = port({ pfcSent: [0, 0, 0, 1, 0, 0, 0, 0], pausedPs: [0, 0, 0, 7, 0, 0, 0, 0], firstPauseTxPs: 500, lastPauseTxPs: 600, firstPauseRxPs: 550, lastPauseRxPs: 560, dropped: { buffer: 1, node_lost: 5 }, peakQueueBytes: 100, txBytes: 1, rxBytes: 2 });
   const merged = mergeNodeReports([sw(life1), sw(life2)]).ports[0]!;
   assert.deepEqual(merged.pfcSent, [0, 0, 0, 5, 0, 0, 0, 0]);
   assert.deepEqual(merged.pausedPs, [0, 0, 0, 107, 0, 0, 0, 0]);

@@ -11,7 +11,7 @@
  * ```
  */
 import { PFC_MAX_QUANTA, PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
-import { pauseLoopLatencyPs, readField, serializationPs, vendorHeadroomBytes, type FieldProblem, type UnitParsers } from '@rocelab/sim';
+import { pauseLoopLatencyPs, readField, serializationPs, vendorHeadroomBytes, type FieldProblem, type Profile, type Timing, type UnitParsers } from '@rocelab/sim';
 import { localAckTimeoutPs } from './aeth.js';
 import { checkDcqcnParams, dcqcnDefaults, type DcqcnParams, type DcqcnVariant } from './dcqcn-params.js';
 import {
@@ -45,9 +45,6 @@ import {
 } from './defaults.js';
 import type { NicWatchdogConfig } from './nic-pfc.js';
 import type { Recovery } from './rc-requester.js';
-
-export type NicProfile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
-export type NicTiming = 'default' | 'drill';
 
 export interface NicSettings {
   recovery: Recovery;
@@ -198,7 +195,7 @@ export const nicConfigSchema = {
 } as const;
 
 /** The profile's NIC, sized for its port. */
-export function nicProfileSettings(profile: NicProfile, timing: NicTiming, port: NicPort): NicSettings {
+export function nicProfileSettings(profile: Profile, timing: Timing, port: NicPort): NicSettings {
   const hpcc = profile === 'hpcc-ns3';
   const variant: DcqcnVariant = hpcc ? 'hpcc-ns3' : profile === 'paper' ? 'paper' : 'vendor';
   const params = dcqcnDefaults(variant, port.in.rateBps);
@@ -250,8 +247,8 @@ type Raw = Record<string, unknown>;
 
 /** Profile, then `defaults.nic`, then the host's `nic:` — each field overrides. */
 export function resolveNicSettings(
-  profile: NicProfile,
-  timing: NicTiming,
+  profile: Profile,
+  timing: Timing,
   port: NicPort,
   layers: ReadonlyArray<Raw | undefined>,
   units: UnitParsers,

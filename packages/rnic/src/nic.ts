@@ -198,7 +198,7 @@ export class Nic {
     if (frame.ecn === 3 && this.config.settings.dcqcn.enabled && this.config.settings.dcqcn.variant !== 'hpcc-ns3') {
       q.np ??= notificationPoint(this.config.settings);
       if (q.np!.onCe(nowPs)) this.queueCnp(q.end);
-      this.armNotificationPoint(this.readNpTimers + q.index, q.np!);
+      this.armNotificationPoint(this.readNpTimers + q.index, q.np);
     }
     const target = q.req.responseTarget(frame.psn);
     if (target === null) {

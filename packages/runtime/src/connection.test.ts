@@ -187,7 +187,7 @@ test('heartbeat: a peer that answers no ping (its socket open, as a stopped proc
         assert.ok(pings >= 5, `pinged every interval while answered (${pings})`);
       } else {
         assert.equal(outcome?.code, CloseCode.timeout);
-        assert.match(outcome!.reason, /^no answer to pings for \d+ s while this end ran on time \(hang timeout 600 ms\)$/);
+        assert.match(outcome.reason, /^no answer to pings for \d+ s while this end ran on time \(hang timeout 600 ms\)$/);
         // One ping outstanding, not one per interval: a peer stopped for minutes must not find a
         // burst of them (ws terminates a connection with more than 60 automatic pongs pending).
         assert.equal(pings, 1, 'pings sent to a peer that does not answer');

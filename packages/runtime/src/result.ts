@@ -23,6 +23,7 @@ import type { HostResults } from '@rocelab/host';
 import type { MessageResult, ProbeResults } from '@rocelab/rnic';
 import { combineTraceHashes, DROP_REASONS, type DropReason } from '@rocelab/sim';
 import type { Profile, Timing } from '@rocelab/topology';
+import type { NodeStats } from '@rocelab/wire';
 import { nodeReport } from './node-report.js';
 import type { PodEngine, PodModel } from './pod-model.js';
 import type { FaultLogEntry } from './fault-wire.js';
@@ -33,18 +34,17 @@ export { lostNodesOf, mergeLostNodes, type LostNode, type LostNodeCause } from '
 
 export type Mode = 'inproc' | 'procs' | 'workers' | 'docker';
 
-export interface NodeFinal {
+/**
+ * A node's counters, as its report carries them on the wire (NodeStats): frames sent, delivered,
+ * queued and dropped by reason, causality violations, and its process's memory (`pssBytes` is 0
+ * when not measured: lease reports, not Linux).
+ */
+export type NodeCounters = Pick<NodeStats, 'sent' | 'delivered' | 'queued' | 'dropped' | 'causalityViolations' | 'rssBytes' | 'pssBytes'>;
+
+export interface NodeFinal extends NodeCounters {
   node: string;
   digest: Uint8Array;
   events: number;
-  sent: number;
-  delivered: number;
-  queued: number;
-  dropped: Record<string, number>;
-  causalityViolations: number;
-  rssBytes: number;
-  /** 0 when not measured (lease reports, not Linux). */
-  pssBytes: number;
   /** Role-specific results (a host's messages and probes). */
   results: HostResults | null;
   /** End-of-run figures for the summary (ports, transport counters). */

@@ -3,17 +3,10 @@
  * ToR, two hosts — with whatever `extra` top-level keys a test adds (workloads, faults, timing).
  */
 import { parseTopology, type PodSpec } from '@rocelab/topology';
+import { twoHostPod } from '@rocelab/topology/testing';
 
 export function onePod(extra = ''): PodSpec {
-  return parseTopology(`name: pair
-nodes:
-  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
-  - {name: h1, role: host, ip: 10.0.1.1}
-  - {name: h2, role: host, ip: 10.0.1.2}
-links:
-  - {a: h1:p0, b: sw1:p1}
-  - {a: h2:p0, b: sw1:p2}
-${extra}`);
+  return parseTopology(twoHostPod('pair', extra));
 }
 
 /** A node's index in `pod`. */

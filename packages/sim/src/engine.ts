@@ -9,14 +9,19 @@
  * the same whichever process hosts it and however time was cut into windows.
  */
 import { DEFAULT_DSCP_MAP, FrameKind, frameBytes, type Frame } from '@rocelab/wire';
+import { EngineError } from './engine-error.js';
 import { EventClass, type SimEvent } from './event.js';
 import { EventQueue } from './event-queue.js';
 import type { ImpairmentConfig } from './impairments.js';
 import { Transmitter, type WireModel } from './link.js';
 import { NodeContext, type ContextHost, type NodeModel, type NodeNote, type PortInfo } from './node.js';
 import { loseHeldFrames, type KillData, type RestartData, type RestartFactory } from './node-life.js';
+import { SampleGrid, type Sampler } from './sample-grid.js';
 import { NodeStats } from './stats.js';
 import { TraceHash } from './trace-hash.js';
+
+export { EngineError } from './engine-error.js';
+export type { Sampler } from './sample-grid.js';
 
 export interface EngineNode {
   index: number;
@@ -51,16 +56,6 @@ export interface EngineObserver {
   onArrive?(node: number, port: number, timePs: number, frame: Frame): void;
   /** A model's notable event (`NodeContext.note`). */
   onNote?(node: number, timePs: number, note: NodeNote): void;
-}
-
-/**
- * Called at `startPs`, `startPs + periodPs`, …: `sample(t)` sees the state after every event
- * before t and none at or after it. Sampling only reads, so the grid never changes the trace.
- */
-export interface Sampler {
-  startPs: number;
-  periodPs: number;
-  sample(timePs: number): void;
 }
 
 /** Frames emitted on a link to another process during the current window. */
@@ -103,16 +98,6 @@ function laneOf(h: Hosted, frame: Frame): number {
   return h.model?.priorityOf?.(frame) ?? DEFAULT_DSCP_MAP[frame.dscp]!;
 }
 
-export class EngineError extends Error {
-  constructor(
-    readonly code: 'livelock' | 'config' | 'remote',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'EngineError';
-  }
-}
-
 /** Fault origin: faults come from the controller, numbered after the last node. */
 const NO_PORT = -1;
 /** The `kind` of a fault event that changes a link direction's impairments rather than a model. */
@@ -139,10 +124,8 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
   private readonly wire: WireModel;
   private ready = false;
   private observer: EngineObserver | null = null;
-  private readonly samplers: Array<{ sampler: Sampler; nextPs: number }> = [];
+  private readonly grid = new SampleGrid();
   private restartFactory: RestartFactory<M> | null = null;
-  /** The earliest pending grid instant of any sampler (Infinity: none), checked once per event. */
-  private nextSamplePs = Infinity;
   /**
    * Event records already dispatched, to be filled again: a run makes millions of events and
    * only a few thousand are pending at once, so reusing them spares the collector (nothing
@@ -198,14 +181,14 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       } else if (++atInstant > this.maxEventsPerInstant) {
         throw new EngineError('livelock', `more than ${this.maxEventsPerInstant} events at ${instantPs} ps: a model is livelocked`);
       }
-      if (event.timePs >= this.nextSamplePs) this.sampleThrough(event.timePs);
+      if (event.timePs >= this.grid.nextPs) this.grid.through(event.timePs, this);
       this.nowPs = event.timePs;
       this.dispatch(event);
       event.frame = null;
       event.data = null;
       this.spare.push(event);
     }
-    if (endPs >= this.nextSamplePs && Number.isFinite(endPs)) this.sampleThrough(endPs);
+    if (endPs >= this.grid.nextPs && Number.isFinite(endPs)) this.grid.through(endPs, this);
     if (endPs > this.horizonPs && Number.isFinite(endPs)) {
       this.horizonPs = endPs;
       this.nowPs = endPs;
@@ -226,29 +209,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
 
   /** Sample on a grid from `startPs` on (grid points already behind the horizon are skipped). */
   addSampler(sampler: Sampler): void {
-    if (!(Number.isSafeInteger(sampler.periodPs) && sampler.periodPs > 0)) throw new EngineError('config', `sampler period must be a positive integer ps, got ${sampler.periodPs}`);
-    if (!(Number.isSafeInteger(sampler.startPs) && sampler.startPs >= 0)) throw new EngineError('config', `sampler start must be a non-negative integer ps, got ${sampler.startPs}`);
-    let nextPs = sampler.startPs;
-    if (nextPs < this.horizonPs) nextPs += Math.ceil((this.horizonPs - nextPs) / sampler.periodPs) * sampler.periodPs;
-    this.samplers.push({ sampler, nextPs });
-    this.nextSamplePs = Math.min(this.nextSamplePs, nextPs);
-  }
-
-  /** Every grid instant up to and including `timePs`, in time order (samplers in the order added at equal times). */
-  private sampleThrough(timePs: number): void {
-    while (this.nextSamplePs <= timePs) {
-      const at = this.nextSamplePs;
-      this.nowPs = at;
-      let next = Infinity;
-      for (const s of this.samplers) {
-        if (s.nextPs === at) {
-          s.sampler.sample(at);
-          s.nextPs += s.sampler.periodPs;
-        }
-        next = Math.min(next, s.nextPs);
-      }
-      this.nextSamplePs = next;
-    }
+    this.grid.add(sampler, this.horizonPs);
   }
 
   /** Time of the earliest pending event, or null when the queue is empty. */
@@ -493,7 +454,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       stats.countPfc(false, event.timePs, frame);
       ctx.deliver(frame);
       ctx.transmitters[port]!.applyPause(event.timePs, frame);
-      h.model!.onPfc?.(event.timePs, port, frame);
+      h.model.onPfc?.(event.timePs, port, frame);
       return;
     }
     if (h.creditHeld !== null) {
@@ -513,7 +474,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       ctx.deliver(frame); // a credit update on a node without credit links: nothing grants by credit here
       return;
     }
-    h.model!.onFrame(event.timePs, port, frame);
+    h.model.onFrame(event.timePs, port, frame);
   }
 
   private host(node: EngineNode, hostedSet: ReadonlySet<number>, wire: WireModel): Hosted<M> {

@@ -22,6 +22,7 @@ export * from './engine.js';
 export * from './node-life.js';
 export * from './timer-table.js';
 export * from './units.js';
+export * from './profile-names.js';
 export * from './fields.js';
 export * from './credit-flow.js';
 export * from './credit-link.js';

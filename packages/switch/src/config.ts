@@ -14,9 +14,9 @@
  * ```
  */
 import { PFC_MAX_QUANTA, PFC_PRIORITIES, type DscpMap } from '@rocelab/wire';
-import { formatDuration, readField, type FieldProblem, type UnitParsers } from '@rocelab/sim';
+import { formatDuration, readField, type FieldProblem, type Profile, type Timing, type UnitParsers } from '@rocelab/sim';
 import { TAGGER_BEYOND_LOSSY_PRIORITY } from './defaults.js';
-import { profileSettings, type BufferPool, type SwitchProfile, type SwitchSettings, type SwitchTiming } from './profiles.js';
+import { profileSettings, type BufferPool, type SwitchSettings } from './profiles.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
 
 const BYTES = { type: ['integer', 'string'], description: 'a size in bytes: an integer or a string like 64KB or 1MiB' } as const;
@@ -124,8 +124,8 @@ class FieldError extends Error {
 
 /** Profile defaults, then `defaults.switch`, then the node's `switch:` — each field overrides. */
 export function resolveSwitchSettings(
-  profile: SwitchProfile,
-  timing: SwitchTiming,
+  profile: Profile,
+  timing: Timing,
   rateBps: number,
   layers: ReadonlyArray<Raw | undefined>,
   units: UnitParsers,

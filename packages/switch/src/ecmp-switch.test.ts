@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_WIRE_MODEL, Engine } from '@rocelab/sim';
+import { DEFAULT_WIRE_MODEL, Engine, type Profile } from '@rocelab/sim';
 import { dataFrame, ScriptedNode, testNodes } from '@rocelab/sim/testing';
 import { hpccEcmpHash } from './ecmp-hash-hpcc.js';
 import { flowHash, ROCE_UDP_PORT } from './forwarding.js';
-import type { SwitchProfile, SwitchSettings } from './profiles.js';
+import type { SwitchSettings } from './profiles.js';
 import { Switch } from './switch.js';
 import { testSwitchConfig } from './testing.js';
 
@@ -17,7 +17,7 @@ const FLOWS = 60;
  * sw = 1, x1..x3 = 2..4, so the switch's node index is 1). Returns, per UDP source port
  * 49152 + k, the port index (1..3) its frame left on.
  */
-function paths(profile: SwitchProfile, settings: Partial<SwitchSettings> = {}): number[] {
+function paths(profile: Profile, settings: Partial<SwitchSettings> = {}): number[] {
   const nodes = testNodes([
     { a: 'h1', b: 'sw' },
     { a: 'sw', b: 'x1' },

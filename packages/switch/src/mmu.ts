@@ -163,10 +163,10 @@ export class Mmu {
     const i = inPort * PFC_PRIORITIES + pg;
     if (this.credit !== null && this.credit[inPort] === 1) {
       this.ingress[i] = this.ingress[i]! - bytes;
-      if (this.ingress[i]! < 0) throw new Error(`MMU: credit ingress (${inPort}, ${pg}) released more than it held`);
+      if (this.ingress[i] < 0) throw new Error(`MMU: credit ingress (${inPort}, ${pg}) released more than it held`);
       const e = outPort * PFC_PRIORITIES + queue;
       this.egress[e] = this.egress[e]! - bytes;
-      if (this.egress[e]! < 0) throw new Error(`MMU: egress (${outPort}, ${queue}) released more than it held`);
+      if (this.egress[e] < 0) throw new Error(`MMU: egress (${outPort}, ${queue}) released more than it held`);
       return;
     }
     const fromHeadroom = Math.min(this.headroom[i]!, bytes);
@@ -175,13 +175,13 @@ export class Mmu {
     if (rest > 0) {
       const before = this.sharedOf(inPort, pg);
       this.ingress[i] = this.ingress[i]! - rest;
-      if (this.ingress[i]! < 0) throw new Error(`MMU: ingress (${inPort}, ${pg}) released more than it held`);
+      if (this.ingress[i] < 0) throw new Error(`MMU: ingress (${inPort}, ${pg}) released more than it held`);
       const k = this.poolOf[pg]!;
       this.shared[k] = this.shared[k]! - (before - this.sharedOf(inPort, pg));
     }
     const e = outPort * PFC_PRIORITIES + queue;
     this.egress[e] = this.egress[e]! - bytes;
-    if (this.egress[e]! < 0) throw new Error(`MMU: egress (${outPort}, ${queue}) released more than it held`);
+    if (this.egress[e] < 0) throw new Error(`MMU: egress (${outPort}, ${queue}) released more than it held`);
   }
 
   /** XOFF: the group reached its threshold or spilled into headroom (HPCC `CheckShouldPause`). */

@@ -2,6 +2,7 @@
  * The switch side of rocelab's profiles (DESIGN §9): named bundles of defaults, overridable
  * field by field in the topology file. `timing: drill` scales the watchdog for short runs.
  */
+import type { Profile, Timing } from '@rocelab/sim';
 import { dscpMap, type DscpMap } from '@rocelab/wire';
 import {
   ARP_AGEING_PS,
@@ -29,9 +30,6 @@ import {
 import type { EcmpHashKind } from './forwarding.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
 import type { TaggerConfig } from './tagger.js';
-
-export type SwitchProfile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
-export type SwitchTiming = 'default' | 'drill';
 
 /** Every switch setting, resolved to base units (bytes, ps, ratios). */
 /** One pool of the shared buffer: its priorities, its bytes of the shared space, its α (null: the switch's). */
@@ -95,7 +93,7 @@ export interface SwitchSettings {
   tagger: TaggerConfig | null;
 }
 
-export function profileSettings(profile: SwitchProfile, timing: SwitchTiming, rateBps: number): SwitchSettings {
+export function profileSettings(profile: Profile, timing: Timing, rateBps: number): SwitchSettings {
   const vendor: SwitchSettings = {
     bufferBytes: SHARED_BUFFER_BYTES,
     alpha: DYNAMIC_ALPHA,

@@ -3,12 +3,12 @@
  * an engine context, from the profile's settings with overrides — what the runtime derives
  * from a topology file, without one.
  */
-import { DEFAULT_WIRE_MODEL, Engine, type NodeContext } from '@rocelab/sim';
+import { DEFAULT_WIRE_MODEL, Engine, type NodeContext, type Profile } from '@rocelab/sim';
 import { ScriptedNode, testNodes } from '@rocelab/sim/testing';
 import type { SwitchProblem } from './config.js';
 import type { Route } from './forwarding.js';
 import { planSwitch } from './plan.js';
-import { profileSettings, type SwitchProfile, type SwitchSettings } from './profiles.js';
+import { profileSettings, type SwitchSettings } from './profiles.js';
 import { Switch, type AttachedHost, type SwitchConfig } from './switch.js';
 
 export interface TestSwitchOptions {
@@ -16,7 +16,7 @@ export interface TestSwitchOptions {
   peerMacs?: readonly number[];
   routes?: readonly Route[];
   attachedHosts?: readonly AttachedHost[];
-  profile?: SwitchProfile;
+  profile?: Profile;
   drill?: boolean;
   settings?: Partial<SwitchSettings>;
 }

@@ -11,10 +11,8 @@ import { WORKLOAD_KINDS, flowHostRefs, flowSchema, isWorkloadKind, resolveFlow, 
 import type { FlowWorkload } from '@rocelab/workload';
 import { cdfFilesFor } from './cdf.js';
 import type { PodSpec } from './pod.js';
+import type { JsonSchema } from './schema-atoms.js';
 import { UNITS } from './units.js';
-
-/** A JSON Schema object (draft-07). A `description` doubles as the expectation in error messages. */
-export type JsonSchema = Readonly<Record<string, unknown>>;
 
 export interface WorkloadKind {
   /** Schema of one whole item, including `kind: {const: <kind>}` and `additionalProperties: false`. */

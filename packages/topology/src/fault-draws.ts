@@ -15,25 +15,17 @@
 import { Rng, formatDuration } from '@rocelab/sim';
 import { Fields, drawTime, resolveTimeChoice, timeChoiceSchema, type RawTimeChoice } from '@rocelab/workload';
 import { childPath, describeValue, type Problems } from './errors.js';
-import type { JsonSchema } from './extensions.js';
-import type { FaultContext, FaultTarget, RawFault } from './fault-kinds.js';
-import type { NodeSpec } from './pod.js';
-import { nodeName, object } from './schema-atoms.js';
+import type { DrawnFrom, DrawnKey, FaultContext, FaultTarget, NodeSpec, RawFault } from './pod.js';
+import { nodeName, object, type JsonSchema } from './schema-atoms.js';
 import { UNITS } from './units.js';
-
-/** The keys of a fault item that may be drawn. */
-export type DrawnKey = 'node' | 'at' | 'for';
 
 /** Roles a random node may be drawn from; `switch` is any switch (every role but host). */
 export const RANDOM_ROLES = ['host', 'switch', 'tor', 'leaf', 'spine'] as const;
 export type RandomRole = (typeof RANDOM_ROLES)[number];
 
-/** The random forms of a fault as written, by key (only the keys that had one). */
-export type DrawnFrom = Partial<Record<DrawnKey, unknown>>;
-
 /** `at` and `for`: a duration, or `{uniform: [a, b]}`. */
 export function timeChoice(what: string): JsonSchema {
-  return timeChoiceSchema(what) as unknown as JsonSchema;
+  return timeChoiceSchema(what);
 }
 
 /** `node`: a name, or `{random: [names]}` / `{random: role}`. */

@@ -2,20 +2,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FAULT_KINDS, FAULT_KIND_NAMES } from './fault-kinds.js';
 import { parseTopology } from './load.js';
-import { assertProblem } from './testing.js';
+import { assertProblem, twoHostPod } from './testing.js';
 
-const POD = `name: f
-nodes:
-  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
-  - {name: h1, role: host, ip: 10.0.1.1}
-  - {name: h2, role: host, ip: 10.0.1.2}
-links:
-  - {a: h1:p0, b: sw1:p1}
-  - {a: h2:p0, b: sw1:p2}
-workloads:
+const POD = twoHostPod(
+  'f',
+  `workloads:
   - {kind: flow, from: h1, to: h2, sizeBytes: 1MB, start: 0us}
 faults:
-`;
+`,
+);
 const withFaults = (...items: string[]) => parseTopology(POD + items.map((i) => `  - ${i}\n`).join(''), 'f.yaml');
 
 test('every kind resolves to base units, with for where it may last', () => {

@@ -7,61 +7,10 @@
  */
 import type { PacketAction } from '@rocelab/sim';
 import { childPath, describeValue, type Problems } from './errors.js';
-import { drawFault, nodeChoice, timeChoice, type DrawnFrom } from './fault-draws.js';
-import type { Endpoint, NodeSpec } from './pod.js';
-import type { JsonSchema } from './extensions.js';
-import { duration, endpoint, nodeName, object, probability, rate } from './schema-atoms.js';
+import { drawFault, nodeChoice, timeChoice } from './fault-draws.js';
+import type { Endpoint, FaultContext, FaultKind, FaultParams, FaultSpec, FaultTarget, LinkDirectionChoice, NodeSpec, RawFault, WatchdogActionChoice } from './pod.js';
+import { duration, endpoint, nodeName, object, probability, rate, type JsonSchema } from './schema-atoms.js';
 import { EXPECT, parseBytes, parseDuration, parseProbability, parseRate } from './units.js';
-
-/** What a fault acts on: a link (`link: node:port`), a node of a role (`node: name`), or a flow. */
-export type FaultTarget = 'link' | 'host' | 'switch' | 'node' | 'flow';
-
-/** Which directions of a link, seen from the endpoint the fault names: `out` = what it transmits. */
-export type LinkDirectionChoice = 'both' | 'out' | 'in';
-
-export type WatchdogActionChoice = 'drop' | 'forward' | 'alert';
-
-/** A fault's own parameters in base units (ps, bit/s, bytes), by kind. */
-export type FaultParams =
-  | { kind: 'linkDown' | 'linkUp'; link: Endpoint }
-  | { kind: 'linkFlap'; link: Endpoint; periodPs: number; count: number }
-  | { kind: 'loss'; link: Endpoint; direction: LinkDirectionChoice; rate: number; dropIpIdLowByte: number | null }
-  | { kind: 'corrupt'; link: Endpoint; direction: LinkDirectionChoice; rate: number }
-  | { kind: 'nicPauseStorm'; node: string }
-  | { kind: 'slowReceiver'; node: string; drainBps: number }
-  | { kind: 'macFlush' | 'arpExpire'; node: string; host: string | null }
-  | { kind: 'pfcMisconfig'; node: string; port: string | null; priority: number; enabled: boolean | null; xoffBytes: number | null; xonBytes: number | null }
-  | { kind: 'ecnMisconfig'; node: string; port: string | null; priority: number | null; enabled: boolean | null; kminBytes: number | null; kmaxBytes: number | null; pmax: number | null }
-  | { kind: 'watchdog'; node: string; enabled: boolean; action: WatchdogActionChoice | null }
-  | { kind: 'packetEvent'; from: string; to: string; workload: number | null; packets: number[]; action: PacketAction }
-  | { kind: 'kill' | 'restart'; node: string };
-
-export type FaultKind = FaultParams['kind'];
-
-/**
- * A fault as written (file, drill, API): `at`, `kind`, its target key and its own keys. `at`,
- * `for` and `node` may be random forms (fault-draws.ts) until the fault resolves.
- */
-export type RawFault = { at: string | { uniform: [string, string] }; for?: string | { uniform: [string, string] }; kind: string } & Record<string, unknown>;
-
-/**
- * A resolved fault: when, for how long, what it does. `raw` is the item with every random form
- * replaced by what was drawn — what travels to members, the fault log shows and a replay reads.
- */
-export interface FaultSpec {
-  /** Its number in the run: the file's faults first, then drill and live ones. */
-  index: number;
-  atPs: number;
-  /** How long it lasts before it is undone; null = for the rest of the run. */
-  forPs: number | null;
-  kind: FaultKind;
-  /** Readable target: `node:port` for a link, a node name, `from>to` for a flow. */
-  target: string;
-  params: FaultParams;
-  raw: RawFault;
-  /** The random forms it was drawn from, as written, by key (`node`, `at`, `for`); absent: none. */
-  drawnFrom?: DrawnFrom;
-}
 
 interface KindDef {
   target: FaultTarget;
@@ -185,21 +134,6 @@ export function faultItemSchema(): JsonSchema {
   };
 }
 
-/** What resolving a fault needs from the pod. */
-export interface FaultContext {
-  nodes: ReadonlyMap<string, NodeSpec>;
-  /** Every link endpoint `node:port`. */
-  endpoints: ReadonlySet<string>;
-  /** The nodes each node has a link to. */
-  neighbours: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Per node, the shortest time from a kill to its restart (`restartGapPs` in node-lives.ts). */
-  restartGapPs: ReadonlyMap<string, number>;
-  /** The pod's seed, which random forms draw from; null: they are refused (the fault API). */
-  seed: number | null;
-  /** The endpoints `node:port` of links in credit flow control (absent: none). */
-  creditEndpoints?: ReadonlySet<string>;
-}
-
 /** Why a link fault or a node's death cannot touch a credit link: nothing re-initialises its credits. */
 const CREDIT_RETRAIN = 'rocelab does not retrain a credit link that went down (its credits would start again from the lane buffers, IBA link initialisation, which is not modelled)';
 
@@ -231,9 +165,9 @@ function targetOf(p: FaultParams): string {
 function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultContext, problems: Problems): FaultParams | null {
   const kind = raw.kind as FaultKind;
   const def = FAULT_KINDS[kind];
-  const str = (key: string) => (typeof raw[key] === 'string' ? (raw[key] as string) : null);
-  const num = (key: string) => (typeof raw[key] === 'number' ? (raw[key] as number) : null);
-  const flag = (key: string) => (typeof raw[key] === 'boolean' ? (raw[key] as boolean) : null);
+  const str = (key: string) => (typeof raw[key] === 'string' ? (raw[key]) : null);
+  const num = (key: string) => (typeof raw[key] === 'number' ? (raw[key]) : null);
+  const flag = (key: string) => (typeof raw[key] === 'boolean' ? (raw[key]) : null);
   const linkRef = (): Endpoint => {
     const text = str('link') ?? '';
     if (!ctx.endpoints.has(text)) problems.add('reference', at('link'), `the endpoint node:port of a declared link (a ${kind} fault acts on a link)`, describeValue(raw.link));

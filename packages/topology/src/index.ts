@@ -16,7 +16,7 @@ export { CLOS_LIMITS, ClosError, closNames, closProblems, generateClos, type Clo
 export { LIVE_DILATION, COMPOSE_IMAGES, ComposeError, DEV_TOKEN_FILE, RESERVED_SERVICES, composeFile, reservedNodeNames, type ComposeOptions } from './compose.js';
 export { CONTAINER_CONTROLLER_PORT, CONTAINER_METRICS_PORT, CONTAINER_TOKEN_FILE, CONTAINER_UID, memberContainerEnv, podContainerEnv } from './container-env.js';
 export { CdfError, cdfFilesFor, cdfPath, parseCdf, readCdfFile } from './cdf.js';
-export { FLOW_KIND, WORKLOAD_KIND_TABLE, flowWorkloads, mergeExtensions, resolvedWorkloads, type ExtensionProblem, type JsonSchema, type PodCheck, type SchemaExtensions, type WorkloadKind } from './extensions.js';
+export { FLOW_KIND, WORKLOAD_KIND_TABLE, flowWorkloads, mergeExtensions, resolvedWorkloads, type ExtensionProblem, type PodCheck, type SchemaExtensions, type WorkloadKind } from './extensions.js';
 export { SWITCH_EXTENSION, switchPortDirections, switchSettingsOf } from './switch-extension.js';
 export { NIC_EXTENSION, nicSettingsOf } from './nic-extension.js';
 export { formatIpv4, inSubnet, parseIpv4, parseSubnet, prefixMask } from './ipv4.js';
@@ -29,7 +29,8 @@ export { routeTable, routeTables, type Route } from './routes.js';
 export { partitionPod } from './partition.js';
 export { planMembers, type MemberEntry, type MemberPlan } from './members.js';
 export { DEFAULT_SEED, LINK_DEFAULTS, PROFILES, ROLES, TIMINGS, createTopologySchema, type RawTopology } from './schema.js';
-export { FAULT_KINDS, FAULT_KIND_NAMES, faultItemSchema, resolveFault, type FaultContext, type FaultParams, type FaultTarget, type LinkDirectionChoice, type RawFault } from './fault-kinds.js';
+export { FAULT_KINDS, FAULT_KIND_NAMES, faultItemSchema, resolveFault } from './fault-kinds.js';
+export type { JsonSchema } from './schema-atoms.js';
 export { faultContext } from './references.js';
 export { nodeLives, restartGaps, type LifeClear, type LifeFault, type LifeProblem, type NodeLife } from './node-lives.js';
 export { Problems } from './errors.js';

@@ -3,7 +3,7 @@
  * all of its problems; a later phase runs only when the earlier ones found none (checking the
  * wiring of a file whose shape is wrong would report consequences, not causes).
  */
-import { isPair, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
+import { isPair, isSeq, LineCounter, parseDocument, visit, type Alias, type Document } from 'yaml';
 import { childPath, ROOT as ROOT_PATH, TopologyError, type Problem } from './errors.js';
 import { BUILTIN_EXTENSIONS } from './builtin.js';
 import { InputFileError, readInputFile } from './input-file.js';
@@ -75,7 +75,7 @@ function dataPath(ancestors: readonly unknown[], node: Alias): string {
   for (let i = 0; i < chain.length - 1; i++) {
     const here = chain[i];
     const next = chain[i + 1];
-    if (isSeq(here)) path = childPath(path, here.items.indexOf(next as Node));
+    if (isSeq(here)) path = childPath(path, here.items.indexOf(next));
     else if (isPair(here)) {
       if (next === here.key) return `${path} (a key)`;
       const key = (here.key as { value?: unknown } | null)?.value;

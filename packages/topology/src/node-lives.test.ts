@@ -2,22 +2,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseTopology } from './load.js';
 import { nodeLives, restartGaps, type LifeFault } from './node-lives.js';
-import { assertProblem } from './testing.js';
+import { assertProblem, twoHostPod } from './testing.js';
 
 // 40G, 1 µs, MTU 1024: the longest frame is 1024 + 62 + 16 (RETH) + 20 (preamble, gap) = 1122 B
 // = 224,400 ps; a restart comes at least 1 µs + 224.4 ns = 1.2244 µs after its kill.
-const POD = `name: lives
-defaults:
+const POD = twoHostPod(
+  'lives',
+  `defaults:
   link: {rate: 40G, latency: 1us, mtu: 1024}
-nodes:
-  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
-  - {name: h1, role: host, ip: 10.0.1.1}
-  - {name: h2, role: host, ip: 10.0.1.2}
-links:
-  - {a: h1:p0, b: sw1:p1}
-  - {a: h2:p0, b: sw1:p2}
 faults:
-`;
+`,
+);
 const withFaults = (...items: string[]) => parseTopology(POD + items.map((i) => `  - ${i}\n`).join(''), 'lives.yaml');
 const GAP_PS = 1_224_400;
 

@@ -17,8 +17,7 @@
  */
 import { formatDuration, serializationPs } from '@rocelab/sim';
 import { PREAMBLE_AND_GAP_BYTES, RETH_BYTES, ROCE_HEADER_BYTES, paddedPayload } from '@rocelab/wire';
-import type { FaultSpec } from './fault-kinds.js';
-import type { LinkSpec } from './pod.js';
+import type { FaultSpec, LinkSpec } from './pod.js';
 
 /** What the lives need of a fault (a `FaultSpec` has it; so does a fault log entry, read back). */
 export type LifeFault = Pick<FaultSpec, 'index' | 'atPs' | 'forPs' | 'kind' | 'target'>;

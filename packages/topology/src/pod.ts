@@ -7,11 +7,10 @@
  */
 
 export type Role = 'host' | 'tor' | 'leaf' | 'spine' | 'switch';
-export type Profile = 'vendor' | 'paper' | 'hpcc-ns3' | 'sonic';
-export type Timing = 'default' | 'drill';
+export type { Profile, Timing } from '@rocelab/sim';
 
 import type { RemoteAccess } from '@rocelab/rnic';
-import type { ImpairmentConfig, LinkDirectionConfig } from '@rocelab/sim';
+import type { ImpairmentConfig, LinkDirectionConfig, PacketAction, Profile, Timing } from '@rocelab/sim';
 
 /**
  * Impairments of one link direction: `down`, Bernoulli `loss`, the IP-ID rule
@@ -84,8 +83,82 @@ export interface WorkloadSpec {
   raw: Record<string, unknown>;
 }
 
-export type { FaultKind, FaultSpec } from './fault-kinds.js';
-import type { FaultSpec } from './fault-kinds.js';
+/*
+ * The faults of a pod, as written and resolved (the table of kinds that resolves them is
+ * fault-kinds.ts, the random forms fault-draws.ts): types only, here at the bottom of the
+ * package so the spec, the table and the draws import them without a circle.
+ */
+
+/** What a fault acts on: a link (`link: node:port`), a node of a role (`node: name`), or a flow. */
+export type FaultTarget = 'link' | 'host' | 'switch' | 'node' | 'flow';
+
+/** Which directions of a link, seen from the endpoint the fault names: `out` = what it transmits. */
+export type LinkDirectionChoice = 'both' | 'out' | 'in';
+
+export type WatchdogActionChoice = 'drop' | 'forward' | 'alert';
+
+/** A fault's own parameters in base units (ps, bit/s, bytes), by kind. */
+export type FaultParams =
+  | { kind: 'linkDown' | 'linkUp'; link: Endpoint }
+  | { kind: 'linkFlap'; link: Endpoint; periodPs: number; count: number }
+  | { kind: 'loss'; link: Endpoint; direction: LinkDirectionChoice; rate: number; dropIpIdLowByte: number | null }
+  | { kind: 'corrupt'; link: Endpoint; direction: LinkDirectionChoice; rate: number }
+  | { kind: 'nicPauseStorm'; node: string }
+  | { kind: 'slowReceiver'; node: string; drainBps: number }
+  | { kind: 'macFlush' | 'arpExpire'; node: string; host: string | null }
+  | { kind: 'pfcMisconfig'; node: string; port: string | null; priority: number; enabled: boolean | null; xoffBytes: number | null; xonBytes: number | null }
+  | { kind: 'ecnMisconfig'; node: string; port: string | null; priority: number | null; enabled: boolean | null; kminBytes: number | null; kmaxBytes: number | null; pmax: number | null }
+  | { kind: 'watchdog'; node: string; enabled: boolean; action: WatchdogActionChoice | null }
+  | { kind: 'packetEvent'; from: string; to: string; workload: number | null; packets: number[]; action: PacketAction }
+  | { kind: 'kill' | 'restart'; node: string };
+
+export type FaultKind = FaultParams['kind'];
+
+/**
+ * A fault as written (file, drill, API): `at`, `kind`, its target key and its own keys. `at`,
+ * `for` and `node` may be random forms (fault-draws.ts) until the fault resolves.
+ */
+export type RawFault = { at: string | { uniform: [string, string] }; for?: string | { uniform: [string, string] }; kind: string } & Record<string, unknown>;
+
+/** The keys of a fault item that may be drawn. */
+export type DrawnKey = 'node' | 'at' | 'for';
+
+/** The random forms of a fault as written, by key (only the keys that had one). */
+export type DrawnFrom = Partial<Record<DrawnKey, unknown>>;
+
+/**
+ * A resolved fault: when, for how long, what it does. `raw` is the item with every random form
+ * replaced by what was drawn — what travels to members, the fault log shows and a replay reads.
+ */
+export interface FaultSpec {
+  /** Its number in the run: the file's faults first, then drill and live ones. */
+  index: number;
+  atPs: number;
+  /** How long it lasts before it is undone; null = for the rest of the run. */
+  forPs: number | null;
+  kind: FaultKind;
+  /** Readable target: `node:port` for a link, a node name, `from>to` for a flow. */
+  target: string;
+  params: FaultParams;
+  raw: RawFault;
+  /** The random forms it was drawn from, as written, by key (`node`, `at`, `for`); absent: none. */
+  drawnFrom?: DrawnFrom;
+}
+
+/** What resolving a fault needs from the pod. */
+export interface FaultContext {
+  nodes: ReadonlyMap<string, NodeSpec>;
+  /** Every link endpoint `node:port`. */
+  endpoints: ReadonlySet<string>;
+  /** The nodes each node has a link to. */
+  neighbours: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Per node, the shortest time from a kill to its restart (`restartGapPs` in node-lives.ts). */
+  restartGapPs: ReadonlyMap<string, number>;
+  /** The pod's seed, which random forms draw from; null: they are refused (the fault API). */
+  seed: number | null;
+  /** The endpoints `node:port` of links in credit flow control (absent: none). */
+  creditEndpoints?: ReadonlySet<string>;
+}
 
 export interface PodSpec {
   name: string;

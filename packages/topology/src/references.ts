@@ -8,9 +8,9 @@ import { describeValue, type Problems } from './errors.js';
 import type { SchemaExtensions } from './extensions.js';
 import type { NodeTable } from './nodes.js';
 import { describeDraws } from './fault-draws.js';
-import { resolveFault, type FaultContext } from './fault-kinds.js';
+import { resolveFault } from './fault-kinds.js';
 import { nodeLives, restartGaps } from './node-lives.js';
-import type { FaultSpec, LinkSpec, NodeSpec, WorkloadSpec } from './pod.js';
+import type { FaultContext, FaultSpec, LinkSpec, NodeSpec, WorkloadSpec } from './pod.js';
 import { DEFAULT_SEED, type RawTopology } from './schema.js';
 import { UNITS } from './units.js';
 

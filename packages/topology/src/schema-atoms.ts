@@ -1,9 +1,11 @@
 /**
  * The small schemas the topology file and the fault table share (units, names, endpoints), in a
- * module of their own so both can use them at load time.
+ * module of their own so both can use them at load time, and the type of a schema itself.
  */
-import type { JsonSchema } from './extensions.js';
 import { EXPECT } from './units.js';
+
+/** A JSON Schema object (draft-07). A `description` doubles as the expectation in error messages. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
 
 export function object(description: string, properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
   return { type: 'object', description, additionalProperties: false, properties, ...(required.length ? { required } : {}) };

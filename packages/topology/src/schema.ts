@@ -7,18 +7,18 @@
  * checked by units.ts, the single definition of what `1.5us` or `40G` means. Each fragment's
  * `description` is the phrase error messages use after "expected".
  */
-import type { JsonSchema, SchemaExtensions } from './extensions.js';
-import { faultItemSchema, type RawFault } from './fault-kinds.js';
-import { duration, endpoint, mtu, nodeName, object, probability, rate } from './schema-atoms.js';
+import { PROFILES, TIMINGS } from '@rocelab/sim';
+import type { SchemaExtensions } from './extensions.js';
+import { faultItemSchema } from './fault-kinds.js';
+import { duration, endpoint, mtu, nodeName, object, probability, rate, type JsonSchema } from './schema-atoms.js';
 
 export { NODE_NAME_PATTERN } from './schema-atoms.js';
-export type { RawFault } from './fault-kinds.js';
-import type { Profile, Role, Timing } from './pod.js';
+export type { RawFault } from './pod.js';
+import type { Profile, RawFault, Role, Timing } from './pod.js';
 import { EXPECT } from './units.js';
 
 export const ROLES = ['host', 'tor', 'leaf', 'spine', 'switch'] as const satisfies readonly Role[];
-export const PROFILES = ['vendor', 'paper', 'hpcc-ns3', 'sonic'] as const satisfies readonly Profile[];
-export const TIMINGS = ['default', 'drill'] as const satisfies readonly Timing[];
+export { PROFILES, TIMINGS };
 
 /** Link defaults when the file gives none (DESIGN §5, §8): 40 Gb/s, 1 µs, 1024 B payload. */
 export const LINK_DEFAULTS = { rate: '40G', latency: '1us', mtu: 1024 } as const;

@@ -1,6 +1,7 @@
 /**
- * Helpers for this package's tests (not exported from the package): fixture paths, a
- * matcher for TopologyError problems, and the message a text is rejected with.
+ * Helpers for tests (`@rocelab/topology/testing`, not part of the package's API): fixture paths,
+ * the smallest pod most rules need, a matcher for TopologyError problems, and the message a text
+ * is rejected with.
  */
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,23 @@ import { parseTopology } from './load.js';
 /** Compiled tests live in packages/topology/dist/, three levels below the repo root. */
 export function fixture(name: string): string {
   return fileURLToPath(new URL(`../../../test/fixtures/${name}`, import.meta.url));
+}
+
+/**
+ * The smallest pod most rules need, as topology text: one ToR `sw1` (subnet 10.0.1.0/24) and two
+ * hosts, h1 (10.0.1.1) on sw1:p1 and h2 (10.0.1.2) on sw1:p2, named `name`; `extra` follows as
+ * written (top-level keys a test adds: defaults, workloads, faults).
+ */
+export function twoHostPod(name: string, extra = ''): string {
+  return `name: ${name}
+nodes:
+  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
+  - {name: h1, role: host, ip: 10.0.1.1}
+  - {name: h2, role: host, ip: 10.0.1.2}
+links:
+  - {a: h1:p0, b: sw1:p1}
+  - {a: h2:p0, b: sw1:p2}
+${extra}`;
 }
 
 /**

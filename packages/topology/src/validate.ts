@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { ROOT, childPath, describeValue, type Problem } from './errors.js';
-import type { JsonSchema, SchemaExtensions } from './extensions.js';
+import type { SchemaExtensions } from './extensions.js';
+import type { JsonSchema } from './schema-atoms.js';
 import { createTopologySchema } from './schema.js';
 
 /**

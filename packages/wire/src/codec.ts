@@ -33,7 +33,7 @@ let writer = $protobuf.Writer.create();
 export function encodeEnvelope(env: Envelope): Uint8Array {
   writer.reset(); // no forks are open after a completed encode, so this rewinds to 0
   try {
-    return pb.Envelope.encode(env as pb.Envelope.$Properties, writer).finish();
+    return pb.Envelope.encode(env, writer).finish();
   } catch (err) {
     writer = $protobuf.Writer.create(); // an encode that threw may leave forks open
     throw err;

@@ -11,7 +11,7 @@ process.env.ROCELAB_STATE_DIR = dir;
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A process id that is certainly gone: a child that has exited. */
-const deadPid = (): number => spawnSync(process.execPath, ['-e', '0']).pid!;
+const deadPid = (): number => spawnSync(process.execPath, ['-e', '0']).pid;
 
 test('each rocelab up keeps its own record; the live ones are listed oldest first, stale ones removed, foreign files left alone', () => {
   const mine: PodRecord = { pod: 'tree', controller: 'http://127.0.0.1:40001', pid: process.pid, startedAt: '2026-01-01T10:00:05.000Z' };

@@ -247,7 +247,7 @@ export class Controller {
     this.members.set(entry.id, entry);
     entry.nodes.forEach((n, i) => {
       this.claimed.set(n, entry.id);
-      if (hello.metricsUrls[i] !== undefined) this.metricsUrls.set(n, hello.metricsUrls[i]!);
+      if (hello.metricsUrls[i] !== undefined) this.metricsUrls.set(n, hello.metricsUrls[i]);
     });
     conn.listen(
       (env) => this.onMessage(entry, env),

@@ -2,17 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LinkTotal, NodeFinal } from '@rocelab/runtime';
 import { parseTopology } from '@rocelab/topology';
+import { twoHostPod } from '@rocelab/topology/testing';
 import { Lives } from './lives.js';
 
-const POD = parseTopology(`name: pair
-nodes:
-  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
-  - {name: h1, role: host, ip: 10.0.1.1}
-  - {name: h2, role: host, ip: 10.0.1.2}
-links:
-  - {a: h1:p0, b: sw1:p1}
-  - {a: h2:p0, b: sw1:p2}
-`);
+const POD = parseTopology(twoHostPod('pair'));
 const final = (node: string, sent: number, queued = 0): NodeFinal => ({ node, digest: new Uint8Array(32), events: 0, sent, delivered: 0, queued, dropped: {}, causalityViolations: 0, rssBytes: 0, pssBytes: 0, results: null, report: { node, role: 'host', ports: [], host: null } });
 const t = (link: string, sender: boolean, frames: number): LinkTotal => ({ link, sender, frames });
 const lives = () => new Lives(POD, (m) => [m]);
