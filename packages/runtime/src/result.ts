@@ -16,6 +16,7 @@ import {
   type FlowResult,
   type FlowTotals,
   type AppReport,
+  type HostResults,
   type NodeReport,
   type ProbeSummary,
 } from '@rocelab/results';
@@ -43,8 +44,8 @@ export interface NodeFinal {
   rssBytes: number;
   /** 0 when not measured (lease reports, not Linux). */
   pssBytes: number;
-  /** Role-specific results (a host's messages and probes). */
-  results: unknown;
+  /** A host's messages and probes (null: a switch, or a report before the last). */
+  results: HostResults | null;
   /** End-of-run figures for the summary (ports, transport counters). */
   report: NodeReport;
 }
@@ -236,20 +237,15 @@ export function unplannedLosses(result: RunResult): LostNode[] {
   return (result.lostNodes ?? []).filter((n) => n.cause === 'lost');
 }
 
-interface HostResults {
-  sent: MessageResult[];
-  probes: ProbeResults;
-}
-
 /**
  * A node's results over all its lives: a host killed and restarted keeps the messages it had
  * posted, those still pending when it died marked `lost` (its probes still out count as failed).
  * A switch has none. One life: the model's results as they are.
  */
-function resultsOverLives(engine: Engine, index: number): unknown {
+function resultsOverLives(engine: Engine, index: number): HostResults | null {
   const current = engine.model(index);
   const retired = engine.retiredModels(index);
-  const now = current?.results?.(engine.nowPs) ?? null;
+  const now = (current?.results?.(engine.nowPs) ?? null) as HostResults | null;
   if (retired.length === 0) return now;
   const lives = retired.map((m) => m.results?.(engine.nowPs) as HostResults | undefined).filter((r) => r !== undefined);
   if (lives.length === 0) return now;
@@ -261,7 +257,7 @@ function resultsOverLives(engine: Engine, index: number): unknown {
     probes.rttOmitted += r.probes.rttOmitted;
     for (const [peer, rtts] of Object.entries(r.probes.rttPs)) (probes.rttPs[peer] ??= []).push(...rtts);
   }
-  const last = now as HostResults | null;
+  const last = now;
   if (last !== null) {
     sent.push(...last.sent);
     probes.sent += last.probes.sent;
@@ -277,7 +273,7 @@ function flowResults(finals: readonly NodeFinal[], meta: RunMeta): { flows: Flow
   const all: FlowResult[] = [];
   const probes: Array<{ host: string; probes: ProbeResults }> = [];
   for (const f of finals) {
-    const results = f.results as HostResults | null;
+    const results = f.results;
     if (results === null) continue;
     for (const m of results.sent) all.push(flowResult(f.node, m, meta.durationPs));
     probes.push({ host: f.node, probes: results.probes });
