@@ -10,9 +10,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { hostResultsSchema, nodeReportSchema } from '@rocelab/results';
-import { buildEngine, fromWireNode, nodeFinal, nodeMemory, podContext, prepareApps, ReportPayloadError, toWireNode, type NodeFinal } from '@rocelab/runtime';
+import { Controller } from '@rocelab/controller';
+import { buildEngine, CloseCode, Connection, fromWireNode, nodeFinal, nodeMemory, podContext, podKey, prepareApps, ReportPayloadError, toWireNode, type NodeFinal } from '@rocelab/runtime';
 import { declareAppRegions, loadTopologyFile, parseTopology, schemaValidator, type PodSpec } from '@rocelab/topology';
-import { decodeEnvelope, encodeEnvelope, type Envelope } from '@rocelab/wire';
+import { decodeEnvelope, encodeEnvelope, type Envelope, type NodeReport as WireNodeReport } from '@rocelab/wire';
+import { pino } from 'pino';
 import { fixture, ROOT } from './harness.js';
 
 /** A pod file with one text replacement. */
@@ -85,4 +87,33 @@ test('a report that is not a node report is refused with the node and the field,
   assert.throws(() => fromWireNode(notJson), (err: unknown) => err instanceof ReportPayloadError && err.message === `node ${f!.node}: stats.resultsJson: expected JSON, got "{\\"sent\\":"`);
   const badStatus = { ...wire, stats: { ...wire.stats!, resultsJson: JSON.stringify({ ...f!.results!, sent: [{ ...f!.results!.sent[0]!, status: 'fine' }] }) } };
   assert.throws(() => fromWireNode(badStatus), (err: unknown) => err instanceof ReportPayloadError && /^node \w+: stats\.resultsJson\.sent\[0\]\.status: expected .*got "fine"/.test(err.message));
+});
+
+test('the controller closes the connection of a member whose report does not fit (protocol), naming the node and the field', { timeout: 60_000 }, async () => {
+  const pod = loadTopologyFile(fixture('results/single-flow.yaml'));
+  const [f] = (await finals(pod, 1e6)).filter((n) => n.results !== null);
+  const log = pino({ level: 'silent' });
+  const controller = new Controller({ pod, seed: pod.seed, durationPs: 1e9, dilation: 0, token: 'the-pod-token', expected: null, mode: 'procs', log });
+  controller.result.catch(() => undefined);
+  const { url } = await controller.listen();
+  try {
+    const conn = await Connection.connect(url, podKey('the-pod-token'), { node: 'm1', role: 'member', link: '', nodes: pod.nodes.map((n) => n.name), linkUrl: '', metricsUrls: [] }, log);
+    const closed = new Promise<[number, string]>((resolve) => {
+      conn.listen(
+        (env) => {
+          const report = (lease: number, nodes: WireNodeReport[]) =>
+            conn.send({ type: 'report', report: { lease, hasNextEvent: false, nextEventPs: 0, nodes, links: [], linksFailed: [], linkTotals: [] } });
+          if (env.type === 'directory') report(0, []);
+          if (env.type === 'grant') {
+            const wire = toWireNode(f!, false);
+            report(env.grant.lease, [{ ...wire, stats: { ...wire.stats!, reportJson: JSON.stringify({ ...f!.report, color: 'red' }) } }]);
+          }
+        },
+        (code, reason) => resolve([code, reason]),
+      );
+    });
+    assert.deepEqual(await closed, [CloseCode.protocol, `node ${f!.node}: stats.reportJson.color: expected one of the keys node, role, ports, host, app, tagger, got unknown key "color"`]);
+  } finally {
+    await controller.close();
+  }
 });
