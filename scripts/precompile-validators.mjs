@@ -5,8 +5,10 @@
  * ~0.4 s each, times every member of a pod), and carries the SHA-256 of the schema it was made
  * from; `validate.ts` ignores it for any other schema. The others — one fault item (the
  * controller's fault API: compiled inside the first live fault, 0.6 s of CPU on the event loop
- * the pod's heartbeats share) and a drill file — go to schema-validators.cjs beside it, looked
- * up by the SHA-256 of the schema a caller validates against.
+ * the pod's heartbeats share; and every fault record a member or a replay reads, runtime
+ * fault-wire.ts), a drill file, and a node's report and results (read from every member's
+ * reports by the controller, runtime report-wire.ts) — go to schema-validators.cjs beside it,
+ * looked up by the SHA-256 of the schema a caller validates against.
  */
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,6 +21,7 @@ const { BUILTIN_EXTENSIONS } = await import(join(DIST, 'builtin.js'));
 const { newAjv, schemaSha256, PRECOMPILED_VALIDATOR, PRECOMPILED_SCHEMAS } = await import(join(DIST, 'validate.js'));
 const { faultItemSchema } = await import(join(DIST, 'fault-kinds.js'));
 const { drillSchema } = await import(join(DIST, '../../drill/dist/drill-schema.js'));
+const { nodeReportSchema, hostResultsSchema } = await import(join(DIST, '../../results/dist/payload-schemas.js'));
 // ajv as the topology package resolves it: the generated code requires its runtime helpers from there.
 const standaloneCode = createRequire(join(DIST, 'validate.js'))('ajv/dist/standalone').default;
 
@@ -32,7 +35,7 @@ process.stderr.write(`precompile-validators: ${relative(process.cwd(), out)} (${
 // One file per schema (a process loads only the one it checks against: the fault item's is what
 // the controller needs, the drill file's is twenty times its size), found through an index of
 // lazy getters keyed by the schema's SHA-256.
-const others = { fault: faultItemSchema(), drill: drillSchema() };
+const others = { fault: faultItemSchema(), drill: drillSchema(), 'node-report': nodeReportSchema(), 'host-results': hostResultsSchema() };
 const index = ['"use strict";', 'const bySha256 = {};'];
 for (const [name, s] of Object.entries(others)) {
   const one = newAjv({ code: { source: true } });

@@ -28,3 +28,4 @@ export * from './probes.js';
 export * from './trace-format.js';
 export * from './ideal-fct.js';
 export { mergeNodeReports } from './merge-reports.js';
+export { hostResultsSchema, nodeReportSchema, type HostResults } from './payload-schemas.js';

@@ -8,7 +8,7 @@
  */
 import { Problems, ROOT, faultContext, faultItemSchema, parseDuration, resolveFault, schemaValidator, validateWith, type FaultSpec, type RawFault } from '@rocelab/topology';
 import type { Fault } from '@rocelab/wire';
-import { CLEAR_KIND, clearToWire, faultFromWire, faultToWire, type FaultLogEntry } from './fault-wire.js';
+import { CLEAR_KIND, clearToWire, faultFromWire, faultPayload, faultToWire, type FaultLogEntry } from './fault-wire.js';
 import { faultEvents, FaultTargetError, undoable } from './faults.js';
 import { nodeLifeProblems } from './lost-nodes.js';
 import type { PodContext } from './pod-context.js';
@@ -137,9 +137,9 @@ export class FaultBook {
 
   private add(e: FaultLogEntry): FaultLogEntry {
     this.log.push(e);
-    if (e.kind === CLEAR_KIND) {
-      const { clears } = JSON.parse(e.spec) as { clears: number };
-      this.clearedAt.set(clears, e.atPs);
+    const { clears } = faultPayload(e);
+    if (clears !== null) {
+      this.clearedAt.set(clears.fault, e.atPs);
     } else {
       this.specs.set(e.id, faultFromWire(e, this.pc.pod));
     }

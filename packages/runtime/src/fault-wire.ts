@@ -7,9 +7,17 @@
  * same events. A live fault cleared early travels as kind `clear`, naming the fault it undoes.
  * The run's fault log is these records; replaying them (`rocelab run --faults LOG`) schedules the
  * same events with the same numbers, so the trace hash is the same.
+ *
+ * This module is the one place a record's `spec` (JSON text) is written and read: `faultPayload`
+ * parses it once and checks it — the item against the topology's fault item schema (the
+ * precompiled validator a topology file's faults are checked with), a clear's number and time by
+ * hand — and hands out a typed `FaultPayload`; nothing else parses a spec. The spec stays a JSON
+ * text on the wire and in the log because it is the fault item as written, whose keys are the
+ * fault table's (@rocelab/topology fault-kinds.ts), and because the log is a file users keep and
+ * replay: its format does not change.
  */
 import type { Engine } from '@rocelab/sim';
-import { Problems, faultContext, resolveFault, type FaultSpec, type PodSpec, type RawFault } from '@rocelab/topology';
+import { Problems, ROOT, faultContext, faultItemSchema, resolveFault, schemaValidator, validateWith, type FaultSpec, type PodSpec, type RawFault } from '@rocelab/topology';
 import type { Fault } from '@rocelab/wire';
 import { scheduleClear, scheduleFault } from './faults.js';
 import type { PodContext } from './pod-context.js';
@@ -40,7 +48,14 @@ export function faultLogEntries(data: unknown): FaultLogEntry[] {
     if (!Number.isSafeInteger(r.atPs) || (r.atPs as number) < 0) throw bad('atPs', 'a virtual time in ps (an integer ≥ 0)');
     for (const key of ['kind', 'target', 'spec']) if (typeof r[key] !== 'string') throw bad(key, 'a string');
     if (r.source !== 'topology' && r.source !== 'live') throw bad('source', '"topology" or "live"');
-    return { id: r.id as number, atPs: r.atPs as number, kind: r.kind as string, target: r.target as string, spec: r.spec as string, source: r.source };
+    const entry: FaultLogEntry = { id: r.id as number, atPs: r.atPs as number, kind: r.kind as string, target: r.target as string, spec: r.spec as string, source: r.source };
+    try {
+      faultPayload(entry);
+    } catch (err) {
+      if (err instanceof FaultPayloadError) throw new FaultLogError(`faults[${i}].${err.detail}`);
+      throw err;
+    }
+    return entry;
   });
 }
 
@@ -57,23 +72,85 @@ export function clearToWire(id: number, atPs: number, fault: FaultSpec): Fault {
 /** Thrown for a wire fault that does not resolve: a controller and a member that disagree on the pod. */
 export class WireFaultError extends Error {}
 
+/** A record whose spec is not what its kind carries; `detail` is `spec…: expected …, got …`. */
+export class FaultPayloadError extends WireFaultError {
+  constructor(
+    id: number,
+    readonly detail: string,
+  ) {
+    super(`fault ${id}: ${detail}`);
+  }
+}
+
+/**
+ * A record's spec as read: the fault item (for a clear, the item of the fault it clears) with the
+ * record's kind and time, and for a clear which fault it undoes and that fault's time.
+ */
+export interface FaultPayload {
+  item: RawFault;
+  clears: { fault: number; atPs: number } | null;
+}
+
+/** The fault item schema, one object for every call (its validator is cached per schema object). */
+const FAULT_ITEM_SCHEMA = faultItemSchema();
+
+/**
+ * The spec of a wire fault or log record, parsed and checked: a record whose spec is not JSON,
+ * not a fault item, or (kind `clear`) not `{clears, at, raw}` is refused with what is wrong.
+ */
+export function faultPayload(fault: Fault): FaultPayload {
+  let data: unknown;
+  try {
+    data = JSON.parse(fault.spec) as unknown;
+  } catch {
+    throw new FaultPayloadError(fault.id, `spec: expected the fault as JSON, got ${JSON.stringify(fault.spec.slice(0, 80))}`);
+  }
+  if (fault.kind !== CLEAR_KIND) return { item: checkedItem(fault, asRecord(data, { kind: fault.kind, at: `${fault.atPs}ps` }), 'spec'), clears: null };
+  const { clears, at, raw } = isObject(data) ? data : {};
+  if (!isCount(clears)) throw new FaultPayloadError(fault.id, `spec.clears: expected the number of the fault it clears (an integer ≥ 0), got ${JSON.stringify(clears) ?? 'nothing'}`);
+  if (!isCount(at)) throw new FaultPayloadError(fault.id, `spec.at: expected the cleared fault's time in ps (an integer ≥ 0), got ${JSON.stringify(at) ?? 'nothing'}`);
+  return { item: checkedItem(fault, asRecord(raw, { at: `${at}ps` }), 'spec.raw'), clears: { fault: clears, atPs: at } };
+}
+
+/**
+ * An object with `record`'s keys over its own: a record's kind and time are the record's
+ * (`kind`, `atPs`; a clear's, the cleared fault's time), whatever its spec says of them, as they
+ * always were (a log written by hand may leave them out of the spec). Anything else as it is.
+ */
+function asRecord(data: unknown, record: Record<string, string>): unknown {
+  return isObject(data) ? { ...data, ...record } : data;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function isCount(x: unknown): x is number {
+  return Number.isSafeInteger(x) && (x as number) >= 0;
+}
+
+function checkedItem(fault: Fault, data: unknown, path: string): RawFault {
+  if (!isFaultItem(data)) {
+    const lines = validateWith(FAULT_ITEM_SCHEMA, data).map((p) => `${p.path === ROOT ? path : `${path}.${p.path}`}: expected ${p.expected}, got ${p.actual}`);
+    throw new FaultPayloadError(fault.id, lines.join('; '));
+  }
+  return data;
+}
+
+/** True when the fault item schema finds nothing wrong: then `data` is a fault item as written. */
+function isFaultItem(data: unknown): data is RawFault {
+  return schemaValidator(FAULT_ITEM_SCHEMA).validate(data);
+}
+
 export function faultFromWire(fault: Fault, pod: PodSpec): FaultSpec {
-  return resolveWire(parseSpec(fault) as RawFault, fault.kind, fault.id, fault.atPs, pod);
+  return resolveWire(faultPayload(fault).item, fault.kind, fault.id, fault.atPs, pod);
 }
 
 /** Schedules a wire fault (or the clearing of one) on the nodes this engine hosts. */
 export function scheduleWireFault(engine: Engine, pc: PodContext, fault: Fault, hosted: ReadonlySet<number>): void {
-  if (fault.kind !== CLEAR_KIND) return scheduleFault(engine, pc, faultFromWire(fault, pc.pod), hosted);
-  const { clears, at, raw } = parseSpec(fault) as { clears: number; at: number; raw: RawFault };
-  scheduleClear(engine, pc, resolveWire(raw, raw.kind, clears, at, pc.pod), fault.id, fault.atPs, hosted);
-}
-
-function parseSpec(fault: Fault): unknown {
-  try {
-    return JSON.parse(fault.spec) as unknown;
-  } catch {
-    throw new WireFaultError(`fault ${fault.id}: its spec is not JSON: ${fault.spec.slice(0, 80)}`);
-  }
+  const { item, clears } = faultPayload(fault);
+  if (clears === null) return scheduleFault(engine, pc, resolveWire(item, fault.kind, fault.id, fault.atPs, pc.pod), hosted);
+  scheduleClear(engine, pc, resolveWire(item, item.kind, clears.fault, clears.atPs, pc.pod), fault.id, fault.atPs, hosted);
 }
 
 function resolveWire(raw: RawFault, kind: string, id: number, atPs: number, pod: PodSpec): FaultSpec {

@@ -8,7 +8,7 @@
  */
 import { nodeLives, parseDuration, restartGaps, type LifeClear, type LifeFault, type PodSpec } from '@rocelab/topology';
 import type { Fault } from '@rocelab/wire';
-import { CLEAR_KIND, type FaultLogEntry } from './fault-wire.js';
+import { CLEAR_KIND, faultPayload, type FaultLogEntry } from './fault-wire.js';
 
 /** Why a node was lost: a `kill` fault, or (`lost`) the process hosting it died. */
 export type LostNodeCause = 'fault' | 'lost';
@@ -56,11 +56,12 @@ function lifeFaultsOf(log: readonly Fault[]): { faults: LifeFault[]; clears: Lif
   const clears: LifeClear[] = [];
   for (const e of log) {
     if (e.kind === 'kill' || e.kind === 'restart') {
-      const raw = JSON.parse(e.spec) as { for?: string };
-      faults.push({ index: e.id, atPs: e.atPs, forPs: e.kind === 'kill' && raw.for !== undefined ? parseDuration(raw.for) : null, kind: e.kind, target: e.target });
+      // A record's `for` is as drawn: a duration (a random form never reaches a record).
+      const { item } = faultPayload(e);
+      faults.push({ index: e.id, atPs: e.atPs, forPs: e.kind === 'kill' && typeof item.for === 'string' ? parseDuration(item.for) : null, kind: e.kind, target: e.target });
     } else if (e.kind === CLEAR_KIND) {
-      const { clears: fault } = JSON.parse(e.spec) as { clears: number };
-      clears.push({ index: e.id, fault, atPs: e.atPs });
+      const { clears: clear } = faultPayload(e);
+      if (clear !== null) clears.push({ index: e.id, fault: clear.fault, atPs: e.atPs });
     }
   }
   return { faults, clears };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { NodeReport } from '@rocelab/results';
+import type { HostResults, NodeReport } from '@rocelab/results';
 import { emptyNodeFinal, lostMemberFinals, mergeLives, type LinkTotal, type MemberSnapshot } from './member-loss.js';
 import type { NodeFinal } from './result.js';
 import { onePod } from './testing.js';
@@ -16,7 +16,7 @@ const final = (node: string, c: { sent: number; delivered: number; queued: numbe
   causalityViolations: 0,
   rssBytes: 0,
   pssBytes: 0,
-  results: null,
+  results: { sent: [], probes: { sent: 0, failed: 0, pending: 0, rttPs: {}, rttOmitted: 0 } } satisfies HostResults,
   report: { node, role: 'tor', ports: [], host: null } satisfies NodeReport,
 });
 const t = (link: string, sender: boolean, frames: number): LinkTotal => ({ link, sender, frames });
@@ -56,7 +56,7 @@ test('a node over two lives: counters add, the lives digest together, the last r
   const life2 = { ...final('h1', { sent: 3, delivered: 2, queued: 1, dropped: { loss: 2 } }), results, digest: new Uint8Array(32).fill(2) };
   const merged = mergeLives([life1, life2]);
   assert.deepEqual([merged.sent, merged.delivered, merged.queued, merged.dropped], [8, 6, 1, { node_lost: 1, loss: 2 }]);
-  assert.equal(merged.results, results);
+  assert.equal(merged.results, life2.results);
   assert.notDeepEqual(merged.digest, life2.digest);
   assert.equal(mergeLives([life2]), life2, 'one life is itself: runs without loss keep their hashes');
 });

@@ -16,10 +16,10 @@ import {
   type FlowResult,
   type FlowTotals,
   type AppReport,
+  type HostResults,
   type NodeReport,
   type ProbeSummary,
 } from '@rocelab/results';
-import type { HostResults } from '@rocelab/host';
 import type { MessageResult, ProbeResults } from '@rocelab/rnic';
 import { combineTraceHashes, DROP_REASONS, type DropReason } from '@rocelab/sim';
 import type { Profile, Timing } from '@rocelab/topology';
@@ -45,7 +45,7 @@ export interface NodeFinal extends NodeCounters {
   node: string;
   digest: Uint8Array;
   events: number;
-  /** Role-specific results (a host's messages and probes). */
+  /** A host's messages and probes (null: a switch, or a report before the last). */
   results: HostResults | null;
   /** End-of-run figures for the summary (ports, transport counters). */
   report: NodeReport;

@@ -51,7 +51,8 @@ export function sampleBatch(n: number): LinkBatch {
   };
 }
 
-const fault = { id: 7, atPs: BIG, kind: 'linkDown', target: 'tor1:p9', spec: '{"durationPs":1000000}' };
+/** Its spec as runtime fault-wire.ts writes one (the wire only bounds its size). */
+const fault = { id: 7, atPs: BIG, kind: 'linkDown', target: 'tor1:p9', spec: '{"at":"1ms","kind":"linkDown","link":"tor1:p9","for":"1us"}' };
 
 /** One envelope of every type, every field non-default. */
 export function sampleEnvelopes(): Envelope[] {
@@ -120,7 +121,7 @@ export function sampleEnvelopes(): Envelope[] {
               causalityViolations: 1,
               rssBytes: 123_456_789_012,
               pssBytes: 23_456_789,
-              resultsJson: '[{"flow":1,"bytes":10000000}]',
+              resultsJson: '{"sent":[],"probes":{"sent":1,"failed":0,"pending":0,"rttPs":{"h2":[9000]},"rttOmitted":0}}',
               reportJson: '{"node":"h1","role":"host","ports":[],"host":null}',
             },
           },

@@ -51,7 +51,11 @@ export interface Fault {
   kind: string;
   /** node or node:port */
   target: string;
-  /** Kind-specific parameters as JSON. */
+  /**
+   * The fault item as written (random forms drawn), as JSON; for kind `clear`, `{clears, at, raw}`.
+   * The wire only bounds its size: @rocelab/runtime fault-wire.ts writes it and is the one reader,
+   * checking it against the topology's fault item schema (`faultPayload`).
+   */
   spec: string;
 }
 
@@ -156,9 +160,13 @@ export interface NodeStats {
   rssBytes: number;
   /** Final report: the process's proportional set size (private pages plus its share of shared ones) over its nodes; 0 when not measured. */
   pssBytes: number;
-  /** Role-specific results (flows), JSON. */
+  /**
+   * A host's results (messages, probes; `null` for a switch) as JSON, final report only. Written
+   * and read only by @rocelab/runtime report-wire.ts, which checks it against `hostResultsSchema`
+   * of @rocelab/results.
+   */
   resultsJson: string;
-  /** The node's end-of-run figures for the run summary (ports, transport counters), JSON. */
+  /** The node's end-of-run figures for the run summary (ports, transport counters), JSON; checked likewise against `nodeReportSchema`. */
   reportJson: string;
 }
 

@@ -8,7 +8,7 @@
  */
 import { parse as parseYamlValue } from 'yaml';
 import { FAULT_KINDS, FAULT_KIND_NAMES, type FaultKind } from '@rocelab/topology';
-import type { FaultView } from '@rocelab/runtime';
+import { clearedReply, errorOfReply, faultListReply, FaultReplyError, faultViewReply, type Cleared } from './fault-replies.js';
 import { table } from './result-text.js';
 
 export interface FaultCallOptions {
@@ -27,27 +27,20 @@ export interface InjectOptions extends FaultCallOptions {
 
 class FaultCliError extends Error {}
 
-/** What `DELETE /faults/ID` answers. */
-interface Cleared {
-  id: number;
-  cleared: 'withdrawn' | 'undone';
-  atPs?: number;
-}
-
 export async function faultInjectCommand(o: InjectOptions): Promise<number> {
   return call(o, async (token) => {
     const body = faultBody(o);
-    const r = await request(o.controller, 'POST', '/faults', token, body);
-    const view = r as FaultView;
+    const view = faultViewReply(await request(o.controller, 'POST', '/faults', token, body), 'POST /faults');
     process.stdout.write(o.json ? `${JSON.stringify(view)}\n` : `fault ${view.id}: ${view.kind} ${view.target} at ${us(view.atNs)}${view.untilNs === null ? '' : ` until ${us(view.untilNs)}`} (${view.state})\n`);
   });
 }
 
 export async function faultListCommand(o: FaultCallOptions): Promise<number> {
   return call(o, async (token) => {
-    const r = (await request(o.controller, 'GET', '/faults', token)) as { virtualPs: number; faults: FaultView[] };
+    const reply = await request(o.controller, 'GET', '/faults', token);
+    const r = faultListReply(reply, 'GET /faults');
     if (o.json) {
-      process.stdout.write(`${JSON.stringify(r)}\n`);
+      process.stdout.write(`${JSON.stringify(reply)}\n`);
       return;
     }
     const rows = r.faults.map((f) => [String(f.id), f.kind, f.target, us(f.atNs), f.untilNs === null ? '–' : us(f.untilNs), f.state, f.source]);
@@ -58,12 +51,13 @@ export async function faultListCommand(o: FaultCallOptions): Promise<number> {
 export async function faultClearCommand(id: string | undefined, o: FaultCallOptions): Promise<number> {
   return call(o, async (token) => {
     if (id !== undefined && !/^\d+$/.test(id)) throw new FaultCliError(`ID ${JSON.stringify(id)}: expected a fault number (rocelab fault list shows them)`);
-    const r = await request(o.controller, 'DELETE', id === undefined ? '/faults' : `/faults/${id}`, token);
+    const path = id === undefined ? '/faults' : `/faults/${id}`;
+    const r = await request(o.controller, 'DELETE', path, token);
+    const cleared = clearedReply(r, `DELETE ${path}`, id === undefined);
     if (o.json) {
       process.stdout.write(`${JSON.stringify(r)}\n`);
       return;
     }
-    const cleared = id === undefined ? (r as { cleared: Cleared[] }).cleared : [r as Cleared];
     const line = (c: Cleared) => (c.cleared === 'withdrawn' ? `fault ${c.id}: withdrawn (it had not applied)` : `fault ${c.id}: undone at ${us(c.atPs! / 1000)}`);
     process.stdout.write(cleared.length === 0 ? 'no fault to clear\n' : `${cleared.map(line).join('\n')}\n`);
   });
@@ -106,6 +100,10 @@ async function call(o: FaultCallOptions, run: (token: string) => Promise<void>):
       process.stderr.write(`rocelab fault: ${err.message}\n`);
       return err.status === 401 || (err.status >= 400 && err.status < 500) ? 2 : 1;
     }
+    if (err instanceof FaultReplyError) {
+      process.stderr.write(`rocelab fault: ${err.message}\n`);
+      return 1;
+    }
     process.stderr.write(`rocelab fault: no controller answers at ${o.controller} (${err instanceof Error ? err.message : String(err)}): expected a running pod (rocelab up, docker compose up)\n`);
     return 1;
   }
@@ -128,8 +126,13 @@ async function request(controller: string, method: string, path: string, token: 
     signal: AbortSignal.timeout(10_000),
   });
   const text = await res.text();
-  const json = (text === '' ? null : JSON.parse(text)) as { error?: string } | null;
-  if (!res.ok) throw new FaultHttpError(res.status, `${method} ${path}: ${res.status} ${json?.error ?? text}`);
+  let json: unknown = null;
+  try {
+    json = text === '' ? null : (JSON.parse(text) as unknown);
+  } catch {
+    if (res.ok) throw new FaultReplyError(`${method} ${path}: expected JSON from the controller, got ${JSON.stringify(text.slice(0, 80))}`);
+  }
+  if (!res.ok) throw new FaultHttpError(res.status, `${method} ${path}: ${res.status} ${errorOfReply(json) ?? text}`);
   return json;
 }
 

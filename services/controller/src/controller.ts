@@ -25,6 +25,7 @@ import {
   assembleResult,
   faultToWire,
   fromWireNode,
+  ReportPayloadError,
   linkName,
   mergeLives,
   podContext,
@@ -329,7 +330,15 @@ export class Controller {
       return;
     }
     member.rejoining = false;
-    const nodes = report.nodes.map(fromWireNode).filter((n): n is NodeFinal => n !== null);
+    let nodes: NodeFinal[];
+    try {
+      nodes = report.nodes.map(fromWireNode).filter((n): n is NodeFinal => n !== null);
+    } catch (err) {
+      // A report or results that are not a node's (report-wire.ts checked them): that member misbehaves.
+      if (!(err instanceof ReportPayloadError)) throw err;
+      member.conn.close(CloseCode.protocol, err.message);
+      return;
+    }
     this.lives.report(member.id, { lease: report.lease, nodes, links: report.linkTotals });
     const shipped = report.linkTotals.filter((l) => l.sender);
     this.traffic.set(member.id, { messages: shipped.reduce((n, l) => n + l.messages, 0), bytes: shipped.reduce((n, l) => n + l.bytes, 0) });
