@@ -2,7 +2,7 @@
 // machines, so wall clocks, timers, randomness, sockets, files, metrics and logging stay out.
 import tseslint from 'typescript-eslint';
 
-const PURE = ['wire', 'sim', 'sync', 'switch', 'rnic', 'workload', 'results'].map((p) => `packages/${p}/src/**/*.ts`);
+const PURE = ['wire', 'sim', 'sync', 'switch', 'rnic', 'host', 'workload', 'results'].map((p) => `packages/${p}/src/**/*.ts`);
 
 const why = 'model code is driven by virtual time and seeded streams (STYLE §14)';
 

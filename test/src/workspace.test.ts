@@ -15,7 +15,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** DESIGN §2: the pure packages (no sockets, timers, clocks, fs or logging). */
-const PURE = ['wire', 'sim', 'sync', 'switch', 'rnic', 'workload', 'results'].map((p) => `@rocelab/${p}`);
+const PURE = ['wire', 'sim', 'sync', 'switch', 'rnic', 'host', 'workload', 'results'].map((p) => `@rocelab/${p}`);
 /** The only Node built-in a pure package's code may import (SHA-256 seeds the random streams). */
 const PURE_BUILTINS = new Set(['node:crypto']);
 /** Third-party modules that do I/O, logging or metrics (eslint.config.js bans them in pure packages too). */
@@ -195,7 +195,7 @@ test('no file under packages/*/src imports a service package (@rocelab/controlle
   for (const w of packages) assert.deepEqual(declaredRocelab(w.pkg).filter(isService), [], `${w.dir}/package.json depends on a service`);
 });
 
-test('pure packages (wire, sim, sync, switch, rnic, workload) import only pure @rocelab packages, and of Node only node:crypto', () => {
+test('pure packages (wire, sim, sync, switch, rnic, host, workload, results) import only pure @rocelab packages, and of Node only node:crypto', () => {
   const pure = PURE.map((name) => BY_NAME.get(name));
   assert.ok(
     pure.every((w) => w !== undefined),
