@@ -5,23 +5,17 @@
  * parts share one port, one timer table (each registers its timers, in a fixed order: the trace
  * hash folds timer ids) and one sequence of work request ids.
  */
-import { Nic, type AppEvents, type AppReceive, type Completion, type MessageResult, type NicConfig, type NicFault, type NicHost, type ProbeResults, type SenderQp } from '@rocelab/rnic';
+import { Nic, type AppEvents, type AppReceive, type Completion, type NicConfig, type NicFault, type NicHost, type SenderQp } from '@rocelab/rnic';
 import { TimerTable, type NodeContext, type NodeModel } from '@rocelab/sim';
 import type { Frame } from '@rocelab/wire';
 import type { HostTraffic } from '@rocelab/workload';
 import { AppScheduler } from './app-scheduler.js';
 import { TcpStack, type TcpConnection } from './tcp-stack.js';
-import { Traffic, type PostTarget } from './traffic.js';
+import { Traffic, type HostResults, type PostTarget } from './traffic.js';
 
 export interface HostConfig extends NicConfig {
   /** The messages the host's workloads post (not used by a host that booted again). */
   traffic: HostTraffic;
-}
-
-/** What a host reports at the end of a run: its messages and its probes. */
-export interface HostResults {
-  sent: MessageResult[];
-  probes: ProbeResults;
 }
 
 /** A host's sending side, as metrics and traces read it: an RC QP or a TCP connection. */

@@ -6,8 +6,8 @@
  * receive path), through a FIFO the host counts as held frames. Every segment is ACKed, its CE
  * echoed; a write enters a stream after the scheduling and send latency.
  */
-import { isTcp, unpaced, type HostQueue, type MessageResult, type MessageSender, type Nic, type NicSettings, type QpEnd } from '@rocelab/rnic';
-import { FrameKind, type DscpMap, type Frame } from '@rocelab/wire';
+import { isTcp, unpaced, type HostQueue, type MessageResult, type MessageSender, type Nic, type NicConfig, type QpEnd } from '@rocelab/rnic';
+import { FrameKind, type Frame } from '@rocelab/wire';
 import { armTimer, type NodeContext, type TimerTable } from '@rocelab/sim';
 import { TcpReceiver } from './tcp.js';
 import { TcpRequester, unwrapSeq } from './tcp-requester.js';
@@ -57,13 +57,8 @@ interface TcpAccepted {
   rx: TcpReceiver;
 }
 
-export interface TcpStackConfig {
-  requesters: readonly QpEnd[];
-  responders: readonly QpEnd[];
-  settings: NicSettings;
-  dscpMap: DscpMap;
-  rebooted?: boolean;
-}
+/** What the stack takes of the host's configuration: the same connections and settings as the NIC's (it carries the TCP ones). */
+export type TcpStackConfig = Pick<NicConfig, 'requesters' | 'responders' | 'settings' | 'dscpMap' | 'rebooted'>;
 
 export class TcpStack {
   readonly connections: TcpConnection[];

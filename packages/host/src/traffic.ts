@@ -12,6 +12,12 @@ import type { HostTraffic, MessagePost } from '@rocelab/workload';
 /** Round trips a host keeps for the run's percentiles (bounded memory in long live runs). */
 export const MAX_PROBE_SAMPLES = 100_000;
 
+/** What a host reports at the end of a run: its messages (probes apart) and its probes. */
+export interface HostResults {
+  sent: MessageResult[];
+  probes: ProbeResults;
+}
+
 /** A work request of the host's traffic, as a requester takes it. */
 export interface TrafficWork {
   id: number;
@@ -132,7 +138,7 @@ export class Traffic {
   }
 
   /** Every message this host posted (probes apart) and its probes, progress brought up to date. */
-  results(senders: readonly ProgressSender[]): { sent: MessageResult[]; probes: ProbeResults } {
+  results(senders: readonly ProgressSender[]): HostResults {
     for (const q of senders) {
       for (const [wrId, m] of q.messages) {
         m.deliveredBytes = q.req.ackedBytes(wrId);
