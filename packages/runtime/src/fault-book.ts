@@ -6,7 +6,7 @@
  * `clear` record at the stamp. The log is what replays the run: topology faults, live faults and
  * clears with their times and numbers. Pure: the controller wires it to HTTP and the coordinator.
  */
-import { Problems, ROOT, faultContext, faultItemSchema, parseDuration, resolveFault, schemaValidator, validateWith, type FaultSpec, type RawFault } from '@rocelab/topology';
+import { Problems, faultContext, faultItemSchema, parseDuration, resolveFault, schemaValidator, validateWith, type FaultSpec, type RawFault } from '@rocelab/topology';
 import type { Fault } from '@rocelab/wire';
 import { CLEAR_KIND, clearToWire, faultFromWire, faultPayload, faultToWire, type FaultLogEntry } from './fault-wire.js';
 import { faultEvents, FaultTargetError, undoable } from './faults.js';
@@ -70,7 +70,7 @@ export class FaultBook {
     const item = { ...raw, at: `${at}ps` };
     // The shape first, as a topology file's faults are: resolution assumes a known kind.
     const problems = new Problems();
-    for (const p of validateWith(FAULT_SCHEMA, item)) problems.list.push({ ...p, path: p.path === ROOT ? 'fault' : `fault.${p.path}` });
+    problems.list.push(...validateWith(FAULT_SCHEMA, item, 'fault'));
     const spec = problems.list.length > 0 ? null : resolveFault(item as RawFault, this.nextId, 'fault', faultContext(new Map(this.pc.pod.nodes.map((n) => [n.name, n])), this.pc.pod.links), problems);
     if (spec === null) {
       const lines = problems.list.map((p) => `${p.path}: expected ${p.expected}, got ${p.actual}`);

@@ -17,7 +17,7 @@
  * replay: its format does not change.
  */
 import type { Engine } from '@rocelab/sim';
-import { Problems, ROOT, faultContext, faultItemSchema, resolveFault, schemaValidator, validateWith, type FaultSpec, type PodSpec, type RawFault } from '@rocelab/topology';
+import { Problems, faultContext, faultItemSchema, resolveFault, schemaValidator, validateWith, type FaultSpec, type PodSpec, type RawFault } from '@rocelab/topology';
 import type { Fault } from '@rocelab/wire';
 import { scheduleClear, scheduleFault } from './faults.js';
 import type { PodContext } from './pod-context.js';
@@ -131,7 +131,7 @@ function isCount(x: unknown): x is number {
 
 function checkedItem(fault: Fault, data: unknown, path: string): RawFault {
   if (!isFaultItem(data)) {
-    const lines = validateWith(FAULT_ITEM_SCHEMA, data).map((p) => `${p.path === ROOT ? path : `${path}.${p.path}`}: expected ${p.expected}, got ${p.actual}`);
+    const lines = validateWith(FAULT_ITEM_SCHEMA, data, path).map((p) => `${p.path}: expected ${p.expected}, got ${p.actual}`);
     throw new FaultPayloadError(fault.id, lines.join('; '));
   }
   return data;

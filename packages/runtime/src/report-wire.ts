@@ -7,7 +7,7 @@
  * a typed `NodeReport` and `HostResults` or a `ReportPayloadError` naming the node and the field.
  */
 import { hostResultsSchema, nodeReportSchema, type HostResults, type NodeReport } from '@rocelab/results';
-import { ROOT, schemaValidator, validateWith, type JsonSchema } from '@rocelab/topology';
+import { schemaValidator, validateWith, type JsonSchema } from '@rocelab/topology';
 import type { Report as SyncReport } from '@rocelab/sync';
 import type { NodeStats, NodeReport as WireNodeReport, Report } from '@rocelab/wire';
 import type { NodeFinal } from './result.js';
@@ -84,7 +84,7 @@ function parsed(node: string, field: string, json: string): unknown {
 }
 
 function refused(node: string, field: string, schema: JsonSchema, data: unknown): ReportPayloadError {
-  const lines = validateWith(schema, data).map((p) => `stats.${field}${p.path === ROOT ? '' : `.${p.path}`}: expected ${p.expected}, got ${p.actual}`);
+  const lines = validateWith(schema, data, `stats.${field}`).map((p) => `${p.path}: expected ${p.expected}, got ${p.actual}`);
   return new ReportPayloadError(`node ${node}: ${lines.join('; ')}`);
 }
 

@@ -199,9 +199,15 @@ export function schemaValidator(schema: JsonSchema): SchemaValidator {
   return v;
 }
 
-/** Problems of `data` against another file format's schema (drill files, fault items), read the same way. */
-export function validateWith(schema: JsonSchema, data: unknown): Problem[] {
-  return problemsOf(schemaValidator(schema).validate, data);
+/**
+ * Problems of `data` against another file format's schema (drill files, fault items), read the
+ * same way. `under` is where `data` sits in what it came in (`fault`, `stats.reportJson`): the
+ * problems' paths start there.
+ */
+export function validateWith(schema: JsonSchema, data: unknown, under: string = ROOT): Problem[] {
+  const problems = problemsOf(schemaValidator(schema).validate, data);
+  if (under === ROOT) return problems;
+  return problems.map((p) => ({ ...p, path: p.path === ROOT ? under : `${under}.${p.path}` }));
 }
 
 function problemsOf(validate: ValidateFunction, data: unknown): Problem[] {
