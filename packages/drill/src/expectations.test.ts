@@ -140,8 +140,19 @@ test('metric: summed over the matching series of the node reports', () => {
   const v = variant('a', {}, { nodes });
   assert.deepEqual([check({ kind: 'metric', name: 'rocelab_cnp_sent_total', op: '==', value: 10 }, v).pass], [true]);
   const bad = check({ kind: 'metric', name: 'rocelab_naks_sent_total', labels: { type: 'rnr' }, op: '<', value: 1 }, v);
-  assert.deepEqual([bad.pass, bad.value, bad.margin], [false, 2, '1 the wrong side']);
-  assert.equal(check({ kind: 'metric', name: 'rocelab_goodput_bytes_total', labels: { node: 'h2' }, op: '>=', value: 1000 }, v).pass, true);
+  assert.deepEqual([bad.pass, bad.value, bad.measured, bad.expected, bad.margin], [false, 2, '2 NAKs', '< 1 NAKs', '1 NAKs the wrong side']);
+  const bytes = check({ kind: 'metric', name: 'rocelab_goodput_bytes_total', labels: { node: 'h2' }, op: '>=', value: 1000 }, v);
+  assert.deepEqual([bytes.pass, bytes.measured, bytes.expected], [true, '1 kB', '>= 1 kB']);
+});
+
+test('metric: a seconds-valued metric prints with its unit (7.5 µs, not 0)', () => {
+  const pausedPs = [0, 0, 0, 7_500_000, 0, 0, 0, 0];
+  const nodes = [{ node: 'sw1', role: 'tor', ports: [{ port: 'p1', pausedPs }], host: null }];
+  const v = variant('a', {}, { nodes: nodes as never });
+  const paused = check({ kind: 'metric', name: 'rocelab_pfc_paused_seconds_total', labels: { node: 'sw1' }, op: '<', value: 0.00002 }, v);
+  assert.deepEqual([paused.pass, paused.value, paused.measured, paused.expected, paused.margin], [true, 7.5e-6, '7.5 µs', '< 20 µs', '12.5 µs from the bound']);
+  const ns = check({ kind: 'metric', name: 'rocelab_pfc_paused_seconds_total', op: '>', value: 0.001 }, v);
+  assert.deepEqual([ns.pass, ns.measured, ns.margin], [false, '7.5 µs', '992.5 µs the wrong side']);
 });
 
 const fct = (from: string, to: string, slowdown: number | null): FctRow => ({ run: '', flow: '0', from, to, sizeBytes: 1000, startUs: 0, completionUs: slowdown === null ? null : slowdown, fctUs: slowdown, idealFctUs: 1, slowdown, status: slowdown === null ? 'pending' : 'completed' });

@@ -113,7 +113,7 @@ function one(e: Expectation, v: VariantData): ExpectationOutcome {
 
 type Unit = (value: number) => string;
 const count = (what: string): Unit => (n) => `${round(n)} ${what}`;
-const timeUnit: Unit = (ps) => (!Number.isFinite(ps) ? '∞' : Math.abs(ps) >= 1e9 ? `${round(ps / 1e9)} ms` : `${round(ps / 1e6)} µs`);
+const timeUnit: Unit = (ps) => (!Number.isFinite(ps) ? '∞' : Math.abs(ps) >= 1e9 ? `${round(ps / 1e9)} ms` : Math.abs(ps) >= 1e6 || ps === 0 ? `${round(ps / 1e6)} µs` : `${round(ps / 1e3)} ns`);
 const rateUnit: Unit = (bps) => `${round(bps / 1e9)} Gb/s`;
 const ratioUnit: Unit = (r) => (Number.isFinite(r) ? `${round(r)}×` : '∞');
 function round(x: number): string {
@@ -410,7 +410,22 @@ function metric(e: Expectation, v: VariantData): ExpectationOutcome {
   const target = e.raw.value as number;
   const value = metricValue(name, labels, v.result.nodes ?? [], v.tables);
   const sel = Object.entries(labels).map(([k, x]) => `${k}="${x}"`).join(',');
-  const what = `${name}${sel ? `{${sel}}` : ''} at the end ${op} ${target}`;
+  const unit = metricUnit(name);
+  const what = `${name}${sel ? `{${sel}}` : ''} at the end ${op} ${unit(target)}`;
   const pass = op === '<' ? value < target : op === '<=' ? value <= target : op === '==' ? value === target : op === '>=' ? value >= target : value > target;
-  return outcome(e, v.name, what, pass, String(round(value)), `${op} ${target}`, pass ? `${round(Math.abs(value - target))} from the bound` : `${round(Math.abs(value - target))} the wrong side`, value);
+  return outcome(e, v.name, what, pass, unit(value), `${op} ${unit(target)}`, pass ? `${unit(Math.abs(value - target))} from the bound` : `${unit(Math.abs(value - target))} the wrong side`, value);
 }
+
+/** A metric's value with its unit, from the Prometheus name's suffix: seconds as µs or ms (7.5 µs, not 0), bytes as B/kB/MB, the rest counted. */
+export function metricUnit(name: string): Unit {
+  if (name.endsWith('_seconds_total')) return (s) => timeUnit(s * 1e12);
+  if (name.endsWith('_bytes_total')) return bytesUnit;
+  const word = COUNTED.find(([part]) => name.includes(part))?.[1] ?? 'events';
+  return (n) => `${round(n)} ${word}`;
+}
+
+/** What a counter counts, by a part of its name. */
+const COUNTED: ReadonlyArray<[string, string]> = [
+  ['_frames_', 'frames'], ['_packets_', 'packets'], ['_segments_', 'segments'], ['_storms_', 'storms'], ['_cnp_', 'CNPs'], ['_naks_', 'NAKs'],
+  ['_expirations_', 'timeouts'], ['_window_cuts_', 'window cuts'], ['_updates_', 'credit updates'],
+];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PfcRow, QueueRow, RateRow, TraceRows } from '@rocelab/results';
 import {
-  MAX_PAUSE_ROWS, MAX_POINTS_PER_SERIES, MAX_RATE_SERIES, PAUSE_BINS, downsample, faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries, cdfByVariant,
+  MAX_PAUSE_ROWS, MAX_POINTS_PER_SERIES, MAX_RATE_SERIES, PAUSE_BINS, downsample, faultMarks, pauseHeatmap, probeSeries, queueSeries, rateSeries, wireThroughput, cdfByVariant,
 } from './plot-series.js';
 
 const queue = (timeUs: number, node: string, port: string, queueBytes: number): QueueRow => ({
@@ -71,6 +71,25 @@ test('rateSeries: one series per sending QP, the busiest MAX_RATE_SERIES, named 
   assert.equal(r.series.length, MAX_RATE_SERIES);
   assert.equal(r.omitted, 4);
   assert.ok(r.series.includes(`h1 qp${MAX_RATE_SERIES + 3} → h9`) && !r.series.includes('h1 qp0 → h9'));
+});
+
+test('wireThroughput: a burst of ACKs (is-lossless-mandatory pfc-gbn, h4 qp9: 96.7 Gb/s on a 40 Gb/s link) is placed back on the wire at line rate', () => {
+  // The rows as rates.csv wrote them: 241,664 bytes acknowledged between 340 and 360 µs.
+  const acked = [557056, 577536, 606208, 643072, 712704, 954368, 1000000];
+  const rows = acked.map((ackedBytes, i): RateRow => ({ ...rate(260 + 20 * i, 'h4', 9, i === 0 ? 3.2768 : ((ackedBytes - acked[i - 1]!) * 8) / 20e3), ackedBytes }));
+  assert.ok(Math.abs(rows[5]!.throughputGbps - 96.6656) < 1e-9, 'the row as written exceeds line rate');
+  const wire = wireThroughput(rows);
+  assert.deepEqual(wire.map((p) => p.t), [260, 280, 300, 320, 340, 360, 380]);
+  assert.ok(wire.every((p) => p.value <= 40), wire.map((p) => p.value.toFixed(3)).join(' '));
+  // The same bytes, moved earlier: 40 Gb/s for the two intervals before the burst.
+  const bytes = wire.slice(1).reduce((n, p) => n + (p.value * 20e3) / 8, 0);
+  assert.ok(Math.abs(bytes - (1000000 - 557056)) < 1e-6, `${bytes} bytes`);
+  assert.deepEqual(wire.slice(4, 6).map((p) => p.value), [40, 40]);
+  // Through rateSeries, what the plot draws.
+  assert.ok(rateSeries(rows, 400).points.every((p) => p.value <= 40));
+  // A flow below its rate everywhere is drawn as written.
+  const smooth = [0, 10, 20].map((t, i): RateRow => ({ ...rate(t, 'h1', 2, 20), ackedBytes: 25000 * (i + 1) }));
+  assert.deepEqual(wireThroughput(smooth).map((p) => p.value), [20, 20, 20]);
 });
 
 test('probeSeries: each probe while few, lost ones marked; p50/p99 per bin once many', () => {

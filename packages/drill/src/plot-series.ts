@@ -78,17 +78,45 @@ export function queueSeries(rows: readonly QueueRow[], endUs: number, named?: re
 
 /**
  * Throughput of the busiest flows (a sending QP: `node qpN → dst`), mean-downsampled; `omitted`
- * counts the quieter flows left out.
+ * counts the quieter flows left out. Each point is `wireThroughput` of the flow's rows, so no
+ * point exceeds the flow's line rate.
  */
 export function rateSeries(rows: readonly RateRow[], endUs: number): { series: string[]; omitted: number; points: Point[] } {
   const byFlow = groupBy(rows, (r) => `${r.node} qp${r.qp} → ${r.dst}`);
   const total = new Map([...byFlow].map(([k, list]) => [k, list.reduce((s, r) => s + r.throughputGbps, 0)]));
   const ranked = [...byFlow.keys()].sort((a, b) => total.get(b)! - total.get(a)! || naturalCompare(a, b));
   const series = ranked.slice(0, MAX_RATE_SERIES).sort(naturalCompare);
-  const points = series.flatMap((s) =>
-    downsample(byTime(byFlow.get(s)!).map((r) => ({ t: r.timeUs, value: r.throughputGbps })), endUs, MAX_POINTS_PER_SERIES, 'mean').map((p) => ({ series: s, ...p })),
-  );
+  const points = series.flatMap((s) => downsample(wireThroughput(byFlow.get(s)!), endUs, MAX_POINTS_PER_SERIES, 'mean').map((p) => ({ series: s, ...p })));
   return { series, omitted: ranked.length - series.length, points };
+}
+
+/**
+ * One flow's throughput (Gb/s) over each grid interval, never above its line rate. rates.csv's
+ * `throughput_gbps` is the bytes *acknowledged* in the interval, and acknowledgements come in
+ * bursts — ACKs that queued behind data on the way back, a cumulative ACK after a pause — so
+ * 20 µs can acknowledge more than a 40 Gb/s link carries in 20 µs (96.7 Gb/s in
+ * is-lossless-mandatory). Here each byte acknowledged by t is placed on the wire no earlier than
+ * it must have been: W(t) = max over later samples s of A(s) − C·(s − t), with A the cumulative
+ * acknowledged bytes and C the flow's highest `rate_gbps` (its line rate, or its pacing cap) —
+ * the least wire curve that carries every acknowledged byte in time at C. W ≥ A, W ends where A
+ * ends (the same bytes), and its slope never exceeds C. Without a rate, the rows as written.
+ */
+export function wireThroughput(rows: readonly RateRow[]): Array<{ t: number; value: number }> {
+  const list = byTime([...rows]);
+  const capGbps = list.reduce((m, r) => Math.max(m, r.rateGbps), 0);
+  if (list.length === 0 || !(capGbps > 0)) return list.map((r) => ({ t: r.timeUs, value: r.throughputGbps }));
+  const bytesPerUs = (capGbps * 1e3) / 8;
+  const wire = list.map((r) => r.ackedBytes);
+  for (let i = list.length - 2; i >= 0; i--) wire[i] = Math.max(wire[i]!, wire[i + 1]! - bytesPerUs * (list[i + 1]!.timeUs - list[i]!.timeUs));
+  // Before its first row the flow had `ackedBytes - throughput × interval` acknowledged, one grid interval earlier.
+  const step = list.length > 1 ? list[1]!.timeUs - list[0]!.timeUs : 0;
+  const before = Math.max(0, list[0]!.ackedBytes - (list[0]!.throughputGbps * 1e3 * step) / 8);
+  return list.map((r, i) => {
+    const [t0, w0] = i === 0 ? [r.timeUs - step, Math.min(before, wire[0]!)] : [list[i - 1]!.timeUs, wire[i - 1]!];
+    const dt = r.timeUs - t0;
+    const gbps = dt > 0 ? ((wire[i]! - w0) * 8) / dt / 1e3 : 0;
+    return { t: r.timeUs, value: Math.min(capGbps, Math.max(0, gbps)) };
+  });
 }
 
 export interface PauseCell { row: string; t: number; t2: number; fraction: number }

@@ -28,36 +28,66 @@ const CONFIG = {
 
 const timeAxis = (endUs: number) => ({ field: 't', type: 'quantitative' as const, title: 'time (µs)', scale: { domain: [0, endUs], nice: false } });
 
-/** A rule at each fault instant, labelled at the top; labels step down so neighbours do not overprint. */
+/** Fault labels: font size, the width Vega estimates per character, the height of a lane, lanes at most. */
+const LABEL_FONT = 10;
+const LABEL_CHAR_PX = 6;
+const LANE_PX = 12;
+const MAX_LANES = 4;
+
+/**
+ * Each fault label's lane in the band above the plot, so no label sits on the data (the heatmap's
+ * cells, a line) and no two labels overprint: a label runs right of its rule, or left of it when
+ * it would pass the plot's right edge; it takes the first lane free over its width (the least
+ * filled one when all MAX_LANES are taken). Pure: the same marks give the same lanes.
+ */
+export function labelLanes(marks: readonly FaultMark[], endUs: number, widthPx = WIDTH): Array<{ lane: number; align: 'left' | 'right' }> {
+  const ends: number[] = [];
+  return marks.map((m) => {
+    const x = endUs > 0 ? (m.t / endUs) * widthPx : 0;
+    const w = m.label.length * LABEL_CHAR_PX + 6;
+    const align = x + w > widthPx ? 'right' : 'left';
+    const [from, to] = align === 'left' ? [x, x + w] : [x - w, x];
+    let lane = ends.findIndex((end) => end <= from);
+    if (lane < 0) lane = ends.length < MAX_LANES ? ends.length : ends.indexOf(Math.min(...ends));
+    ends[lane] = to;
+    return { lane, align };
+  });
+}
+
+/** Lanes the fault labels take above the plot (0 without faults). */
+const bandLanes = (marks: readonly FaultMark[], endUs: number): number => (marks.length === 0 ? 0 : Math.max(...labelLanes(marks, endUs).map((l) => l.lane)) + 1);
+
+/** A rule at each fault instant, labelled in the band above the plot (`labelLanes`). */
 function faultLayers(marks: readonly FaultMark[], endUs: number): Layer[] {
   if (marks.length === 0) return [];
-  const values = marks.map((m, i) => ({ ...m, labelY: 2 + (i % 3) * 12 }));
-  const label = (halo: boolean): Layer => ({
-    data: { values },
-    mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, fontSize: 10, ...(halo ? { color: 'white', stroke: 'white', strokeWidth: 3 } : { color: FAULT_COLOR }) },
+  const lanes = labelLanes(marks, endUs);
+  const values = marks.map((m, i) => ({ ...m, labelY: -4 - lanes[i]!.lane * LANE_PX, align: lanes[i]!.align }));
+  const label = (align: 'left' | 'right'): Layer => ({
+    data: { values: values.filter((v) => v.align === align) },
+    mark: { type: 'text', align, baseline: 'bottom', dx: align === 'left' ? 3 : -3, fontSize: LABEL_FONT, color: FAULT_COLOR },
     encoding: { x: timeAxis(endUs), y: { field: 'labelY', type: 'quantitative', scale: null }, text: { field: 'label', type: 'nominal' } },
   });
   return [
     { data: { values }, mark: { type: 'rule', color: FAULT_COLOR, strokeDash: [4, 3], strokeWidth: 1.5 }, encoding: { x: timeAxis(endUs) } },
-    // A white copy under each label keeps it legible over lines and heatmap cells.
-    label(true),
-    label(false),
+    ...(values.some((v) => v.align === 'left') ? [label('left')] : []),
+    ...(values.some((v) => v.align === 'right') ? [label('right')] : []),
   ];
 }
 
-function title(text: string, notes: readonly string[]) {
-  return notes.length === 0 ? { text } : { text, subtitle: notes.join('; ') };
+function title(text: string, notes: readonly string[], offset: number) {
+  return { text, ...(notes.length === 0 ? {} : { subtitle: notes.join('; ') }), ...(offset === 0 ? {} : { offset }) };
 }
 
-/** What every plot's spec starts with: the schema, its title and notes, its size, the shared config. */
-function frame(text: string, notes: readonly string[], height = HEIGHT) {
-  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title: title(text, notes), width: WIDTH, height, config: CONFIG };
+/** What every plot's spec starts with: the schema, its title and notes (above the fault labels' band), its size, the shared config. */
+function frame(text: string, notes: readonly string[], height = HEIGHT, faults: { marks: readonly FaultMark[]; endUs: number } = { marks: [], endUs: 0 }) {
+  const lanes = bandLanes(faults.marks, faults.endUs);
+  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title: title(text, notes, lanes === 0 ? 0 : 6 + lanes * LANE_PX), width: WIDTH, height, config: CONFIG };
 }
 
 /** Lines of `series`, in the order given (legend and colours follow it). */
 function lineSpec(o: { title: string; notes: string[]; endUs: number; yTitle: string; series: string[]; points: Point[]; faults: FaultMark[] }): TopLevelSpec {
   return {
-    ...frame(o.title, o.notes),
+    ...frame(o.title, o.notes, HEIGHT, { marks: o.faults, endUs: o.endUs }),
     layer: [
       {
         data: { values: o.points },
@@ -84,7 +114,7 @@ export function rateSpec(o: { variant: string; endUs: number; series: string[]; 
 /** One row per transmitter, one rect per run of bins with the same paused fraction (blue, so the red fault rules stand out); unpaused bins stay white. */
 export function pauseSpec(o: { variant: string; endUs: number; rows: string[]; cells: PauseCell[]; faults: FaultMark[]; notes: string[] }): TopLevelSpec {
   return {
-    ...frame(`${o.variant}: fraction of each bin the transmitter was paused`, o.notes, Math.max(ROW_PX * o.rows.length, 3 * ROW_PX)),
+    ...frame(`${o.variant}: fraction of each bin the transmitter was paused`, o.notes, Math.max(ROW_PX * o.rows.length, 3 * ROW_PX), { marks: o.faults, endUs: o.endUs }),
     layer: [
       {
         data: { values: o.cells },
@@ -125,7 +155,7 @@ export function probeSpec(o: { variant: string; endUs: number; binned: boolean; 
   // Headroom above the slowest round trip, so the lost markers along the top never sit on a point.
   const topUs = answered.reduce((m, p) => Math.max(m, p.rttUs ?? 0), 0) * 1.15;
   return {
-    ...frame(`${o.variant}: probe round trips by post time`, o.notes),
+    ...frame(`${o.variant}: probe round trips by post time`, o.notes, HEIGHT, { marks: o.faults, endUs: o.endUs }),
     layer: [
       {
         data: { values: answered },

@@ -7,7 +7,7 @@
 import type { RenderedPlot } from './plots.js';
 import type { DrillReport, ExpectationOutcome } from './report-model.js';
 import {
-  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, expectationRow, faultRow, ranRow, runFacts, verdict, verdictSummary, whereOf,
+  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, SUMMARY_HEADER, TIMELINE_HEADER, expectationRow, faultRow, ranRow, runFacts, summaryRow, timelineOmittedNote, timelineRow, verdict, verdictSummary, whereOf,
 } from './report-text.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'";
@@ -25,6 +25,8 @@ td.pass { background: #e7f5ea; } td.fail { background: #fbe9e7; }
 .verdict.pass { background: #e7f5ea; } .verdict.fail { background: #fbe9e7; }
 .verdict ul { margin: .3rem 0 0; font-weight: normal; font-size: 15px; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; } figcaption { color: #555; font-size: 13px; }
+table.timeline td, table.summary td { white-space: nowrap; }
+ul.files { columns: 3; font-size: 13px; }
 `;
 
 /** The page; `plots` are the rendered plots (normally those of `report.plots`), each under its variant's section. */
@@ -36,18 +38,31 @@ export function reportHtml(report: DrillReport, plots: readonly RenderedPlot[]):
   if (report.description !== '') body.push(`<p>${esc(report.description)}</p>`);
   body.push(`<p>Drill ${esc(report.drill)} (<code>${esc(report.file)}</code>), mode ${esc(report.mode)}.${report.source === '' ? '' : ` Source: ${esc(report.source)}.`}</p>`);
 
+  body.push('<h2>Summary</h2>', table(SUMMARY_HEADER, report.variants.map(summaryRow), { result: 1, className: 'summary' }));
   body.push('<h2>What ran</h2>', table(RAN_HEADER, report.variants.map((x) => ranRow(x)), { result: 1, hash: 8 }));
   const placed = new Set<RenderedPlot>();
   for (const variant of report.variants) {
-    body.push(`<h2>Variant ${esc(variant.name)}: <span class="${cls(variant.pass)}">${variant.pass ? 'PASS' : 'FAIL'}</span></h2>`);
+    body.push(`<h2 id="variant-${esc(variant.name)}">Variant ${esc(variant.name)}: <span class="${cls(variant.pass)}">${variant.pass ? 'PASS' : 'FAIL'}</span></h2>`);
     if (variant.description !== '') body.push(`<p>${esc(variant.description)}</p>`);
+    const mine = plots.filter((p) => p.ref.variant === variant.name);
+    for (const p of mine) placed.add(p);
+    const picture = mine.filter(isTopology);
+    if (picture.length > 0) body.push('<h3>Topology</h3>', ...picture.map(figure));
+    if (variant.timeline !== undefined) {
+      const note = timelineOmittedNote(variant);
+      body.push(
+        '<h3>Incident timeline</h3>',
+        variant.timeline.length === 0 ? '<p>No PAUSE and no storm detection.</p>' : table(TIMELINE_HEADER, variant.timeline.map(timelineRow), { className: 'timeline' }),
+        ...(note === null ? [] : [`<p>${esc(note)}</p>`]),
+      );
+    }
     body.push('<h3>Faults</h3>', variant.faults.length === 0 ? '<p>None.</p>' : table(FAULT_HEADER, variant.faults.map(faultRow)));
     body.push('<h3>Expectations</h3>', variant.expectations.length === 0 ? '<p>None.</p>' : table(EXPECTATION_HEADER, variant.expectations.map(expectationRow), { result: 6 }));
     const facts = runFacts(variant.run).map(([label, text]) => `<li>${esc(label)}: ${esc(text)}</li>`);
     body.push('<h3>Run</h3>', `<ul>${facts.join('')}<li>trace: <code>${esc(variant.traceDir)}</code></li></ul>`);
-    const mine = plots.filter((p) => p.ref.variant === variant.name);
-    for (const p of mine) placed.add(p);
-    if (mine.length > 0) body.push('<h3>Plots</h3>', ...mine.map(figure));
+    if ((variant.files ?? []).length > 0) body.push('<h3>Files</h3>', `<ul class="files">${variant.files!.map((f) => `<li><a href="${esc(encodeURI(f))}">${esc(f)}</a></li>`).join('')}</ul>`);
+    const rest = mine.filter((p) => !isTopology(p));
+    if (rest.length > 0) body.push('<h3>Plots</h3>', ...rest.map(figure));
   }
   if (report.acrossVariants.length > 0) body.push('<h2>Across variants</h2>', table(EXPECTATION_HEADER, report.acrossVariants.map(expectationRow), { result: 6 }));
   const rest = plots.filter((p) => !placed.has(p));
@@ -77,15 +92,18 @@ function failure(e: ExpectationOutcome): string {
   return `<code>${esc(e.id)}</code> (${esc(whereOf(e))}): ${esc(e.description)}; measured ${esc(e.measured)}, expected ${esc(e.expected)}: <strong>${esc(e.margin)}</strong>`;
 }
 
+/** The topology picture of a variant (`topology-<stem>.svg`), shown before its timeline. */
+const isTopology = (p: RenderedPlot): boolean => p.ref.file.startsWith('topology-');
+
 /** A table of text cells; the `result` column is coloured PASS/FAIL, the `hash` column set in monospace. */
-function table(header: readonly string[], rows: readonly string[][], columns: { result?: number; hash?: number } = {}): string {
+function table(header: readonly string[], rows: readonly string[][], columns: { result?: number; hash?: number; className?: string } = {}): string {
   const td = (text: string, i: number): string => {
     if (i === columns.result) return `<td class="${cls(text === 'PASS')}">${esc(text)}</td>`;
     if (i === columns.hash) return `<td class="hash">${esc(text)}</td>`;
     return `<td>${esc(text)}</td>`;
   };
   const head = `<tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
-  return `<table>\n${head}\n${rows.map((r) => `<tr>${r.map(td).join('')}</tr>`).join('\n')}\n</table>`;
+  return `<table${columns.className === undefined ? '' : ` class="${columns.className}"`}>\n${head}\n${rows.map((r) => `<tr>${r.map(td).join('')}</tr>`).join('\n')}\n</table>`;
 }
 
 function figure(p: RenderedPlot): string {

@@ -6,7 +6,7 @@
  */
 import type { DrillReport, ExpectationOutcome, PlotRef } from './report-model.js';
 import {
-  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, expectationRow, faultRow, ranRow, runFacts, verdict, verdictSummary, whereOf,
+  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, SUMMARY_HEADER, TIMELINE_HEADER, expectationRow, faultRow, ranRow, runFacts, summaryRow, timelineOmittedNote, timelineRow, verdict, verdictSummary, whereOf,
 } from './report-text.js';
 
 /** The report as markdown; its plots are `report.plots`, as image links under their variant (or at the end). */
@@ -19,15 +19,21 @@ export function reportMarkdown(report: DrillReport): string {
   if (report.description !== '') out.push(md(report.description), '');
   out.push(`Drill ${md(report.drill)} (${md(report.file)}), mode ${md(report.mode)}.${report.source === '' ? '' : ` Source: ${md(report.source)}.`}`, '');
 
+  out.push('## Summary', '', ...table(SUMMARY_HEADER, report.variants.map(summaryRow)), '');
   out.push('## What ran', '', ...table(RAN_HEADER, report.variants.map((x) => ranRow(x)), [8]), '');
   const placed = new Set<PlotRef>();
   for (const variant of report.variants) {
     out.push(`## Variant ${md(variant.name)}: ${variant.pass ? 'PASS' : 'FAIL'}`, '');
     if (variant.description !== '') out.push(md(variant.description), '');
+    if (variant.timeline !== undefined) {
+      const note = timelineOmittedNote(variant);
+      out.push('### Incident timeline', '', ...(variant.timeline.length === 0 ? ['No PAUSE and no storm detection.'] : table(TIMELINE_HEADER, variant.timeline.map(timelineRow))), ...(note === null ? [] : ['', md(note)]), '');
+    }
     out.push('### Faults', '', ...(variant.faults.length === 0 ? ['None.'] : table(FAULT_HEADER, variant.faults.map(faultRow))), '');
     out.push('### Expectations', '');
     out.push(...(variant.expectations.length === 0 ? ['None.'] : table(EXPECTATION_HEADER, variant.expectations.map(expectationRow))), '');
     out.push('### Run', '', ...runFacts(variant.run).map(([label, text]) => `- ${md(label)}: ${md(text)}`), `- trace: ${md(variant.traceDir)}`, '');
+    if ((variant.files ?? []).length > 0) out.push('### Files', '', ...variant.files!.map((f) => `- [${md(f)}](${link(f)})`), '');
     const plots = report.plots.filter((p) => p.variant === variant.name);
     for (const p of plots) placed.add(p);
     if (plots.length > 0) out.push('### Plots', '', ...plots.flatMap((p) => [image(p), '']));
@@ -51,8 +57,11 @@ function table(header: readonly string[], rows: readonly string[][], code: reado
 }
 
 function image(p: PlotRef): string {
-  return `![${md(p.title)}](${encodeURI(p.file).replace(/[()]/g, (c) => (c === '(' ? '%28' : '%29'))})`;
+  return `![${md(p.title)}](${link(p.file)})`;
 }
+
+/** A relative file name as a link target: encoded, parentheses too. */
+const link = (file: string): string => encodeURI(file).replace(/[()]/g, (c) => (c === '(' ? '%28' : '%29'));
 
 /**
  * Text as CommonMark shows it: entities for `&`, `<`, `>`; backslashes before the characters

@@ -72,6 +72,41 @@ export interface VariantOutcome {
   expectations: ExpectationOutcome[];
   /** The variant's trace directory, relative to the report (plots and readers find the CSVs there). */
   traceDir: string;
+  /** Who paused whom, when and for how long (issue 24): the incident timeline, at most TIMELINE_MAX_ROWS rows. */
+  timeline?: TimelineRow[];
+  /** Rows of the timeline left out past TIMELINE_MAX_ROWS (the trace has them all). */
+  timelineOmitted?: number;
+  /** Each link of the pod and what happened on it (the topology picture colours them). */
+  links?: LinkOutcome[];
+  /** The variant's trace CSVs and pcaps, relative to the report, for the HTML to link. */
+  files?: string[];
+}
+
+/** One transmitter's part in the incident (`incidentTimeline` of @rocelab/results), times in virtual ns. */
+export interface TimelineRow {
+  /** The transmitter, `node:port`, and its priority (null: NIC stall events only). */
+  port: string;
+  priority: number | null;
+  firstPauseSentNs: number | null;
+  firstPauseReceivedNs: number | null;
+  /** Time it was held paused in all. */
+  pausedNs: number;
+  /** The peer port whose PAUSE held it. */
+  pausedBy: string | null;
+  /** The node's own paused transmitter behind the PAUSE it sent; null when the pausing starts here. */
+  cause: string | null;
+  watchdogDetectedNs: number | null;
+  watchdogRestoredNs: number | null;
+}
+
+export type LinkState = 'paused' | 'stuck' | 'dropping';
+
+/** A link (`node:port` at each end) and what happened on it, worst first; `notes` say where and how much. */
+export interface LinkOutcome {
+  a: string;
+  b: string;
+  states: LinkState[];
+  notes: string[];
 }
 
 /** A plot of the report: an SVG file beside report.md. */

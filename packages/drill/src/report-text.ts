@@ -3,7 +3,7 @@
  * faults, the expectations and the headline numbers of each run. The two renderers only add
  * their markup and escaping, so the two files cannot drift apart.
  */
-import type { DrillReport, ExpectationOutcome, FaultOutcome, VariantOutcome, VariantRun } from './report-model.js';
+import type { DrillReport, ExpectationOutcome, FaultOutcome, TimelineRow, VariantOutcome, VariantRun } from './report-model.js';
 
 /** Every expectation of the report: each variant's, then those across variants. */
 export const allExpectations = (report: DrillReport): ExpectationOutcome[] => [...report.variants.flatMap((v) => v.expectations), ...report.acrossVariants];
@@ -34,7 +34,7 @@ export function formatNs(ns: number): string {
   const abs = Math.abs(ns);
   if (abs >= 1e6) return `${(ns / 1e6).toFixed(3)} ms`;
   if (abs >= 1e3) return `${(ns / 1e3).toFixed(3)} µs`;
-  return `${ns} ns`;
+  return `${Number(ns.toFixed(1))} ns`;
 }
 
 export const RAN_HEADER = ['variant', 'result', 'mode', 'seed', 'profile', 'timing', 'virtual time', 'wall time', 'trace hash'];
@@ -81,5 +81,39 @@ export function runFacts(run: VariantRun): Array<[string, string]> {
     ['flows', `${f.total}: ${f.completed} completed, ${f.pending} pending (${f.stalled} stalled), ${f.failed} failed`],
     ['PFC', `${run.pauseFramesSent} pause frames sent, ${run.pausedPorts} ports paused`],
     ['probes', probes],
+  ];
+}
+
+/** Who paused whom, per transmitter: the incident timeline's columns (issue 24). */
+export const TIMELINE_HEADER = ['port', 'priority', 'first PAUSE sent', 'first PAUSE received', 'paused for', 'paused by', 'because', 'watchdog detected', 'restored'];
+export const timelineRow = (r: TimelineRow): string[] => {
+  const at = (ns: number | null): string => (ns === null ? '–' : formatNs(ns));
+  const because = r.cause ?? (r.firstPauseSentNs === null ? '–' : 'starts here');
+  return [r.port, r.priority === null ? '–' : String(r.priority), at(r.firstPauseSentNs), at(r.firstPauseReceivedNs), r.pausedNs === 0 ? '–' : formatNs(r.pausedNs), r.pausedBy ?? '–', because, at(r.watchdogDetectedNs), at(r.watchdogRestoredNs)];
+};
+
+/** The note under a timeline with rows left out. */
+export const timelineOmittedNote = (v: VariantOutcome): string | null =>
+  (v.timelineOmitted ?? 0) > 0 ? `… and ${v.timelineOmitted} more transmitters (pfc.csv and events.csv in the trace have them all)` : null;
+
+/** The variants side by side, at the top of the report: verdict, expectations held and the figures that tell an incident. */
+export const SUMMARY_HEADER = ['variant', 'result', 'expectations held', 'PAUSE frames sent', 'ports paused', 'longest paused', 'first storm detected', 'drops', 'flows completed', 'probe p99'];
+export function summaryRow(v: VariantOutcome): string[] {
+  const held = v.expectations.filter((e) => e.pass).length;
+  const timeline = v.timeline ?? [];
+  const longest = timeline.reduce((m, r) => Math.max(m, r.pausedNs), 0);
+  const detected = timeline.flatMap((r) => (r.watchdogDetectedNs === null ? [] : [r.watchdogDetectedNs])).sort((a, b) => a - b)[0];
+  const f = v.run.flows;
+  return [
+    v.name,
+    v.pass ? 'PASS' : 'FAIL',
+    `${held} of ${v.expectations.length}`,
+    `${v.run.pauseFramesSent} frames`,
+    `${v.run.pausedPorts} ports`,
+    v.timeline === undefined ? 'not traced' : longest === 0 ? 'none' : formatNs(longest),
+    v.timeline === undefined ? 'not traced' : detected === undefined ? 'none' : `at ${formatNs(detected)}`,
+    `${v.run.packets.dropped} packets`,
+    `${f.completed} of ${f.total} flows`,
+    v.run.probes.p99Ns === null ? '–' : formatNs(v.run.probes.p99Ns),
   ];
 }

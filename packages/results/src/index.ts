@@ -17,6 +17,7 @@ export { ResultsError, type ResultsErrorCode } from './errors.js';
 export { FieldReader, parseCsv, requireColumns, type CsvRow, type CsvTable } from './csv.js';
 export { parseTraceDir, parseTraceFile, splitRuns, type EventRow, type FctRow, type PfcRow, type ProbeRow, type QueueRow, type RateRow, type TraceDir, type TraceRows, type TraceTables, type TraceText } from './trace-tables.js';
 export { pauseIntervals, pauseSummary, type PauseInterval, type PfcEvent } from './pause-intervals.js';
+export { incidentTimeline, type TimelineCable, type TimelineEntry, type TimelineEvent, type TimelineInput } from './incident-timeline.js';
 export { DEFAULT_TOLERANCE, TOLERANCE_FORM, TOLERANCE_KEYS, defaultTolerances, formatTolerances, parseTolerances, type ToleranceKey, type Tolerances } from './tolerance.js';
 export { defaultWindow, measure, naturalCompare, type Measurement, type Unit, type Window } from './measurements.js';
 export { compareTraces, evaluate, formatNumber, formatValue, type CompareOptions, type Comparison, type ComparisonRow } from './compare.js';

@@ -7,8 +7,8 @@
  * evaluated over the runs and the report written: report.json, report.md, report.html and the
  * plots. Exit 0 only when every expectation holds.
  */
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import {
@@ -24,6 +24,10 @@ import {
   ratioOutcome,
   reportHtml,
   reportMarkdown,
+  TIMELINE_HEADER,
+  timelineRow,
+  topologySvg,
+  variantIncident,
   variantPlots,
   type AcrossVariantData,
   type Drill,
@@ -121,7 +125,13 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     const outcomes = evaluateVariant(expectations, data);
     for (const e of across) if (e.raw.variantA === variant.name || e.raw.variantB === variant.name) operands.get(e)!.set(variant.name, ratioOperand(e, data));
     const entry = variantOutcome(variant, result, outcomes);
+    // Who paused whom, what happened on each link, and the files to open (issue 24).
+    const incident = variantIncident(data, result.nodes);
+    Object.assign(entry, { timeline: incident.timeline, timelineOmitted: incident.timelineOmitted, links: incident.links, files: variantFiles(out, variant.name) });
     reported.push(entry);
+    const topology = `topology-${stems.get(variant.name)!}.svg`;
+    writeFileSync(join(out, topology), await topologySvg(`${variant.name}: the pod, links coloured by what happened on them`, data.pod.nodes.map((n) => ({ name: n.name, role: n.role })), incident.links));
+    plots.push({ file: topology, title: `${variant.name}: topology (stuck, dropping and paused links coloured)`, variant: variant.name });
     const traceOriginUs = data.traceOriginPs / 1e6;
     for (const p of await variantPlots({ variant: entry, stem: stems.get(variant.name)!, tables: data.tables, endUs: (drill.durationPs - data.traceOriginPs) / 1e6, traceOriginUs })) {
       writeFileSync(join(out, p.ref.file), p.svg);
@@ -233,6 +243,21 @@ function podYaml(drill: Drill, variant: DrillVariant, dir: string): string {
   return `# drill ${drill.name}, variant ${variant.name} (written by rocelab drill run)\n${stringify(topology, { lineWidth: 0 })}`;
 }
 
+/** The variant's trace CSVs and any pcap under its directory (`drill run --pcap`), relative to the report, sorted. */
+function variantFiles(out: string, variant: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    if (!existsSync(dir)) return;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (e.isDirectory() && depth < 2) walk(path, depth + 1);
+      else if (e.isFile() && (/\.pcap(ng)?$/.test(e.name) || (dir === join(out, variant, 'trace') && e.name.endsWith('.csv')))) found.push(relative(out, path).split('\\').join('/'));
+    }
+  };
+  walk(join(out, variant), 0);
+  return found.sort();
+}
+
 function readTables(dir: string): TraceTables {
   const tables: TraceTables = {};
   for (const name of TRACE_FILE_NAMES) {
@@ -258,6 +283,9 @@ function faultsOf(variant: DrillVariant): FaultOutcome[] {
   });
 }
 
+/** Timeline rows per variant a terminal shows; the report has them all. */
+const TERMINAL_TIMELINE_ROWS = 8;
+
 /** The verdict and every expectation, for a terminal. */
 function reportText(report: DrillReport, out: string): string {
   const all = [...report.variants.flatMap((v) => v.expectations), ...report.acrossVariants];
@@ -270,9 +298,18 @@ function reportText(report: DrillReport, out: string): string {
   const ms = (ns: number) => `${(ns / 1e6).toFixed(3)} ms`;
   // What the random forms drew (from the drill's seed): the same in every mode, and usually in every variant.
   const drawn = new Set(report.variants.flatMap((v) => v.faults.filter((f) => f.drawnFrom !== undefined).map((f) => `drawn: fault ${f.id} ${f.kind} ${f.target} at ${ms(f.atNs)}${f.untilNs === null ? '' : ` until ${ms(f.untilNs)}`}`)));
+  // Who paused whom, per variant: the report's timeline rows, padded as `rocelab run` pads its tables.
+  const timelines = report.variants.flatMap((v) => {
+    const rows = v.timeline ?? [];
+    if (rows.length === 0) return [];
+    const shown = rows.slice(0, TERMINAL_TIMELINE_ROWS);
+    const more = rows.length - shown.length + (v.timelineOmitted ?? 0);
+    return [`variant ${v.name}: who paused whom`, ...table(TIMELINE_HEADER, shown.map(timelineRow), TIMELINE_HEADER.length), ...(more > 0 ? [`  … ${more} more in report.md`] : [])];
+  });
   return [
     `drill ${report.drill}: ${report.title}`,
     ...drawn,
+    ...timelines,
     ...lines,
     `${report.pass ? 'PASS' : 'FAIL'}: ${all.length - failed.length} of ${all.length} expectations hold${failed.length ? `; failing: ${failed.map((o) => `${o.id}${o.variant ? ` (${o.variant})` : ''}`).join(', ')}` : ''}`,
     `report: ${join(out, 'report.md')} (and report.html, report.json, the plots)`,
