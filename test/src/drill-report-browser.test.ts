@@ -30,7 +30,7 @@ import { after, before, test, type TestContext } from 'node:test';
 import { drillPlots, reportHtml, reportMarkdown, type DrillReport, type RenderedPlot, type VariantRun } from '@rocelab/drill';
 import { TRACE_FILE_NAMES, parseTraceFile, type TraceTables } from '@rocelab/results';
 import type { RunResult } from '@rocelab/runtime';
-import { cli, fixture } from './harness.js';
+import { cli, fixture, ROOT } from './harness.js';
 
 const REQUIRED = process.env.ROCELAB_REQUIRE_BROWSER === '1';
 const CHROMIUM = process.env.ROCELAB_CHROMIUM ?? 'chromium';
@@ -228,3 +228,44 @@ function decodePng(png: Buffer): { width: number; height: number; channels: numb
   }
   return { width, height, channels, pixels };
 }
+
+/**
+ * Issue 24: a real drill run (`nic-pause-storm`, variant `switch-watchdog`: h4 storms tor2 from
+ * 2 ms, the watchdog on tor2:p2 detects it at 5 ms and drops) and its report.html opened in
+ * Chromium. From the DOM: the summary across variants at the top, the incident timeline's rows
+ * (h4 starts it, tor2:p2 is paused by h4:p0 and its watchdog detects the storm, the pause climbs
+ * tor2:up1 → leaf2 → spine1), and the topology picture's links coloured by what happened — the
+ * storming link stuck and dropping, the links the pause climbed paused, others grey.
+ */
+test('report.html of a drill run in Chromium: the summary, the incident timeline rows and the coloured links of the topology picture', (t) => {
+  if (!needsBrowser(t)) return;
+  const out = mkdtempSync(join(work, 'drill-'));
+  const run = cli(['drill', 'run', join(ROOT, 'drills', 'nic-pause-storm.yaml'), '--variant', 'switch-watchdog', '--out', out], {}, 300_000);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^variant switch-watchdog: who paused whom$/m, 'the terminal prints the timeline too');
+  const page = chromium(join(out, 'report.html'), ['--dump-dom']);
+  assert.deepEqual(page.console, [], 'no console messages');
+  const dom = page.stdout;
+  assert.ok(dom.indexOf('<h2>Summary</h2>') < dom.indexOf('<h2>What ran</h2>'), 'the summary across variants comes first');
+  const summary = /<table class="summary">([\s\S]*?)<\/table>/.exec(dom)?.[1] ?? '';
+  assert.match(summary, /<td>switch-watchdog<\/td><td class="pass">PASS<\/td><td>(\d+) of \1<\/td><td>\d+ frames<\/td><td>\d+ ports<\/td><td>[\d.]+ ms<\/td><td>at 5\.000 ms<\/td><td>\d+ packets<\/td>/);
+
+  const timeline = /<table class="timeline">([\s\S]*?)<\/table>/.exec(dom)?.[1] ?? '';
+  const rows = [...timeline.matchAll(/<tr>((?:<td>[^<]*<\/td>)+)<\/tr>/g)].map((m) => [...m[1]!.matchAll(/<td>([^<]*)<\/td>/g)].map((c) => c[1]!));
+  const row = (port: string): string[] | undefined => rows.find((r) => r[0] === port);
+  assert.deepEqual(row('h4:p0')?.slice(0, 7), ['h4:p0', '3', '2.000 ms', '–', '–', '–', 'starts here'], 'h4 starts the storm at 2 ms');
+  const tor = row('tor2:p2');
+  assert.ok(tor !== undefined, `tor2:p2 in the timeline: ${JSON.stringify(rows)}`);
+  assert.deepEqual([tor[3]!.endsWith(' ms'), tor[5], tor[7]], [true, 'h4:p0', '5.000 ms'], 'paused by h4, detected by its watchdog at 5 ms');
+  assert.deepEqual(row('tor2:up1')?.[6], 'tor2:p2', 'tor2 pauses its uplink because tor2:p2 is paused');
+  assert.equal(row('spine1:down2')?.[5], 'leaf2:up1', 'the pause reaches the spine');
+  assert.deepEqual(rows[0]![0], 'h4:p0', 'in order of first activity');
+
+  const svg = /<svg[^>]*class="topology"[\s\S]*?<\/svg>/.exec(dom)?.[0] ?? '';
+  const links = new Map([...svg.matchAll(/<line class="link([^"]*)" data-link="([^"]*)" data-state="([^"]*)"[^>]*stroke="([^"]*)"/g)].map((m) => [m[2]!, { classes: m[1]!.trim().split(' ').filter(Boolean), state: m[3]!, stroke: m[4]! }]));
+  const storm = links.get('h4:p0 tor2:p2');
+  assert.deepEqual(storm, { classes: ['stuck', 'dropping', 'paused'], state: 'stuck', stroke: '#c62828' }, 'the storming link: stuck (detected), dropping (the watchdog drops), paused');
+  assert.equal(links.get('tor2:up1 leaf2:down1')?.classes.includes('paused'), true, 'the pause climbed to leaf2');
+  assert.ok([...links.values()].some((l) => l.state === 'ok' && l.stroke === '#b0b0b0'), 'untouched links stay grey');
+  assert.ok(dom.includes('<a href="switch-watchdog/trace/pfc.csv">'), 'the trace CSVs are linked');
+});
