@@ -16,7 +16,7 @@ import { readmeText } from './readme-pages.js';
 
 const DRILLS = readdirSync(join(ROOT, 'drills')).filter((f) => f.endsWith('.yaml')).sort();
 
-/** What must not depend on the mode: per variant the hash, the faults and each expectation's numbers. */
+/** What must not depend on the mode: per variant the hash, the faults, each expectation's numbers, the incident timeline and the links' states. */
 function numbers(r: DrillReport) {
   return {
     pass: r.pass,
@@ -25,6 +25,8 @@ function numbers(r: DrillReport) {
       traceHash: v.run.traceHash,
       faults: v.faults.map((f) => [f.id, f.kind, f.target, f.atNs, f.untilNs, f.drawnFrom ?? null]),
       expectations: v.expectations.map((e) => [e.id, e.pass, e.measured, e.margin, e.value]),
+      timeline: v.timeline ?? null,
+      links: v.links ?? null,
     })),
     across: r.acrossVariants.map((e) => [e.id, e.pass, e.measured, e.margin, e.value]),
   };

@@ -5,7 +5,7 @@
  * with a `run` column anywhere in the header (one directory, several runs, e.g. seeds).
  */
 
-/** Per sending QP on a regular grid (default 10 µs). `acked_bytes` and `cnps` are cumulative; `throughput_gbps` covers the preceding grid interval; `alpha` is empty when DCQCN is off. */
+/** Per sending QP on a regular grid (default 10 µs). `acked_bytes` and `cnps` are cumulative; `throughput_gbps` is the bytes acknowledged over the preceding grid interval (ACKs come in bursts, so it can pass the line rate; the drill plot bounds it: `wireThroughput`); `alpha` is empty when DCQCN is off. */
 export const RATES_COLUMNS = ['time_us', 'node', 'qp', 'flow', 'dst', 'rate_gbps', 'target_gbps', 'alpha', 'acked_bytes', 'cnps', 'throughput_gbps'] as const;
 
 /** Per switch egress queue on a grid (default 1 µs). `paused`/`pausing` are 0 or 1; `ecn_marks` and `tx_packets` (packets that left the queue) are cumulative. */
