@@ -39,6 +39,8 @@ test('a drill that does not fit is refused before any pod starts: exit 2 with fi
     const r = cli(['drill', 'run', edited(from, to), '--out', out]);
     assert.equal(r.status, 2, `${to}: exit ${r.status}\n${r.stderr}`);
     assert.match(r.stderr, message);
+    // Issue 24: a problem in the drill's own faults was found by each of its two variants and printed twice.
+    assert.equal(r.stderr.split('\n').filter((line) => message.test(line)).length, 1, `printed once:\n${r.stderr}`);
     assert.deepEqual(readdirSync(out), [], 'nothing ran');
   }
   const unknown = cli(['drill', 'run', LIVELOCK, '--variant', 'go-back-7', '--out', tmp()]);
@@ -66,4 +68,40 @@ test('drill list names every built-in drill with its title', () => {
   const drills = readdirSync(join(ROOT, 'drills')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace('.yaml', ''));
   assert.ok(drills.length >= 5);
   for (const d of drills) assert.match(r.stdout, new RegExp(`^  ${d} +\\S`, 'm'));
+});
+
+/** A small drill of one flow from h1 to h2 that starts at 10 µs; no `source:` (a user's own drill). */
+const PACKET_EVENT_DRILL = `title: a packet event armed before its flow's first packet
+duration: 1ms
+topology:
+  name: pe
+  defaults:
+    link: {rate: 40G, latency: 1us, mtu: 1024}
+  nodes:
+    - {name: sw1, role: tor, subnet: 10.0.1.0/24}
+    - {name: h1, role: host, ip: 10.0.1.1}
+    - {name: h2, role: host, ip: 10.0.1.2}
+  links:
+    - {a: h1:p0, b: sw1:p1}
+    - {a: h2:p0, b: sw1:p2}
+  workloads:
+    - {kind: flow, from: h1, to: h2, sizeBytes: 1MB, start: 10us}
+faults:
+  - {at: 0us, kind: packetEvent, flow: {from: h1, to: h2}, packets: [3], action: drop}
+expect:
+  - {kind: flowGoodput, flows: {from: h1}, during: 0us-1ms, min: 1G}
+`;
+
+test('a packet event armed before its flow starts: the drill runs on its own trace and reports (issue 24), and source: is optional', () => {
+  const dir = tmp();
+  const file = join(dir, 'pe.yaml');
+  writeFileSync(file, PACKET_EVENT_DRILL);
+  const out = join(dir, 'out');
+  const r = cli(['drill', 'run', file, '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^PASS: 1 of 1 expectations hold$/m);
+  // The fault is at -10 µs of the trace's clock (which starts at the first post): it stays there, and is read back.
+  assert.match(readFileSync(join(out, 'default', 'trace', 'events.csv'), 'utf8'), /^-10\.000000,h1,p0,,fault,packetEvent h1>h2$/m);
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { pass: boolean; source: string };
+  assert.deepEqual([report.pass, report.source], [true, '']);
 });

@@ -65,6 +65,7 @@ export interface Drill {
   name: string;
   file: string;
   title: string;
+  /** The published result it reproduces; '' when the file names none (a user's own drill). */
   source: string;
   description: string;
   seed: number;
@@ -82,7 +83,7 @@ export interface DrillIo {
 
 interface RawDrill {
   title: string;
-  source: string;
+  source?: string;
   description?: string;
   topology: string | Record<string, unknown>;
   seed?: number;
@@ -116,7 +117,9 @@ export function drillName(file: string): string {
 
 export function loadDrill(text: string, file: string, io: DrillIo): Drill {
   const problems: DrillProblem[] = [];
-  const fail = () => new DrillError(problems);
+  // Every variant resolves the drill's own workloads and faults again, so a problem in one of
+  // them is found once per variant: it is reported once (the first time, in file order).
+  const fail = () => new DrillError(problems.filter((p, i) => problems.findIndex((q) => formatProblem(q.file, q) === formatProblem(p.file, p)) === i));
   let data: unknown;
   try {
     data = parseYaml(text, file);
@@ -151,7 +154,7 @@ export function loadDrill(text: string, file: string, io: DrillIo): Drill {
     name: drillName(file),
     file,
     title: raw.title,
-    source: raw.source,
+    source: raw.source ?? '',
     description: raw.description ?? '',
     seed: raw.seed ?? variants[0]!.pod.seed,
     durationPs,

@@ -140,10 +140,10 @@ export function drillSchema(): JsonSchema {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'rocelab drill',
     ...object(
-      'a drill: title, source, topology, duration, expect',
+      'a drill: title, source?, topology, duration, expect',
       {
         title: { type: 'string', minLength: 1, description: 'a one-line title' },
-        source: { type: 'string', minLength: 1, description: 'the published result it reproduces' },
+        source: { type: 'string', minLength: 1, description: 'the published result it reproduces (optional)' },
         description: { type: 'string', description: 'what it shows' },
         topology: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }], description: 'a topology file (relative to the drill) or an inline topology' },
         seed: { type: 'integer', minimum: 0, maximum: 0xffffffff, description: 'a seed, an integer 0..4294967295' },
@@ -160,7 +160,7 @@ export function drillSchema(): JsonSchema {
         },
         expect: { type: 'array', minItems: 1, items: expectationItem(), description: 'a list of expectations (at least one)' },
       },
-      ['title', 'source', 'topology', 'duration', 'expect'],
+      ['title', 'topology', 'duration', 'expect'],
     ),
   };
 }
