@@ -52,6 +52,8 @@ export interface Expectation {
   /** The variant it applies to; null: each variant (or, for goodputRatio and fctSlowdownRatio, across two). */
   variant: string | null;
   description: string | null;
+  /** Where its bound comes from (`why:`): the figure it cites, or why rocelab differs from it. */
+  why: string | null;
   /** The item as written (each kind's keys). */
   raw: Record<string, unknown>;
 }
@@ -127,7 +129,20 @@ export function loadDrill(text: string, file: string, io: DrillIo): Drill {
     if (err instanceof TopologyError) throw new DrillError(err.problems.map((p) => ({ ...p, file })));
     throw err;
   }
-  for (const p of validateWith(drillSchema(), data)) problems.push({ ...p, file });
+  // `conservation` was an expectation until issue 24; it is now an audit of every run. Said so, instead of "not a kind".
+  const retired = new Set<number>();
+  const items = (data as { expect?: unknown } | null)?.expect;
+  if (Array.isArray(items)) {
+    items.forEach((item, i) => {
+      if ((item as { kind?: unknown } | null)?.kind !== 'conservation') return;
+      retired.add(i);
+      problems.push({ file, code: 'value', path: `expect[${i}].kind`, expected: 'an expectation kind (conservation is no longer one: every run audits it, prints the audit and fails the drill when it breaks; remove this item)', actual: '"conservation"' });
+    });
+  }
+  for (const p of validateWith(drillSchema(), data)) {
+    const m = /^expect\[(\d+)\]/.exec(p.path);
+    if (m === null || !retired.has(Number(m[1]))) problems.push({ ...p, file });
+  }
   if (problems.length > 0) throw fail();
   const raw = data as RawDrill;
   if ((raw.variants ?? []).length > MAX_DRILL_VARIANTS) {
@@ -350,6 +365,23 @@ function checkExpectation(item: RawDrill['expect'][number], i: number, file: str
     }) as [number, number];
     if (!(a < b) || b > durationPs) add(key, `a window A-B with A < B ≤ the drill's duration (${durationPs / 1e9} ms)`, w, 'value');
   }
+  if (item.kind === 'timeToDetect' || item.kind === 'timeToRecover') {
+    checkWith('max', (x) => parseDuration(x as string), 'a duration like 1us, 2.5ms');
+    // The fault it measures from must exist in every variant it applies to.
+    const index = item.fault as number | undefined;
+    for (const v of variants.filter((x) => x.pod !== null && (typeof item.variant !== 'string' || x.name === item.variant))) {
+      const faults = v.pod!.faults;
+      if (faults.length === 0) add(typeof item.variant === 'string' ? 'variant' : 'kind', `a variant with a fault to measure from (set variant: to one that has one)`, `variant ${v.name}, which has no fault`, 'value');
+      else if (index !== undefined && !faults.some((f) => f.index === index)) add('fault', `a fault of variant ${v.name} (${faults.map((f) => `${f.index}: ${f.kind}`).join(', ')})`, index, 'value');
+    }
+  }
+  if (item.kind === 'appResult') {
+    const hasKey = typeof item.key === 'string';
+    if (hasKey === (item.finished === true)) add('key', 'either key (a value an app reported) or finished: true, not both', hasKey ? item.key : 'neither', 'value');
+    for (const k of ['value', 'min', 'max']) if (!hasKey && item[k] !== undefined) add(k, 'a bound only with key', item[k], 'value');
+    if (hasKey && item.value === undefined && item.min === undefined && item.max === undefined) add('key', 'a key with value, min or max', item.key, 'value');
+    if (pod !== null && typeof item.node === 'string' && !pod.apps.some((a) => a.node === item.node)) add('node', `a host that runs an app (${pod.apps.map((a) => a.node).join(', ') || 'none does'})`, item.node);
+  }
   const variant = typeof item.variant === 'string' ? item.variant : null;
-  return { id: path, kind: item.kind, variant, description: typeof item.description === 'string' ? item.description : null, raw: item };
+  return { id: path, kind: item.kind, variant, description: typeof item.description === 'string' ? item.description : null, why: typeof item.why === 'string' ? item.why : null, raw: item };
 }

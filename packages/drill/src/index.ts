@@ -7,9 +7,11 @@
 export * from './report-model.js';
 export { acrossVariantData, acrossVariantPlots, drillPlots, fileStems, variantPlots, type AcrossVariantData, type DrillPlotInput, type RenderedPlot, type VariantPlotInput } from './plots.js';
 export { reportMarkdown } from './report-md.js';
+export { incidentText, variantFacts } from './report-text.js';
 export { reportHtml } from './report-html.js';
 export { findDeadlock, type Cable, type Deadlock, type DeadlockInput, type PortRef, type QueueRef, type QueueSample } from './deadlock.js';
 export * from './drill-schema.js';
 export * from './drill-file.js';
 export * from './expectations.js';
 export * from './metrics.js';
+export * from './incident.js';

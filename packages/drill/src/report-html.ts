@@ -7,7 +7,7 @@
 import type { RenderedPlot } from './plots.js';
 import type { DrillReport, ExpectationOutcome } from './report-model.js';
 import {
-  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, expectationRow, faultRow, ranRow, runFacts, verdict, verdictSummary, whereOf,
+  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, expectationRow, faultRow, ranRow, variantFacts, verdict, verdictSummary, whereOf,
 } from './report-text.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'";
@@ -43,7 +43,7 @@ export function reportHtml(report: DrillReport, plots: readonly RenderedPlot[]):
     if (variant.description !== '') body.push(`<p>${esc(variant.description)}</p>`);
     body.push('<h3>Faults</h3>', variant.faults.length === 0 ? '<p>None.</p>' : table(FAULT_HEADER, variant.faults.map(faultRow)));
     body.push('<h3>Expectations</h3>', variant.expectations.length === 0 ? '<p>None.</p>' : table(EXPECTATION_HEADER, variant.expectations.map(expectationRow), { result: 6 }));
-    const facts = runFacts(variant.run).map(([label, text]) => `<li>${esc(label)}: ${esc(text)}</li>`);
+    const facts = variantFacts(variant).map(([label, text]) => `<li>${esc(label)}: ${esc(text)}</li>`);
     body.push('<h3>Run</h3>', `<ul>${facts.join('')}<li>trace: <code>${esc(variant.traceDir)}</code></li></ul>`);
     const mine = plots.filter((p) => p.ref.variant === variant.name);
     for (const p of mine) placed.add(p);

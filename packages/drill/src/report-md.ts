@@ -6,7 +6,7 @@
  */
 import type { DrillReport, ExpectationOutcome, PlotRef } from './report-model.js';
 import {
-  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, expectationRow, faultRow, ranRow, runFacts, verdict, verdictSummary, whereOf,
+  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, expectationRow, faultRow, ranRow, variantFacts, verdict, verdictSummary, whereOf,
 } from './report-text.js';
 
 /** The report as markdown; its plots are `report.plots`, as image links under their variant (or at the end). */
@@ -27,7 +27,7 @@ export function reportMarkdown(report: DrillReport): string {
     out.push('### Faults', '', ...(variant.faults.length === 0 ? ['None.'] : table(FAULT_HEADER, variant.faults.map(faultRow))), '');
     out.push('### Expectations', '');
     out.push(...(variant.expectations.length === 0 ? ['None.'] : table(EXPECTATION_HEADER, variant.expectations.map(expectationRow))), '');
-    out.push('### Run', '', ...runFacts(variant.run).map(([label, text]) => `- ${md(label)}: ${md(text)}`), `- trace: ${md(variant.traceDir)}`, '');
+    out.push('### Run', '', ...variantFacts(variant).map(([label, text]) => `- ${md(label)}: ${md(text)}`), `- trace: ${md(variant.traceDir)}`, '');
     const plots = report.plots.filter((p) => p.variant === variant.name);
     for (const p of plots) placed.add(p);
     if (plots.length > 0) out.push('### Plots', '', ...plots.flatMap((p) => [image(p), '']));

@@ -14,10 +14,13 @@ import { stringify } from 'yaml';
 import {
   acrossVariantData,
   acrossVariantPlots,
+  audit,
   DrillError,
   drillName,
   evaluateVariant,
   fileStems,
+  incidentFigures,
+  incidentText,
   isAcrossVariants,
   loadDrill,
   ratioOperand,
@@ -120,7 +123,8 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     const { result, data } = await runVariant(drill, variant, out, options);
     const outcomes = evaluateVariant(expectations, data);
     for (const e of across) if (e.raw.variantA === variant.name || e.raw.variantB === variant.name) operands.get(e)!.set(variant.name, ratioOperand(e, data));
-    const entry = variantOutcome(variant, result, outcomes);
+    const entry = { ...variantOutcome(variant, result, outcomes), audit: audit(data), incidents: incidentFigures(data.pod.faults, data.tables, data.traceOriginPs) };
+    entry.pass = entry.pass && entry.audit.pass;
     reported.push(entry);
     const traceOriginUs = data.traceOriginPs / 1e6;
     for (const p of await variantPlots({ variant: entry, stem: stems.get(variant.name)!, tables: data.tables, endUs: (drill.durationPs - data.traceOriginPs) / 1e6, traceOriginUs })) {
@@ -153,8 +157,8 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
   return report;
 }
 
-/** The report's account of one variant: its run's headline figures, its faults, its expectations. */
-function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[]): VariantOutcome {
+/** The report's account of one variant: its run's headline figures, its faults, its expectations (its audit and incident figures are added by the caller). */
+function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[]): Omit<VariantOutcome, 'audit' | 'incidents'> {
   return {
     name: variant.name,
     description: variant.description,
@@ -268,13 +272,19 @@ function reportText(report: DrillReport, out: string): string {
     `${' '.repeat(width + 8)}measured ${o.measured}; expected ${o.expected}; ${o.margin}`,
   ]);
   const ms = (ns: number) => `${(ns / 1e6).toFixed(3)} ms`;
+  // The audit of every run, and each fault's time to detect and to recover: printed whatever the expectations say (issue 24).
+  const audits = report.variants.map((v) => `${v.audit.pass ? 'audit' : 'AUDIT'} ${v.name}: ${v.audit.text}`);
+  const incidents = report.variants.flatMap((v) => v.incidents.map((i) => `incident ${v.name}: fault ${i.fault} ${incidentText(i)}`));
+  const brokenAudits = report.variants.filter((v) => !v.audit.pass).map((v) => v.name);
   // What the random forms drew (from the drill's seed): the same in every mode, and usually in every variant.
   const drawn = new Set(report.variants.flatMap((v) => v.faults.filter((f) => f.drawnFrom !== undefined).map((f) => `drawn: fault ${f.id} ${f.kind} ${f.target} at ${ms(f.atNs)}${f.untilNs === null ? '' : ` until ${ms(f.untilNs)}`}`)));
   return [
     `drill ${report.drill}: ${report.title}`,
     ...drawn,
     ...lines,
-    `${report.pass ? 'PASS' : 'FAIL'}: ${all.length - failed.length} of ${all.length} expectations hold${failed.length ? `; failing: ${failed.map((o) => `${o.id}${o.variant ? ` (${o.variant})` : ''}`).join(', ')}` : ''}`,
+    ...incidents,
+    ...audits,
+    `${report.pass ? 'PASS' : 'FAIL'}: ${all.length - failed.length} of ${all.length} expectations hold${failed.length ? `; failing: ${failed.map((o) => `${o.id}${o.variant ? ` (${o.variant})` : ''}`).join(', ')}` : ''}${brokenAudits.length > 0 ? `; the audit of ${brokenAudits.join(', ')} is broken` : ''}`,
     `report: ${join(out, 'report.md')} (and report.html, report.json, the plots)`,
     '',
   ].join('\n');
