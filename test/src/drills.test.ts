@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { loadDrill } from '@rocelab/drill';
 import { cli, ROOT } from './harness.js';
 
 const LIVELOCK = join(ROOT, 'drills', 'livelock-go-back-0.yaml');
@@ -30,8 +31,12 @@ test('a drill that does not fit is refused before any pod starts: exit 2 with fi
     ['variant: go-back-n, flows', 'variant: go-back-2, flows', /drill\.yaml: expect\[3\]\.variant: expected a variant of this drill \(go-back-0, go-back-n\), got "go-back-2"/],
     ['    set: {defaults: {nic: {recovery: goBack0}}}', '    set: {defaults: {nic: {recovery: goBack7}}}', /variant go-back-0\): defaults\.nic\.recovery: expected one of "goBackN", "goBack0"/],
     ['duration: 12ms', 'duration: [12ms', /drill\.yaml:\d+:\d+: .*\(expected valid YAML\)/],
-    ['  - {kind: conservation}', '  - {kind: conservation, flows: {from: h1}}', /drill\.yaml: expect\[6\]\.flows: expected one of the keys kind, description, variant/],
-    ['  - {kind: conservation}', '  - {kind: metric, name: rocelab_bogus_total, op: ">", value: 1}', /expect\[6\]\.name: expected a metric a drill can read/],
+    ['  - {kind: goodputRatio', '  - {kind: noLosslessDrops, flows: {from: h1}}\n  - {kind: goodputRatio', /drill\.yaml: expect\[5\]\.flows: expected one of the keys kind, description, why, variant/],
+    ['  - {kind: goodputRatio', '  - {kind: metric, name: rocelab_bogus_total, op: ">", value: 1}\n  - {kind: goodputRatio', /expect\[5\]\.name: expected a metric a drill can read/],
+    // Issue 24: conservation is an audit of every run now, not an expectation; a drill that names it is told so.
+    ['  - {kind: goodputRatio', '  - {kind: conservation}\n  - {kind: goodputRatio', /expect\[5\]\.kind: expected an expectation kind \(conservation is no longer one: every run audits it/],
+    ['  - {kind: goodputRatio', '  - {kind: timeToDetect, max: 1ms}\n  - {kind: goodputRatio', /expect\[5\]\.kind: expected a variant with a fault to measure from/],
+    ['  - {kind: goodputRatio', '  - {kind: appResult, key: x, finished: true}\n  - {kind: goodputRatio', /expect\[5\]\.key: expected either key \(a value an app reported\) or finished: true, not both/],
     ['during: 1ms-8ms, min: 30G', 'during: 8ms-1ms, min: 30G', /expect\[3\]\.during: expected a window A-B with A < B ≤ the drill's duration/],
   ];
   for (const [from, to, message] of cases) {
@@ -54,7 +59,8 @@ test('a false expectation fails the drill: exit 1, and the report names it and b
   const r = cli(['drill', 'run', file, '--variant', 'go-back-n', '--out', out]);
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stdout, /^FAIL  expect\[3\] +go-back-n: go-back-N keeps the link useful\n +measured 33\.845 Gb\/s \(1 flow\); expected ≥ 39 Gb\/s; 5\.155 Gb\/s short$/m);
-  assert.match(r.stdout, /^FAIL: 2 of 3 expectations hold; failing: expect\[3\] \(go-back-n\)$/m);
+  assert.match(r.stdout, /^FAIL: 1 of 2 expectations hold; failing: expect\[3\] \(go-back-n\)$/m);
+  assert.match(r.stdout, /^audit go-back-n: sent \d+ = delivered \d+ \+ dropped \d+ \+ queued \d+; 0 causality violations: holds$/m);
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { pass: boolean; variants: Array<{ expectations: Array<{ id: string; pass: boolean; margin: string }> }> };
   assert.equal(report.pass, false);
   assert.deepEqual(report.variants[0]!.expectations.find((e) => e.id === 'expect[3]'), { ...report.variants[0]!.expectations.find((e) => e.id === 'expect[3]'), pass: false, margin: '5.155 Gb/s short' });
@@ -104,4 +110,12 @@ test('a packet event armed before its flow starts: the drill runs on its own tra
   assert.match(readFileSync(join(out, 'default', 'trace', 'events.csv'), 'utf8'), /^-10\.000000,h1,p0,,fault,packetEvent h1>h2$/m);
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { pass: boolean; source: string };
   assert.deepEqual([report.pass, report.source], [true, '']);
+});
+
+test('every expectation of a built-in drill says where its bound comes from (why:), and none is the retired conservation (issue 24)', () => {
+  for (const name of readdirSync(join(ROOT, 'drills')).filter((f) => f.endsWith('.yaml'))) {
+    const file = join(ROOT, 'drills', name);
+    const drill = loadDrill(readFileSync(file, 'utf8'), file, { readText: (path) => readFileSync(path, 'utf8') });
+    for (const e of drill.expectations) assert.ok(e.why !== null && e.why.length > 10, `${name} ${e.id} (${e.kind}) has no why:`);
+  }
 });

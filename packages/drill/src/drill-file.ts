@@ -369,11 +369,11 @@ function checkExpectation(item: RawDrill['expect'][number], i: number, file: str
     checkWith('max', (x) => parseDuration(x as string), 'a duration like 1us, 2.5ms');
     // The fault it measures from must exist in every variant it applies to.
     const index = item.fault as number | undefined;
-    for (const v of variants.filter((x) => x.pod !== null && (typeof item.variant !== 'string' || x.name === item.variant))) {
-      const faults = v.pod!.faults;
-      if (faults.length === 0) add(typeof item.variant === 'string' ? 'variant' : 'kind', `a variant with a fault to measure from (set variant: to one that has one)`, `variant ${v.name}, which has no fault`, 'value');
-      else if (index !== undefined && !faults.some((f) => f.index === index)) add('fault', `a fault of variant ${v.name} (${faults.map((f) => `${f.index}: ${f.kind}`).join(', ')})`, index, 'value');
-    }
+    const applies = variants.filter((x) => x.pod !== null && (typeof item.variant !== 'string' || x.name === item.variant));
+    const faultless = applies.filter((v) => v.pod!.faults.length === 0).map((v) => v.name);
+    if (faultless.length > 0) add(typeof item.variant === 'string' ? 'variant' : 'kind', 'a variant with a fault to measure from (set variant: to one that has one)', `${faultless.length === 1 ? 'variant' : 'variants'} ${faultless.join(', ')}, without a fault`, 'value');
+    const without = applies.filter((v) => v.pod!.faults.length > 0 && index !== undefined && !v.pod!.faults.some((f) => f.index === index));
+    if (without.length > 0) add('fault', `a fault of ${without.length === 1 ? 'variant' : 'variants'} ${without.map((v) => v.name).join(', ')} (${without[0]!.pod!.faults.map((f) => `${f.index}: ${f.kind}`).join(', ')})`, index, 'value');
   }
   if (item.kind === 'appResult') {
     const hasKey = typeof item.key === 'string';

@@ -160,6 +160,10 @@ test('metric: summed over the matching series of the node reports', () => {
   const bad = check({ kind: 'metric', name: 'rocelab_naks_sent_total', labels: { type: 'rnr' }, op: '<', value: 1 }, v);
   assert.deepEqual([bad.pass, bad.value, bad.margin], [false, 2, '1 the wrong side']);
   assert.equal(check({ kind: 'metric', name: 'rocelab_goodput_bytes_total', labels: { node: 'h2' }, op: '>=', value: 1000 }, v).pass, true);
+  // Seconds in a time unit, not rounded to 0 (issue 24).
+  const held = variant('a', {}, { nodes: [{ node: 's', role: 'spine', ports: [{ port: 'p1', pausedPs: [0, 0, 0, 7.5e6, 0, 0, 0, 0] }] }] as unknown as NodeReport[] });
+  const secs = check({ kind: 'metric', name: 'rocelab_pfc_paused_seconds_total', op: '<', value: 0.00002 }, held);
+  assert.deepEqual([secs.measured, secs.expected, secs.margin], ['7.5 µs', '< 20 µs', '12.5 µs from the bound']);
 });
 
 const fct = (from: string, to: string, slowdown: number | null): FctRow => ({ run: '', flow: '0', from, to, sizeBytes: 1000, startUs: 0, completionUs: slowdown === null ? null : slowdown, fctUs: slowdown, idealFctUs: 1, slowdown, status: slowdown === null ? 'pending' : 'completed' });

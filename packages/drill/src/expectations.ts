@@ -245,7 +245,7 @@ function timeToRecover(e: Expectation, v: VariantData): ExpectationOutcome {
   const baseline = b - a <= 0 ? 0 : goodputOver(flows, a, b);
   if (baseline === 0) return fail(`no goodput before the fault (${timeUnit(a * PS_PER_US + v.traceOriginPs)}–${timeUnit(b * PS_PER_US + v.traceOriginPs)})`, 'no pre-fault rate to recover to');
   const start = recoveryStart(fault, firstDetection(v.tables, v.traceOriginPs, fault.atPs), from);
-  if (start === null) return fail(`the fault ${from === 'containment' ? 'was never contained' : from === 'end' ? 'never ends' : 'never ends and was never contained'}`, 'nothing to recover from');
+  if (start === null) return fail(`the fault ${from === 'containment' ? 'was never contained' : from === 'end' ? 'has no end (no `for`)' : 'has no end (no `for`) and was never contained'}`, 'nothing to recover from');
   const back = backAbove(flows, (start.atPs - v.traceOriginPs) / PS_PER_US, fraction * baseline);
   const note = ` (from its ${start.what} at ${timeUnit(start.atPs)}; pre-fault ${rateUnit(baseline)}, ${flows.length} flow${flows.length === 1 ? '' : 's'})`;
   if (back === null) return fail(`not back by the end${note}`, 'never recovered');
@@ -507,5 +507,7 @@ function metric(e: Expectation, v: VariantData): ExpectationOutcome {
   const sel = Object.entries(labels).map(([k, x]) => `${k}="${x}"`).join(',');
   const what = `${name}${sel ? `{${sel}}` : ''} at the end ${op} ${target}`;
   const pass = op === '<' ? value < target : op === '<=' ? value <= target : op === '==' ? value === target : op === '>=' ? value >= target : value > target;
-  return outcome(e, v.name, what, pass, String(round(value)), `${op} ${target}`, pass ? `${round(Math.abs(value - target))} from the bound` : `${round(Math.abs(value - target))} the wrong side`, value);
+  // A seconds-valued metric in the time unit that reads best (issue 24: 7.5 µs printed as "0").
+  const show = name.endsWith('_seconds_total') ? (x: number) => timeUnit(x * 1e12) : (x: number) => round(x);
+  return outcome(e, v.name, what, pass, show(value), `${op} ${show(target)}`, pass ? `${show(Math.abs(value - target))} from the bound` : `${show(Math.abs(value - target))} the wrong side`, value);
 }

@@ -75,7 +75,7 @@ export function incidentText(i: IncidentFigures): string {
   const detect = i.timeToDetectNs === null ? 'no watchdog detected it' : `time to detect ${formatNs(i.timeToDetectNs)} (${i.detectedBy} at ${formatNs(i.detectedNs!)})`;
   const back = i.flows.filter((f) => f.backNs !== null);
   let recover: string;
-  if (i.recoveryFrom === null) recover = 'no time to recover: it never ends and no watchdog contained it';
+  if (i.recoveryFrom === null) recover = 'no time to recover: it has no end (no `for`) and no watchdog contained it';
   else if (i.flows.length === 0) recover = `no time to recover: no flow ran before it (from its ${i.recoveryFrom} at ${formatNs(i.recoveryFromNs!)})`;
   else if (i.timeToRecoverNs !== null) recover = `time to recover ${formatNs(i.timeToRecoverNs)} from its ${i.recoveryFrom} at ${formatNs(i.recoveryFromNs!)} (all ${i.flows.length} flows that ran before it back above 90 % of their pre-fault goodput)`;
   else {
