@@ -119,3 +119,23 @@ test('every expectation of a built-in drill says where its bound comes from (why
     for (const e of drill.expectations) assert.ok(e.why !== null && e.why.length > 10, `${name} ${e.id} (${e.kind}) has no why:`);
   }
 });
+
+test('appResult: what an app reported, and that every app finished; a drill of a topology file with apps runs them (issue 24)', () => {
+  const dir = tmp();
+  const file = join(dir, 'app.yaml');
+  writeFileSync(file, `title: rdma-hello's app results
+duration: 20us
+topology: ${join(ROOT, 'examples', 'rdma-hello', 'pod.yaml')}
+expect:
+  - {kind: appResult, finished: true}
+  - {kind: appResult, node: h1, key: latencyUs, max: 100}
+  - {kind: appResult, key: latencyUs, max: 0.001, why: a bound no WRITE can meet}
+`);
+  const out = join(dir, 'out');
+  const r = cli(['drill', 'run', file, '--out', out]);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stdout, /^pass  expect\[0\]  default: every app finished\n +measured 2 of 2 finished; expected 2 of 2 finished; all finished$/m);
+  assert.match(r.stdout, /^pass  expect\[1\]  default: latencyUs as the app on h1 reported it ≤ 100\n +measured 4\.094 \(h1\); expected ≤ 100; 95\.906 from the bound$/m);
+  assert.match(r.stdout, /^FAIL  expect\[2\]  default: .*\n +measured 4\.094 \(h1\); expected ≤ 0\.001; 1 of 1 do not: 4\.093 the wrong side$/m);
+  assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /why: a bound no WRITE can meet/);
+});

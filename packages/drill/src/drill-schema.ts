@@ -48,7 +48,7 @@ export const EXPECTATION_KINDS = {
       flows,
       fraction: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'a fraction in (0, 1]; default 0.9' },
       baseline: window,
-      from: { enum: ['end', 'containment', 'either'], description: "end, containment or either (the earlier; default)" },
+      since: { enum: ['end', 'containment', 'either'], description: "end, containment or either (the earlier; default)" },
       max: duration,
     },
     required: ['flows', 'max'],

@@ -219,7 +219,7 @@ test('timeToRecover: from the containment (or the end) until the flows are back 
   assert.equal(check({ kind: 'timeToRecover', flows: { to: 'h3' }, max: '400us' }, v).pass, false);
   // Measured from the fault's end instead: it ends at 3 ms (for 1 ms), so 1.5 ms.
   const ends = { ...variant('a', { 'rates.csv': STORM_RATES }), pod: withFaults([fault(0, 2, 1)]) };
-  assert.equal(check({ kind: 'timeToRecover', flows: { to: 'h3' }, from: 'end', max: '2ms' }, ends).value, 1.5e9);
+  assert.equal(check({ kind: 'timeToRecover', flows: { to: 'h3' }, since: 'end', max: '2ms' }, ends).value, 1.5e9);
   // Neither an end nor a detection: nothing to recover from.
   const never = check({ kind: 'timeToRecover', flows: { to: 'h3' }, max: '2ms' }, { ...variant('a', { 'rates.csv': STORM_RATES }), pod: withFaults([fault(0, 2, null)]) });
   assert.deepEqual([never.pass, never.margin], [false, 'nothing to recover from']);

@@ -235,7 +235,7 @@ function timeToRecover(e: Expectation, v: VariantData): ExpectationOutcome {
   const maxPs = parseDuration(e.raw.max as string);
   const fault = faultOf(e, v)!;
   const fraction = (e.raw.fraction as number | undefined) ?? 0.9;
-  const from = (e.raw.from as RecoveryFrom | undefined) ?? 'either';
+  const from = (e.raw.since as RecoveryFrom | undefined) ?? 'either';
   const sel = e.raw.flows as { from?: unknown; to?: unknown };
   const flows = flowSeries(v.tables, asList(sel.from), asList(sel.to));
   const [a, b] = e.raw.baseline === undefined ? defaultBaselineUs(fault, v.traceOriginPs) : windowUs(e.raw.baseline as string, v);

@@ -225,8 +225,14 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
  * containers mount this directory, not the drill's).
  */
 function podYaml(drill: Drill, variant: DrillVariant, dir: string): string {
-  const topology = JSON.parse(JSON.stringify(variant.topology)) as { workloads?: Array<Record<string, unknown>> };
+  const topology = JSON.parse(JSON.stringify(variant.topology)) as { workloads?: Array<Record<string, unknown>>; nodes?: Array<{ app?: { module?: unknown } }> };
   const from = dirname(variant.pod.file);
+  // An app module is named relative to its topology file, which is not beside pod.yaml: it is
+  // written as an absolute path, so that the bundler still finds the modules it imports (issue 24:
+  // a drill of examples/rdma-hello/pod.yaml could not run its apps).
+  for (const n of topology.nodes ?? []) {
+    if (typeof n.app?.module === 'string' && !isAbsolute(n.app.module)) n.app.module = join(from, n.app.module);
+  }
   for (const w of topology.workloads ?? []) {
     const sizes = w.sizes as { cdf?: string } | undefined;
     if (typeof sizes?.cdf !== 'string') continue;
