@@ -21,7 +21,7 @@ function file(name: string, text: string): string {
   return path;
 }
 
-const drill = (topology: string, rest = ''): string => `title: x\nsource: y\nduration: 1ms\ntopology: ${topology}\n${rest}expect:\n  - {kind: conservation}\n`;
+const drill = (topology: string, rest = ''): string => `title: x\nsource: y\nduration: 1ms\ntopology: ${topology}\n${rest}expect:\n  - {kind: noLosslessDrops}\n`;
 
 function refused(args: string[], message: RegExp): void {
   const r = cli(args, {}, 60_000);

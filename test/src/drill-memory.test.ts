@@ -46,7 +46,7 @@ function drillText(variants: number): string {
   for (let i = 1; i <= variants; i++) lines.push(`  - {name: v${i}, workloads: [{kind: flow, from: h1, to: h2, sizeBytes: ${i * 100}KB, start: 0us}]}`);
   lines.push(
     'expect:',
-    '  - {kind: conservation}',
+    '  - {kind: noLosslessDrops}',
     `  - {kind: goodputRatio, variantA: v${variants}, variantB: v1, flows: {to: h2}, during: 10us-290us, min: 0.5}`,
     `  - {kind: fctSlowdownRatio, variantA: v1, variantB: v2, flows: {to: h2}, percentile: 50, max: 10}`,
   );

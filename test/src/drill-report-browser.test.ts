@@ -140,6 +140,7 @@ function stuckReceiverReport(result: RunResult, tables: TraceTables): DrillRepor
     source: 'Guo et al., RDMA over Commodity Ethernet at Scale, SIGCOMM 2016', file: 'test/fixtures/switch/stuck-receiver.yaml', mode: result.mode, pass: false,
     variants: [{
       name: 'watchdog', description: 'the watchdog on tor2:p2, action drop', pass: false, run, traceDir: 'trace/watchdog',
+      audit: { pass: result.conservation, conservation: result.conservation, causalityViolations: 0, offBy: 0, text: 'the audit' }, incidents: [],
       faults: [{ id: 0, kind: 'nicPauseStorm', target: 'h4', atNs: 2_000_000, untilNs: null, params: {}, source: 'topology' }],
       expectations: [
         {

@@ -52,6 +52,8 @@ export interface Expectation {
   /** The variant it applies to; null: each variant (or, for goodputRatio and fctSlowdownRatio, across two). */
   variant: string | null;
   description: string | null;
+  /** Where its bound comes from (`why:`): the figure it cites, or why rocelab differs from it. */
+  why: string | null;
   /** The item as written (each kind's keys). */
   raw: Record<string, unknown>;
 }
@@ -65,6 +67,7 @@ export interface Drill {
   name: string;
   file: string;
   title: string;
+  /** The published result it reproduces; '' when the file names none (a user's own drill). */
   source: string;
   description: string;
   seed: number;
@@ -82,7 +85,7 @@ export interface DrillIo {
 
 interface RawDrill {
   title: string;
-  source: string;
+  source?: string;
   description?: string;
   topology: string | Record<string, unknown>;
   seed?: number;
@@ -116,7 +119,9 @@ export function drillName(file: string): string {
 
 export function loadDrill(text: string, file: string, io: DrillIo): Drill {
   const problems: DrillProblem[] = [];
-  const fail = () => new DrillError(problems);
+  // Every variant resolves the drill's own workloads and faults again, so a problem in one of
+  // them is found once per variant: it is reported once (the first time, in file order).
+  const fail = () => new DrillError(problems.filter((p, i) => problems.findIndex((q) => formatProblem(q.file, q) === formatProblem(p.file, p)) === i));
   let data: unknown;
   try {
     data = parseYaml(text, file);
@@ -124,7 +129,20 @@ export function loadDrill(text: string, file: string, io: DrillIo): Drill {
     if (err instanceof TopologyError) throw new DrillError(err.problems.map((p) => ({ ...p, file })));
     throw err;
   }
-  for (const p of validateWith(drillSchema(), data)) problems.push({ ...p, file });
+  // `conservation` was an expectation until issue 24; it is now an audit of every run. Said so, instead of "not a kind".
+  const retired = new Set<number>();
+  const items = (data as { expect?: unknown } | null)?.expect;
+  if (Array.isArray(items)) {
+    items.forEach((item, i) => {
+      if ((item as { kind?: unknown } | null)?.kind !== 'conservation') return;
+      retired.add(i);
+      problems.push({ file, code: 'value', path: `expect[${i}].kind`, expected: 'an expectation kind (conservation is no longer one: every run audits it, prints the audit and fails the drill when it breaks; remove this item)', actual: '"conservation"' });
+    });
+  }
+  for (const p of validateWith(drillSchema(), data)) {
+    const m = /^expect\[(\d+)\]/.exec(p.path);
+    if (m === null || !retired.has(Number(m[1]))) problems.push({ ...p, file });
+  }
   if (problems.length > 0) throw fail();
   const raw = data as RawDrill;
   if ((raw.variants ?? []).length > MAX_DRILL_VARIANTS) {
@@ -151,7 +169,7 @@ export function loadDrill(text: string, file: string, io: DrillIo): Drill {
     name: drillName(file),
     file,
     title: raw.title,
-    source: raw.source,
+    source: raw.source ?? '',
     description: raw.description ?? '',
     seed: raw.seed ?? variants[0]!.pod.seed,
     durationPs,
@@ -347,6 +365,23 @@ function checkExpectation(item: RawDrill['expect'][number], i: number, file: str
     }) as [number, number];
     if (!(a < b) || b > durationPs) add(key, `a window A-B with A < B ≤ the drill's duration (${durationPs / 1e9} ms)`, w, 'value');
   }
+  if (item.kind === 'timeToDetect' || item.kind === 'timeToRecover') {
+    checkWith('max', (x) => parseDuration(x as string), 'a duration like 1us, 2.5ms');
+    // The fault it measures from must exist in every variant it applies to.
+    const index = item.fault as number | undefined;
+    const applies = variants.filter((x) => x.pod !== null && (typeof item.variant !== 'string' || x.name === item.variant));
+    const faultless = applies.filter((v) => v.pod!.faults.length === 0).map((v) => v.name);
+    if (faultless.length > 0) add(typeof item.variant === 'string' ? 'variant' : 'kind', 'a variant with a fault to measure from (set variant: to one that has one)', `${faultless.length === 1 ? 'variant' : 'variants'} ${faultless.join(', ')}, without a fault`, 'value');
+    const without = applies.filter((v) => v.pod!.faults.length > 0 && index !== undefined && !v.pod!.faults.some((f) => f.index === index));
+    if (without.length > 0) add('fault', `a fault of ${without.length === 1 ? 'variant' : 'variants'} ${without.map((v) => v.name).join(', ')} (${without[0]!.pod!.faults.map((f) => `${f.index}: ${f.kind}`).join(', ')})`, index, 'value');
+  }
+  if (item.kind === 'appResult') {
+    const hasKey = typeof item.key === 'string';
+    if (hasKey === (item.finished === true)) add('key', 'either key (a value an app reported) or finished: true, not both', hasKey ? item.key : 'neither', 'value');
+    for (const k of ['value', 'min', 'max']) if (!hasKey && item[k] !== undefined) add(k, 'a bound only with key', item[k], 'value');
+    if (hasKey && item.value === undefined && item.min === undefined && item.max === undefined) add('key', 'a key with value, min or max', item.key, 'value');
+    if (pod !== null && typeof item.node === 'string' && !pod.apps.some((a) => a.node === item.node)) add('node', `a host that runs an app (${pod.apps.map((a) => a.node).join(', ') || 'none does'})`, item.node);
+  }
   const variant = typeof item.variant === 'string' ? item.variant : null;
-  return { id: path, kind: item.kind, variant, description: typeof item.description === 'string' ? item.description : null, raw: item };
+  return { id: path, kind: item.kind, variant, description: typeof item.description === 'string' ? item.description : null, why: typeof item.why === 'string' ? item.why : null, raw: item };
 }

@@ -3,6 +3,7 @@
  * extra workloads and faults), named variants that override it, and the expectations. Each
  * expectation kind has its own keys (dispatch on `kind`), so a wrong key says which ones fit.
  */
+import { DROP_REASONS } from '@rocelab/sim';
 import { faultItemSchema, type JsonSchema } from '@rocelab/topology';
 
 const duration = { type: 'string', description: 'a duration like 1us, 2.5ms' };
@@ -15,6 +16,8 @@ const nodes = {
   anyOf: [name, { type: 'array', minItems: 1, items: name }, object('a role {role}', { role: { enum: ['host', 'tor', 'leaf', 'spine', 'switch'], description: 'a node role' } }, ['role'])],
   description: 'a node, a list of nodes, or {role: tor|leaf|spine|host|switch}',
 };
+const faultIndex = { type: 'integer', minimum: 0, description: "a fault's number in the variant's fault table (the report's #); default its first fault" };
+const count = { type: 'integer', minimum: 0, description: 'a count' };
 const from = { type: 'string', pattern: '^[a-z][a-z0-9-]*(:[A-Za-z0-9][A-Za-z0-9_./-]*)?$', description: 'a node or an endpoint node:port' };
 
 function object(description: string, properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
@@ -23,8 +26,46 @@ function object(description: string, properties: Record<string, JsonSchema>, req
 
 /** Each expectation kind: its own keys, and which are required. */
 export const EXPECTATION_KINDS = {
-  conservation: { keys: {}, required: [], summary: 'every frame is delivered, dropped with a counted reason or still queued; no causality violation' },
-  noLosslessDrops: { keys: {}, required: [], summary: 'no lossless frame was dropped for lack of buffer' },
+  noLosslessDrops: { keys: {}, required: [], summary: 'no frame of a lossless priority was dropped by a switch or a NIC, for any reason (losslessDrops with every reason, max 0)' },
+  losslessDrops: {
+    keys: {
+      reasons: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...DROP_REASONS], description: 'a drop reason' }, description: `drop reasons (${DROP_REASONS.join(', ')}); default all` },
+      nodes: { anyOf: [name, { type: 'array', minItems: 1, items: name }], description: 'a node or a list of nodes; default all' },
+      min: count,
+      max: count,
+    },
+    required: [],
+    summary: 'the frames of a lossless priority that switches and NICs dropped, for the given reasons (default all), are at least `min` / at most `max`',
+  },
+  timeToDetect: {
+    keys: { fault: faultIndex, node: name, max: duration },
+    required: ['max'],
+    summary: "from the fault's start to the first watchdog detection after it (a switch's PFC watchdog, a NIC's stall prevention; of `node` if given) is at most `max`",
+  },
+  timeToRecover: {
+    keys: {
+      fault: faultIndex,
+      flows,
+      fraction: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'a fraction in (0, 1]; default 0.9' },
+      baseline: window,
+      since: { enum: ['end', 'containment', 'either'], description: "end, containment or either (the earlier; default)" },
+      max: duration,
+    },
+    required: ['flows', 'max'],
+    summary: "from the fault's end or its containment (the first watchdog detection after it) to the first rates.csv interval in which the selected flows' goodput is back above `fraction` of their pre-fault rate (over `baseline`, default the 1 ms before the fault)",
+  },
+  appResult: {
+    keys: {
+      node: name,
+      key: { type: 'string', minLength: 1, description: 'a key the app reported with rdma.report' },
+      value: { type: ['number', 'string', 'boolean'], description: 'the value it must equal' },
+      min: { type: 'number', description: 'a number' },
+      max: { type: 'number', description: 'a number' },
+      finished: { const: true, description: 'true: every app (of `node`) finished' },
+    },
+    required: [],
+    summary: "a value the apps (of `node`, or every app that reported `key`) reported equals `value` or lies in [`min`, `max`]; or, with `finished: true`, every app finished",
+  },
   watchdogDetected: {
     keys: { node: name, port: { type: 'string', description: 'a port of the node' }, priority: { type: 'integer', minimum: 0, maximum: 7, description: 'a priority 0..7' }, within: duration },
     required: ['node', 'within'],
@@ -111,7 +152,11 @@ function expectationItem(): JsonSchema {
     properties: { kind: { enum: EXPECTATION_KIND_NAMES, description: 'an expectation kind' } },
     allOf: EXPECTATION_KIND_NAMES.map((kind) => {
       const def = EXPECTATION_KINDS[kind];
-      const common: Record<string, JsonSchema> = { kind: { const: kind }, description: { type: 'string', description: 'a sentence' } };
+      const common: Record<string, JsonSchema> = {
+        kind: { const: kind },
+        description: { type: 'string', description: 'a sentence' },
+        why: { type: 'string', minLength: 1, description: 'where the bound comes from: the published figure it cites, or why rocelab differs from it' },
+      };
       if (!ACROSS_VARIANTS.has(kind)) common.variant = name;
       return {
         if: { type: 'object', required: ['kind'], properties: { kind: { const: kind } } },
@@ -140,10 +185,10 @@ export function drillSchema(): JsonSchema {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'rocelab drill',
     ...object(
-      'a drill: title, source, topology, duration, expect',
+      'a drill: title, source?, topology, duration, expect',
       {
         title: { type: 'string', minLength: 1, description: 'a one-line title' },
-        source: { type: 'string', minLength: 1, description: 'the published result it reproduces' },
+        source: { type: 'string', minLength: 1, description: 'the published result it reproduces (optional)' },
         description: { type: 'string', description: 'what it shows' },
         topology: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }], description: 'a topology file (relative to the drill) or an inline topology' },
         seed: { type: 'integer', minimum: 0, maximum: 0xffffffff, description: 'a seed, an integer 0..4294967295' },
@@ -160,7 +205,7 @@ export function drillSchema(): JsonSchema {
         },
         expect: { type: 'array', minItems: 1, items: expectationItem(), description: 'a list of expectations (at least one)' },
       },
-      ['title', 'source', 'topology', 'duration', 'expect'],
+      ['title', 'topology', 'duration', 'expect'],
     ),
   };
 }

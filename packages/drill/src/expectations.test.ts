@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EventRow, FctRow, PfcRow, ProbeRow, QueueRow, RateRow, TraceTables } from '@rocelab/results';
-import { parseTopology } from '@rocelab/topology';
+import type { EventRow, FctRow, NodeReport, PfcRow, ProbeRow, QueueRow, RateRow, TraceTables } from '@rocelab/results';
+import { parseTopology, type FaultSpec, type PodSpec } from '@rocelab/topology';
 import type { Expectation } from './drill-file.js';
-import { evaluate, type VariantData } from './expectations.js';
+import { EXPECTATION_KIND_NAMES } from './drill-schema.js';
+import { audit, evaluate, type VariantData } from './expectations.js';
+import { incidentFigures } from './incident.js';
 
 // sw1 with h1, h2, h3; tor-less hairpin tests use the cycle below.
 const POD = parseTopology(`name: e
@@ -39,7 +41,7 @@ function variant(name: string, tables: TraceTables, over: Partial<VariantData['r
   };
 }
 
-const expect = (raw: Record<string, unknown>, i = 0): Expectation => ({ id: `expect[${i}]`, kind: raw.kind as Expectation['kind'], variant: (raw.variant as string) ?? null, description: null, raw });
+const expect = (raw: Record<string, unknown>, i = 0): Expectation => ({ id: `expect[${i}]`, kind: raw.kind as Expectation['kind'], variant: (raw.variant as string) ?? null, description: null, why: null, raw });
 
 /** One expectation on one variant: pass, and what the report says. */
 function check(raw: Record<string, unknown>, v: VariantData | VariantData[]) {
@@ -50,17 +52,33 @@ function check(raw: Record<string, unknown>, v: VariantData | VariantData[]) {
 // h1 → h2 acknowledges 1 MB per ms from 0 to 10 ms: 8 Gb/s.
 const RATES: TraceTables = { 'rates.csv': Array.from({ length: 11 }, (_, ms) => rate(ms * 1000, 'h1', 'h2', ms * 1e6)) };
 
-test('conservation: holds when sent = delivered + dropped + queued; fails by how many otherwise', () => {
-  assert.equal(check({ kind: 'conservation' }, variant('a', {})).pass, true);
-  const bad = check({ kind: 'conservation' }, variant('a', {}, { conservation: false, packets: { sent: 10, delivered: 8, dropped: 1, queued: 0 } }));
-  assert.deepEqual([bad.pass, bad.value, bad.margin], [false, 1, 'the audit fails']);
-  assert.match(bad.measured, /off by 1/);
+test('audit: holds when sent = delivered + dropped + queued and nothing broke causality; broken otherwise, by how many', () => {
+  assert.deepEqual(audit(variant('a', {})), { pass: true, conservation: true, causalityViolations: 0, offBy: 0, text: 'sent 10 = delivered 9 + dropped 1 + queued 0; 0 causality violations: holds' });
+  const bad = audit(variant('a', {}, { conservation: false, packets: { sent: 10, delivered: 8, dropped: 1, queued: 0 } }));
+  assert.deepEqual([bad.pass, bad.offBy], [false, 1]);
+  assert.match(bad.text, /\(off by 1\); 0 causality violations: BROKEN$/);
+  assert.equal(audit(variant('a', {}, { causalityViolations: 2 })).pass, false);
 });
 
-test('noLosslessDrops: 0 passes; 3 fails 3 over', () => {
+test('conservation is no longer an expectation kind: a drill naming it is refused with what to do', () => {
+  assert.equal((EXPECTATION_KIND_NAMES as string[]).includes('conservation'), false);
+});
+
+/** sw1 dropped lossless frames: 5 by the watchdog at p2, 2 for want of buffer at p1; h1's NIC 1 for want of buffer. */
+const DROPS = [
+  { node: 'sw1', role: 'tor', ports: [{ port: 'p1', losslessDropped: { buffer: 2 } }, { port: 'p2', losslessDropped: { watchdog: 5 } }] },
+  { node: 'h1', role: 'host', ports: [{ port: 'p0', losslessDropped: { buffer: 1 } }] },
+] as unknown as NodeReport[];
+
+test('noLosslessDrops counts every reason (the watchdog\'s included); losslessDrops by reason and node', () => {
   assert.equal(check({ kind: 'noLosslessDrops' }, variant('a', {})).pass, true);
-  const bad = check({ kind: 'noLosslessDrops' }, variant('a', {}, { summary: { portTotals: { losslessDrops: 3 } } }));
-  assert.deepEqual([bad.pass, bad.margin], [false, '3 lossless drops over']);
+  const bad = check({ kind: 'noLosslessDrops' }, variant('a', {}, { nodes: DROPS }));
+  assert.deepEqual([bad.pass, bad.value, bad.margin, bad.measured], [false, 8, '8 lossless drops over', '8 lossless drops (buffer 3, watchdog 5)']);
+  const buffer = check({ kind: 'losslessDrops', reasons: ['buffer', 'headroom_full'], max: 0 }, variant('a', {}, { nodes: DROPS }));
+  assert.deepEqual([buffer.pass, buffer.value], [false, 3]);
+  assert.equal(check({ kind: 'losslessDrops', reasons: ['buffer'], nodes: ['h2'], max: 0 }, variant('a', {}, { nodes: DROPS })).pass, true);
+  const wd = check({ kind: 'losslessDrops', reasons: ['watchdog'], min: 1 }, variant('a', {}, { nodes: DROPS }));
+  assert.deepEqual([wd.pass, wd.value, wd.margin], [true, 5, '4 lossless drops to spare']);
 });
 
 test('flowGoodput: 8 Gb/s against min 5G passes with 3 to spare; against min 10G fails 2 Gb/s short; max 0 fails', () => {
@@ -176,4 +194,76 @@ test('probeLatency of the probes some hosts send: the others do not count', () =
   const mine = check({ kind: 'probeLatency', percentile: 100, during: '0us-1ms', flows: { from: 'h1' }, max: '5us' }, v);
   assert.deepEqual([mine.pass, mine.value, mine.description], [true, 3e6, 'P100 of the round trips of the probes from h1 posted in 0us-1ms']);
   assert.equal(check({ kind: 'probeLatency', percentile: 100, during: '0us-1ms', max: '5us' }, v).value, 300e6);
+});
+
+/** A fault at `atMs` on h2 (lasting `forMs`, or for ever). */
+const fault = (index: number, atMs: number, forMs: number | null): FaultSpec => ({ index, atPs: atMs * 1e9, forPs: forMs === null ? null : forMs * 1e9, kind: 'nicPauseStorm', target: 'h2', params: { kind: 'nicPauseStorm', node: 'h2' }, raw: { at: `${atMs}ms`, kind: 'nicPauseStorm', node: 'h2' } }) as unknown as FaultSpec;
+const withFaults = (faults: FaultSpec[]): PodSpec => ({ ...POD, faults });
+
+/** h1 → h3 at 8 Gb/s (1 MB per ms) until 2 ms, stopped until 4.5 ms, then back at 8 Gb/s; samples every 100 µs. */
+const STORM_RATES: RateRow[] = Array.from({ length: 101 }, (_, i) => {
+  const t = i * 100;
+  const bytes = t <= 2000 ? t * 1000 : t <= 4500 ? 2e6 : 2e6 + (t - 4500) * 1000;
+  return rate(t, 'h1', 'h3', bytes);
+});
+
+test('timeToDetect: from the fault to the first watchdog detection after it; a bound as a max; none fails', () => {
+  const v = { ...variant('a', { 'events.csv': [event(1000, 'sw1', 'p2', 'pfcwd_storm_detected'), event(3500, 'sw1', 'p2', 'pfcwd_storm_detected')] }), pod: withFaults([fault(0, 2, null)]) };
+  const ok = check({ kind: 'timeToDetect', max: '2ms' }, v);
+  assert.deepEqual([ok.pass, ok.value, ok.margin], [true, 1.5e9, '500 µs to spare'], 'the detection before the fault does not count');
+  assert.match(ok.measured, /^1\.5 ms \(sw1:p2 priority 3 at 3\.5 ms; the fault at 2 ms\)$/);
+  assert.deepEqual([check({ kind: 'timeToDetect', max: '1ms' }, v).margin], ['500 µs over']);
+  assert.equal(check({ kind: 'timeToDetect', node: 'h2', max: '2ms' }, v).measured, 'never detected');
+});
+
+test('timeToRecover: from the containment (or the end) until the flows are back above a fraction of their pre-fault goodput', () => {
+  const tables: TraceTables = { 'rates.csv': STORM_RATES, 'events.csv': [event(4000, 'sw1', 'p2', 'pfcwd_storm_detected')] };
+  const v = { ...variant('a', tables), pod: withFaults([fault(0, 2, null)]) };
+  // Contained at 4 ms; the first 100 µs interval back at 8 Gb/s starts at 4.5 ms.
+  const ok = check({ kind: 'timeToRecover', flows: { to: 'h3' }, max: '1ms' }, v);
+  assert.deepEqual([ok.pass, ok.value, ok.margin], [true, 0.5e9, '500 µs to spare']);
+  assert.match(ok.measured, /from its containment at 4 ms; pre-fault 8 Gb\/s, 1 flow/);
+  assert.equal(check({ kind: 'timeToRecover', flows: { to: 'h3' }, max: '400us' }, v).pass, false);
+  // Measured from the fault's end instead: it ends at 3 ms (for 1 ms), so 1.5 ms.
+  const ends = { ...variant('a', { 'rates.csv': STORM_RATES }), pod: withFaults([fault(0, 2, 1)]) };
+  assert.equal(check({ kind: 'timeToRecover', flows: { to: 'h3' }, since: 'end', max: '2ms' }, ends).value, 1.5e9);
+  // Neither an end nor a detection: nothing to recover from.
+  const never = check({ kind: 'timeToRecover', flows: { to: 'h3' }, max: '2ms' }, { ...variant('a', { 'rates.csv': STORM_RATES }), pod: withFaults([fault(0, 2, null)]) });
+  assert.deepEqual([never.pass, never.margin], [false, 'nothing to recover from']);
+  // A flow that never comes back.
+  const dead = STORM_RATES.map((r) => ({ ...r, ackedBytes: Math.min(r.ackedBytes, 2e6) }));
+  assert.equal(check({ kind: 'timeToRecover', flows: { to: 'h3' }, max: '2ms' }, { ...variant('a', { 'rates.csv': dead }), pod: withFaults([fault(0, 2, 1)]) }).margin, 'never recovered');
+});
+
+test('incidentFigures: every fault with its time to detect and to recover, measured whether or not an expectation asks', () => {
+  const tables: TraceTables = { 'rates.csv': STORM_RATES, 'events.csv': [event(4000, 'sw1', 'p2', 'pfcwd_storm_detected')] };
+  const [f] = incidentFigures([fault(0, 2, null)], tables, 0);
+  assert.deepEqual(f, {
+    fault: 0, kind: 'nicPauseStorm', target: 'h2', atNs: 2e6, detectedNs: 4e6, detectedBy: 'sw1:p2 priority 3', timeToDetectNs: 2e6,
+    recoveryFrom: 'containment', recoveryFromNs: 4e6, flows: [{ flow: 'h1 qp2 → h3', baselineGbps: 8, backNs: 4.5e6 }], timeToRecoverNs: 0.5e6,
+  });
+  const [none] = incidentFigures([fault(0, 2, null)], { 'rates.csv': STORM_RATES }, 0);
+  assert.deepEqual([none!.timeToDetectNs, none!.recoveryFrom, none!.timeToRecoverNs], [null, null, null]);
+});
+
+/** Two apps: h1 reported counter 74 of an expected 150 and finished; h2 is still running. */
+const APPS = [
+  { node: 'h1', role: 'host', ports: [], host: null, app: { node: 'h1', module: 'counter.ts', digest: '', status: 'finished', error: null, finishedPs: 1, reports: { counter: 74, expected: 150 }, log: [], workRequests: { posted: 0, completed: 0, failed: 0 } } },
+  { node: 'h2', role: 'host', ports: [], host: null, app: { node: 'h2', module: 'counter.ts', digest: '', status: 'running', error: null, finishedPs: null, reports: { adds: 75 }, log: [], workRequests: { posted: 0, completed: 0, failed: 0 } } },
+] as unknown as NodeReport[];
+
+test('appResult: the lost-update race (74 instead of 150) fails; bounds; every app finished', () => {
+  const v = variant('a', {}, { nodes: APPS });
+  const lost = check({ kind: 'appResult', key: 'counter', value: 150 }, v);
+  assert.deepEqual([lost.pass, lost.measured, lost.expected, lost.margin, lost.value], [false, '74 (h1)', '= 150', '1 of 1 do not: 76 the wrong side', 74]);
+  assert.equal(check({ kind: 'appResult', node: 'h1', key: 'counter', min: 50, max: 100 }, v).pass, true);
+  assert.equal(check({ kind: 'appResult', key: 'missing', value: 1 }, v).margin, 'nothing measured');
+  const finished = check({ kind: 'appResult', finished: true }, v);
+  assert.deepEqual([finished.pass, finished.measured], [false, '1 of 2 finished; h2 running']);
+  assert.equal(check({ kind: 'appResult', node: 'h1', finished: true }, v).pass, true);
+});
+
+test('why: an expectation carries where its bound comes from into the report', () => {
+  const [o] = evaluate([{ ...expect({ kind: 'noLosslessDrops' }), why: 'PFC is lossless by design (IEEE 802.1Qbb)' }], [variant('a', {})]);
+  assert.equal(o!.why, 'PFC is lossless by design (IEEE 802.1Qbb)');
 });

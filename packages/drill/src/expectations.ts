@@ -9,8 +9,9 @@ import { nearestRank, pauseIntervals, type EventRow, type FctRow, type NodeRepor
 import { parseBytes, parseDuration, type PodSpec } from '@rocelab/topology';
 import { findDeadlock } from './deadlock.js';
 import { goodputRate, type Expectation } from './drill-file.js';
+import { backAbove, defaultBaselineUs, firstDetection, flowSeries, goodputOver, recoveryStart, type RecoveryFrom } from './incident.js';
 import { metricValue } from './metrics.js';
-import type { ExpectationOutcome } from './report-model.js';
+import type { AuditOutcome, ExpectationOutcome } from './report-model.js';
 
 /** What a variant's run left behind. */
 export interface VariantData {
@@ -79,10 +80,16 @@ export function ratioOutcome(e: Expectation, a: RatioOperand, b: RatioOperand): 
 
 function one(e: Expectation, v: VariantData): ExpectationOutcome {
   switch (e.kind) {
-    case 'conservation':
-      return conservation(e, v);
     case 'noLosslessDrops':
-      return bound(e, v, 'no lossless frame dropped for lack of buffer', v.result.summary.portTotals.losslessDrops, { max: 0 }, count('lossless drops'));
+      return losslessDrops(e, v, null, { max: 0 });
+    case 'losslessDrops':
+      return losslessDrops(e, v, (e.raw.reasons as string[] | undefined) ?? null, limitsOf(e));
+    case 'timeToDetect':
+      return timeToDetect(e, v);
+    case 'timeToRecover':
+      return timeToRecover(e, v);
+    case 'appResult':
+      return appResult(e, v);
     case 'watchdogDetected':
       return watchdogDetected(e, v);
     case 'flowGoodput':
@@ -123,8 +130,10 @@ function round(x: number): string {
 }
 
 function outcome(e: Expectation, v: string | null, what: string, pass: boolean, measured: string, expected: string, margin: string, value: number | null): ExpectationOutcome {
-  return { id: e.id, kind: e.kind, variant: v, description: e.description ?? what, pass, measured, expected, margin, value };
+  return { id: e.id, kind: e.kind, variant: v, description: e.description ?? what, pass, measured, expected, margin, value, ...(e.why === null ? {} : { why: e.why }) };
 }
+
+const limitsOf = (e: Expectation): { min?: number; max?: number } => ({ ...(e.raw.min === undefined ? {} : { min: e.raw.min as number }), ...(e.raw.max === undefined ? {} : { max: e.raw.max as number }) });
 
 /** A measured value against `min`/`max`, with the margin in the value's unit. */
 function bound(e: Expectation, v: VariantData | null, what: string, value: number, limits: { min?: number; max?: number }, unit: Unit, measuredNote = ''): ExpectationOutcome {
@@ -178,11 +187,97 @@ function peerOf(pod: PodSpec, node: string, port: string): { node: string; port:
 
 // --- the kinds -----------------------------------------------------------------------------
 
-function conservation(e: Expectation, v: VariantData): ExpectationOutcome {
+/**
+ * The conservation audit of a run (issue 24: no longer an expectation counted among them): every
+ * frame delivered, dropped with a counted reason or still queued, and no causality violation.
+ * Every run prints it; a broken audit fails the drill.
+ */
+export function audit(v: VariantData): AuditOutcome {
   const { packets: p, causalityViolations: c } = v.result;
+  const offBy = p.sent - p.delivered - p.dropped - p.queued;
   const pass = v.result.conservation && c === 0;
-  const measured = `sent ${p.sent} = delivered ${p.delivered} + dropped ${p.dropped} + queued ${p.queued}${pass ? '' : ` (off by ${p.sent - p.delivered - p.dropped - p.queued})`}; ${c} causality violations`;
-  return outcome(e, v.name, 'every frame delivered, dropped with a reason or still queued', pass, measured, 'sent = delivered + dropped + queued, 0 causality violations', pass ? 'exact' : 'the audit fails', p.sent - p.delivered - p.dropped - p.queued);
+  const text = `sent ${p.sent} = delivered ${p.delivered} + dropped ${p.dropped} + queued ${p.queued}${offBy === 0 ? '' : ` (off by ${offBy})`}; ${c} causality violation${c === 1 ? '' : 's'}`;
+  return { pass, conservation: v.result.conservation, causalityViolations: c, offBy, text: `${text}: ${pass ? 'holds' : 'BROKEN'}` };
+}
+
+/** Frames of a lossless priority dropped by the switches and NICs (of `nodes`), for the reasons given (null: all), summed. */
+function losslessDrops(e: Expectation, v: VariantData, reasons: string[] | null, limits: { min?: number; max?: number }): ExpectationOutcome {
+  const nodes = asList(e.raw.nodes);
+  const byReason = new Map<string, number>();
+  for (const n of v.result.nodes ?? []) {
+    if (nodes !== null && !nodes.includes(n.node)) continue;
+    for (const p of n.ports) for (const [reason, k] of Object.entries(p.losslessDropped ?? {})) if (reasons === null || reasons.includes(reason)) byReason.set(reason, (byReason.get(reason) ?? 0) + (k ?? 0));
+  }
+  const total = [...byReason.values()].reduce((a, b) => a + b, 0);
+  const which = reasons === null ? 'for any reason' : `for ${reasons.join(', ')}`;
+  const what = `lossless frames dropped ${which}${nodes === null ? '' : ` at ${nodes.join(', ')}`}`;
+  const parts = [...byReason].filter(([, k]) => k > 0).sort(([a], [b]) => (a < b ? -1 : 1)).map(([r, k]) => `${r} ${k}`);
+  return bound(e, v, what, total, limits, count('lossless drops'), parts.length === 0 ? '' : ` (${parts.join(', ')})`);
+}
+
+/** The fault an expectation measures from: `fault:` (its number in the variant), or the variant's first. */
+function faultOf(e: Expectation, v: VariantData) {
+  const index = e.raw.fault as number | undefined;
+  return index === undefined ? v.pod.faults[0] : v.pod.faults.find((f) => f.index === index);
+}
+
+function timeToDetect(e: Expectation, v: VariantData): ExpectationOutcome {
+  const maxPs = parseDuration(e.raw.max as string);
+  const fault = faultOf(e, v)!;
+  const node = e.raw.node as string | undefined;
+  const what = `a watchdog${node === undefined ? '' : ` of ${node}`} detects fault ${fault.index} (${fault.kind} ${fault.target}) within ${timeUnit(maxPs)} of its start`;
+  const d = firstDetection(v.tables, v.traceOriginPs, fault.atPs, node);
+  if (d === null) return outcome(e, v.name, what, false, 'never detected', `≤ ${timeUnit(maxPs)}`, 'no detection at all', null);
+  return bound(e, v, what, d.atPs - fault.atPs, { max: maxPs }, timeUnit, ` (${d.by} at ${timeUnit(d.atPs)}; the fault at ${timeUnit(fault.atPs)})`);
+}
+
+function timeToRecover(e: Expectation, v: VariantData): ExpectationOutcome {
+  const maxPs = parseDuration(e.raw.max as string);
+  const fault = faultOf(e, v)!;
+  const fraction = (e.raw.fraction as number | undefined) ?? 0.9;
+  const from = (e.raw.since as RecoveryFrom | undefined) ?? 'either';
+  const sel = e.raw.flows as { from?: unknown; to?: unknown };
+  const flows = flowSeries(v.tables, asList(sel.from), asList(sel.to));
+  const [a, b] = e.raw.baseline === undefined ? defaultBaselineUs(fault, v.traceOriginPs) : windowUs(e.raw.baseline as string, v);
+  const what = `the goodput of the ${selection(e)} is back above ${round(fraction * 100)} % of its pre-fault rate within ${timeUnit(maxPs)} of fault ${fault.index} (${fault.kind} ${fault.target}) ${from === 'end' ? 'ending' : from === 'containment' ? 'being contained' : 'ending or being contained'}`;
+  const fail = (measured: string, margin: string) => outcome(e, v.name, what, false, measured, `≤ ${timeUnit(maxPs)}`, margin, null);
+  if (flows.length === 0) return fail('no such flow in rates.csv', 'nothing measured');
+  const baseline = b - a <= 0 ? 0 : goodputOver(flows, a, b);
+  if (baseline === 0) return fail(`no goodput before the fault (${timeUnit(a * PS_PER_US + v.traceOriginPs)}–${timeUnit(b * PS_PER_US + v.traceOriginPs)})`, 'no pre-fault rate to recover to');
+  const start = recoveryStart(fault, firstDetection(v.tables, v.traceOriginPs, fault.atPs), from);
+  if (start === null) return fail(`the fault ${from === 'containment' ? 'was never contained' : from === 'end' ? 'has no end (no `for`)' : 'has no end (no `for`) and was never contained'}`, 'nothing to recover from');
+  const back = backAbove(flows, (start.atPs - v.traceOriginPs) / PS_PER_US, fraction * baseline);
+  const note = ` (from its ${start.what} at ${timeUnit(start.atPs)}; pre-fault ${rateUnit(baseline)}, ${flows.length} flow${flows.length === 1 ? '' : 's'})`;
+  if (back === null) return fail(`not back by the end${note}`, 'never recovered');
+  return bound(e, v, what, back * PS_PER_US + v.traceOriginPs - start.atPs, { max: maxPs }, timeUnit, note);
+}
+
+/** A value the apps reported (`rdma.report`), or that every app finished. */
+function appResult(e: Expectation, v: VariantData): ExpectationOutcome {
+  const node = e.raw.node as string | undefined;
+  const apps = (v.result.nodes ?? []).flatMap((n) => (n.app === undefined ? [] : [n.app])).filter((a) => node === undefined || a.node === node);
+  const where = node === undefined ? 'every app' : `the app on ${node}`;
+  if (e.raw.finished === true) {
+    const unfinished = apps.filter((a) => a.status !== 'finished');
+    const what = `${where} finished`;
+    if (apps.length === 0) return outcome(e, v.name, what, false, 'no app ran', 'finished', 'nothing measured', null);
+    const measured = unfinished.length === 0 ? `${apps.length} of ${apps.length} finished` : `${apps.length - unfinished.length} of ${apps.length} finished; ${unfinished.slice(0, 5).map((a) => `${a.node} ${a.status}${a.error ? ` (${a.error})` : ''}`).join(', ')}${unfinished.length > 5 ? ', …' : ''}`;
+    return outcome(e, v.name, what, unfinished.length === 0, measured, `${apps.length} of ${apps.length} finished`, unfinished.length === 0 ? 'all finished' : `${unfinished.length} did not`, apps.length - unfinished.length);
+  }
+  const key = e.raw.key as string;
+  const reported = apps.filter((a) => a.reports[key] !== undefined).map((a) => ({ node: a.node, value: a.reports[key]! }));
+  const bounds = [e.raw.value !== undefined ? `= ${JSON.stringify(e.raw.value)}` : '', e.raw.min !== undefined ? `≥ ${String(e.raw.min)}` : '', e.raw.max !== undefined ? `≤ ${String(e.raw.max)}` : ''].filter(Boolean).join(' and ');
+  const what = `${key} as ${node === undefined ? 'each app that reports it' : `the app on ${node}`} reported it ${bounds}`;
+  if (reported.length === 0) return outcome(e, v.name, what, false, `no app reported ${key}`, bounds, 'nothing measured', null);
+  const fits = (x: number | string | boolean) =>
+    (e.raw.value === undefined || x === e.raw.value) && (e.raw.min === undefined || (typeof x === 'number' && x >= (e.raw.min as number))) && (e.raw.max === undefined || (typeof x === 'number' && x <= (e.raw.max as number)));
+  const bad = reported.filter((r) => !fits(r.value));
+  const shown = (bad.length > 0 ? bad : reported).slice(0, 5).map((r) => `${JSON.stringify(r.value)} (${r.node})`).join(', ');
+  const worst = bad[0] ?? reported[0]!;
+  const target = typeof e.raw.value === 'number' ? (e.raw.value as number) : typeof e.raw.min === 'number' && typeof worst.value === 'number' && worst.value < (e.raw.min as number) ? (e.raw.min as number) : (e.raw.max as number | undefined);
+  const off = typeof worst.value === 'number' && typeof target === 'number' ? `${round(Math.abs(worst.value - target))} ${bad.length > 0 ? 'the wrong side' : 'from the bound'}` : bad.length > 0 ? 'differs' : 'equal';
+  const margin = bad.length === 0 ? (reported.length > 1 ? `all ${reported.length} hold; ${off}` : off) : `${bad.length} of ${reported.length} do not: ${off}`;
+  return outcome(e, v.name, what, bad.length === 0, `${shown}${reported.length > 5 ? ', …' : ''}`, bounds, margin, typeof worst.value === 'number' ? worst.value : null);
 }
 
 function watchdogDetected(e: Expectation, v: VariantData): ExpectationOutcome {

@@ -7,6 +7,7 @@
 export * from './report-model.js';
 export { acrossVariantData, acrossVariantPlots, drillPlots, fileStems, variantPlots, type AcrossVariantData, type DrillPlotInput, type RenderedPlot, type VariantPlotInput } from './plots.js';
 export { reportMarkdown } from './report-md.js';
+export { incidentText, variantFacts } from './report-text.js';
 export { reportHtml } from './report-html.js';
 export { TIMELINE_HEADER, timelineRow } from './report-text.js';
 export { variantIncident, podCables, TIMELINE_MAX_ROWS, type VariantIncident } from './variant-incident.js';
@@ -17,3 +18,4 @@ export * from './drill-schema.js';
 export * from './drill-file.js';
 export * from './expectations.js';
 export * from './metrics.js';
+export * from './incident.js';

@@ -7,7 +7,7 @@
 import type { RenderedPlot } from './plots.js';
 import type { DrillReport, ExpectationOutcome } from './report-model.js';
 import {
-  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, SUMMARY_HEADER, TIMELINE_HEADER, expectationRow, faultRow, ranRow, runFacts, summaryRow, timelineOmittedNote, timelineRow, verdict, verdictSummary, whereOf,
+  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, SUMMARY_HEADER, TIMELINE_HEADER, expectationRow, faultRow, ranRow, summaryRow, timelineOmittedNote, timelineRow, variantFacts, verdict, verdictSummary, whereOf,
 } from './report-text.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'";
@@ -58,7 +58,7 @@ export function reportHtml(report: DrillReport, plots: readonly RenderedPlot[]):
     }
     body.push('<h3>Faults</h3>', variant.faults.length === 0 ? '<p>None.</p>' : table(FAULT_HEADER, variant.faults.map(faultRow)));
     body.push('<h3>Expectations</h3>', variant.expectations.length === 0 ? '<p>None.</p>' : table(EXPECTATION_HEADER, variant.expectations.map(expectationRow), { result: 6 }));
-    const facts = runFacts(variant.run).map(([label, text]) => `<li>${esc(label)}: ${esc(text)}</li>`);
+    const facts = variantFacts(variant).map(([label, text]) => `<li>${esc(label)}: ${esc(text)}</li>`);
     body.push('<h3>Run</h3>', `<ul>${facts.join('')}<li>trace: <code>${esc(variant.traceDir)}</code></li></ul>`);
     if ((variant.files ?? []).length > 0) body.push('<h3>Files</h3>', `<ul class="files">${variant.files!.map((f) => `<li><a href="${esc(encodeURI(f))}">${esc(f)}</a></li>`).join('')}</ul>`);
     const rest = mine.filter((p) => !isTopology(p));

@@ -6,7 +6,7 @@
  */
 import type { DrillReport, ExpectationOutcome, PlotRef } from './report-model.js';
 import {
-  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, SUMMARY_HEADER, TIMELINE_HEADER, expectationRow, faultRow, ranRow, runFacts, summaryRow, timelineOmittedNote, timelineRow, verdict, verdictSummary, whereOf,
+  EXPECTATION_HEADER, FAULT_HEADER, RAN_HEADER, SUMMARY_HEADER, TIMELINE_HEADER, expectationRow, faultRow, ranRow, summaryRow, timelineOmittedNote, timelineRow, variantFacts, verdict, verdictSummary, whereOf,
 } from './report-text.js';
 
 /** The report as markdown; its plots are `report.plots`, as image links under their variant (or at the end). */
@@ -32,7 +32,7 @@ export function reportMarkdown(report: DrillReport): string {
     out.push('### Faults', '', ...(variant.faults.length === 0 ? ['None.'] : table(FAULT_HEADER, variant.faults.map(faultRow))), '');
     out.push('### Expectations', '');
     out.push(...(variant.expectations.length === 0 ? ['None.'] : table(EXPECTATION_HEADER, variant.expectations.map(expectationRow))), '');
-    out.push('### Run', '', ...runFacts(variant.run).map(([label, text]) => `- ${md(label)}: ${md(text)}`), `- trace: ${md(variant.traceDir)}`, '');
+    out.push('### Run', '', ...variantFacts(variant).map(([label, text]) => `- ${md(label)}: ${md(text)}`), `- trace: ${md(variant.traceDir)}`, '');
     if ((variant.files ?? []).length > 0) out.push('### Files', '', ...variant.files!.map((f) => `- [${md(f)}](${link(f)})`), '');
     const plots = report.plots.filter((p) => p.variant === variant.name);
     for (const p of plots) placed.add(p);

@@ -4,6 +4,8 @@
  * whether everything held. `report.json` is this object; `report.md` and `report.html` render it.
  */
 
+import type { IncidentFigures } from './incident.js';
+
 /** One expectation, evaluated for one variant (or across variants). */
 export interface ExpectationOutcome {
   /** Where it is in the drill file, e.g. `expect[2]`. */
@@ -22,6 +24,21 @@ export interface ExpectationOutcome {
   margin: string;
   /** The measured number in base units when there is one (ps, bytes, bit/s, ratio), for tools. */
   value: number | null;
+  /** Where the bound comes from (the drill's `why:`): the figure it cites, or why rocelab differs from it. */
+  why?: string;
+}
+
+/**
+ * The conservation audit of a run (issue 24): not an expectation, printed for every run, and a
+ * broken one fails the drill. `text`: `sent N = delivered D + dropped X + queued Q; 0 causality violations: holds`.
+ */
+export interface AuditOutcome {
+  pass: boolean;
+  conservation: boolean;
+  causalityViolations: number;
+  /** sent − delivered − dropped − queued: 0 when the audit holds. */
+  offBy: number;
+  text: string;
 }
 
 /** A fault as it applied in a run. */
@@ -66,7 +83,15 @@ export interface VariantOutcome {
   name: string;
   /** What the variant changes, and why its result is what it is (the drill file says). */
   description: string;
+  /** Its expectations held and its audit held. */
   pass: boolean;
+  audit: AuditOutcome;
+  /**
+   * Per fault: time to detect (to the first watchdog detection) and time to recover (from its
+   * end or containment until every flow that ran before it is back above 90 % of its pre-fault
+   * goodput), measured whether or not an expectation bounds them (`incident.ts`).
+   */
+  incidents: IncidentFigures[];
   run: VariantRun;
   faults: FaultOutcome[];
   expectations: ExpectationOutcome[];

@@ -3,6 +3,7 @@
  * faults, the expectations and the headline numbers of each run. The two renderers only add
  * their markup and escaping, so the two files cannot drift apart.
  */
+import type { IncidentFigures } from './incident.js';
 import type { DrillReport, ExpectationOutcome, FaultOutcome, TimelineRow, VariantOutcome, VariantRun } from './report-model.js';
 
 /** Every expectation of the report: each variant's, then those across variants. */
@@ -62,7 +63,27 @@ function drawnForm(form: unknown): string {
 }
 
 export const EXPECTATION_HEADER = ['id', 'kind', 'what must hold', 'measured', 'expected', 'margin', 'result'];
-export const expectationRow = (e: ExpectationOutcome): string[] => [e.id, e.kind, e.description, e.measured, e.expected, e.margin, e.pass ? 'PASS' : 'FAIL'];
+export const expectationRow = (e: ExpectationOutcome): string[] => [e.id, e.kind, e.why === undefined ? e.description : `${e.description} (why: ${e.why})`, e.measured, e.expected, e.margin, e.pass ? 'PASS' : 'FAIL'];
+
+/** A variant's facts: its audit, each fault's time to detect and to recover, then its run's headline numbers. */
+export function variantFacts(v: VariantOutcome): Array<[string, string]> {
+  return [['audit', v.audit.text], ...v.incidents.map((i): [string, string] => [`fault ${i.fault}`, incidentText(i)]), ...runFacts(v.run).filter(([label]) => label !== 'conservation')];
+}
+
+/** `nicPauseStorm h4 at 2.000 ms: detected 3.000 ms after it (tor2:p2 priority 3); recovered 1.020 ms after its containment (…)`. */
+export function incidentText(i: IncidentFigures): string {
+  const detect = i.timeToDetectNs === null ? 'no watchdog detected it' : `time to detect ${formatNs(i.timeToDetectNs)} (${i.detectedBy} at ${formatNs(i.detectedNs!)})`;
+  const back = i.flows.filter((f) => f.backNs !== null);
+  let recover: string;
+  if (i.recoveryFrom === null) recover = 'no time to recover: it has no end (no `for`) and no watchdog contained it';
+  else if (i.flows.length === 0) recover = `no time to recover: no flow ran before it (from its ${i.recoveryFrom} at ${formatNs(i.recoveryFromNs!)})`;
+  else if (i.timeToRecoverNs !== null) recover = `time to recover ${formatNs(i.timeToRecoverNs)} from its ${i.recoveryFrom} at ${formatNs(i.recoveryFromNs!)} (all ${i.flows.length} flows that ran before it back above 90 % of their pre-fault goodput)`;
+  else {
+    const missing = i.flows.filter((f) => f.backNs === null).map((f) => f.flow);
+    recover = `not recovered by the end: ${missing.slice(0, 4).join(', ')}${missing.length > 4 ? ', …' : ''} not back above 90 % of their pre-fault goodput (${back.length} of ${i.flows.length} flows back; from its ${i.recoveryFrom} at ${formatNs(i.recoveryFromNs!)})`;
+  }
+  return `${i.kind} ${i.target} at ${formatNs(i.atNs)}: ${detect}; ${recover}`;
+}
 
 /** The headline numbers of a run, as (label, text). */
 export function runFacts(run: VariantRun): Array<[string, string]> {

@@ -26,6 +26,11 @@ export function sampleExpectation(id: string, variant: string | null, pass: bool
 export function sampleVariant(name: string, pass: boolean, over: Partial<VariantOutcome> = {}): VariantOutcome {
   return {
     name, description: `what ${name} changes`, pass, run: sampleRun(),
+    audit: { pass: true, conservation: true, causalityViolations: 0, offBy: 0, text: 'sent 1000 = delivered 990 + dropped 7 + queued 3; 0 causality violations: holds' },
+    incidents: [{
+      fault: 0, kind: 'nicPauseStorm', target: 'h4', atNs: 200_000, detectedNs: 400_000, detectedBy: 'tor2:p2 priority 3', timeToDetectNs: 200_000,
+      recoveryFrom: 'containment', recoveryFromNs: 400_000, flows: [{ flow: 'h2 qp2 → h3', baselineGbps: 10, backNs: 420_000 }], timeToRecoverNs: 20_000,
+    }],
     faults: [{ id: 0, kind: 'nicPauseStorm', target: 'h4', atNs: 200_000, untilNs: 700_000, params: { priority: 3 }, source: 'drill' }],
     expectations: [sampleExpectation(`expect[0] ${name}`, name, true), sampleExpectation(`expect[1] ${name}`, name, pass)],
     traceDir: `trace/${name}`, ...over,

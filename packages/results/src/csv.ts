@@ -90,7 +90,7 @@ export class FieldReader {
   number(column: string, min = 0): number {
     const value = this.raw(column);
     const n = NUMBER.test(value) ? Number(value) : NaN;
-    if (!Number.isFinite(n) || n < min) this.fail(column, `a number ≥ ${min}`, value === '' ? 'an empty field' : JSON.stringify(value));
+    if (!Number.isFinite(n) || n < min) this.fail(column, min === -Infinity ? 'a number' : `a number ≥ ${min}`, value === '' ? 'an empty field' : JSON.stringify(value));
     return n;
   }
 

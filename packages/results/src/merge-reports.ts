@@ -29,6 +29,12 @@ const add = (x: number[], y: number[]) => x.map((v, i) => v + (y[i] ?? 0));
 /** The earlier of two times, -1 standing for "none". */
 const first = (x: number, y: number) => (x < 0 ? y : y < 0 ? x : Math.min(x, y));
 
+function addCounts(a: Partial<Record<DropReason, number>>, b: Partial<Record<DropReason, number>>): Partial<Record<DropReason, number>> {
+  const out: Partial<Record<DropReason, number>> = { ...a };
+  for (const [reason, n] of Object.entries(b) as Array<[DropReason, number]>) out[reason] = (out[reason] ?? 0) + n;
+  return out;
+}
+
 function mergePorts(a: PortReport, b: PortReport): PortReport {
   const dropped: Partial<Record<DropReason, number>> = { ...a.dropped };
   for (const [reason, n] of Object.entries(b.dropped) as Array<[DropReason, number]>) dropped[reason] = (dropped[reason] ?? 0) + n;
@@ -46,6 +52,7 @@ function mergePorts(a: PortReport, b: PortReport): PortReport {
     dropped,
     peakQueueBytes: Math.max(a.peakQueueBytes, b.peakQueueBytes),
     losslessDrops: a.losslessDrops + b.losslessDrops,
+    losslessDropped: addCounts(a.losslessDropped, b.losslessDropped),
     txBytes: a.txBytes + b.txBytes,
     rxBytes: a.rxBytes + b.rxBytes,
     ...(a.credit === undefined || b.credit === undefined

@@ -29,6 +29,13 @@ export interface PortReport {
   peakQueueBytes: number;
   /** Lossless frames dropped for lack of buffer arriving on this port (PFC failed to hold the sender back). */
   losslessDrops: number;
+  /**
+   * Frames of a lossless priority dropped at this port, by reason (issue 24): a switch's every
+   * drop decision (buffer, headroom_full, watchdog, flood_blocked, no_route, ttl, tagger), a
+   * NIC's receive buffer (buffer). The engine's drops (link_down, node_lost, loss, corrupt) are
+   * in `dropped` only.
+   */
+  losslessDropped: Partial<Record<DropReason, number>>;
   txBytes: number;
   rxBytes: number;
   /**
@@ -123,6 +130,7 @@ export function emptyPortReport(port: string): PortReport {
     dropped: {},
     peakQueueBytes: 0,
     losslessDrops: 0,
+    losslessDropped: {},
     txBytes: 0,
     rxBytes: 0,
   };

@@ -64,6 +64,7 @@ const portReport = closed(
     dropped: counts,
     peakQueueBytes: num,
     losslessDrops: num,
+    losslessDropped: counts,
     txBytes: num,
     rxBytes: num,
   },

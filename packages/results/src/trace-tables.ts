@@ -54,11 +54,13 @@ const queueRow: Parse<QueueRow> = (r, run) => ({
   paused: r.flag('paused'), pausing: r.flag('pausing'), ecnMarks: r.integer('ecn_marks'), txPackets: r.integer('tx_packets'),
 });
 const probeRow: Parse<ProbeRow> = (r, run) => ({ run, timeUs: r.number('time_us'), from: r.text('from'), to: r.text('to'), rttUs: r.optionalNumber('rtt_us') });
+// Times count from the first message's post; a fault or a PAUSE may come before it (a packet
+// event armed at 0 for a flow that starts at 10 µs is at -10 µs), so these two may be negative.
 const eventRow: Parse<EventRow> = (r, run) => ({
-  run, timeUs: r.number('time_us'), node: r.text('node'), port: r.optionalText('port'), priority: r.optionalInteger('priority', 0, 7), event: r.text('event'), detail: r.optionalText('detail'),
+  run, timeUs: r.number('time_us', -Infinity), node: r.text('node'), port: r.optionalText('port'), priority: r.optionalInteger('priority', 0, 7), event: r.text('event'), detail: r.optionalText('detail'),
 });
 const pfcRow: Parse<PfcRow> = (r, run) => ({
-  run, timeUs: r.number('time_us'), node: r.text('node'), port: r.text('port'), priority: r.integer('priority', 0, 7),
+  run, timeUs: r.number('time_us', -Infinity), node: r.text('node'), port: r.text('port'), priority: r.integer('priority', 0, 7),
   event: r.oneOf('event', ['pause', 'resume'] as const), quanta: r.integer('quanta', 0, 0xffff), pauseUs: r.number('pause_us'),
 });
 const fctRow: Parse<FctRow> = (r, run) => ({

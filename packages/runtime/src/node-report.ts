@@ -23,9 +23,14 @@ export function nodeReport(engine: PodEngine, index: number, role: string): Node
     const stats = ctx.stats.ports[port]!;
     const tx = ctx.transmitters[port]!;
     const dropped: Partial<Record<DropReason, number>> = {};
+    const losslessDropped: Partial<Record<DropReason, number>> = {};
     DROP_REASONS.forEach((reason, r) => {
       if (stats.dropped[r]! > 0) dropped[reason] = stats.dropped[r]!;
+      const lossless = sw !== null ? sw.losslessDropped[port * DROP_REASONS.length + r]! : 0;
+      if (lossless > 0) losslessDropped[reason] = lossless;
     });
+    // A NIC drops a lossless frame only when its receive buffer is full (PFC failed to hold its ToR).
+    if (nic !== null && nic.stats.losslessDrops > 0) losslessDropped.buffer = nic.stats.losslessDrops;
     return {
       port: info.name,
       pfcSent: [...stats.pfcTx],
@@ -41,6 +46,7 @@ export function nodeReport(engine: PodEngine, index: number, role: string): Node
       dropped,
       peakQueueBytes: sw !== null ? Math.max(...PRIORITIES.map((p) => sw.peakQueueBytes(port, p))) : nic !== null ? nic.pfc.peakOccupancyBytes : 0,
       losslessDrops: sw !== null ? sw.losslessDrops[port]! : nic !== null ? nic.stats.losslessDrops : 0,
+      losslessDropped,
       txBytes: stats.txBytes,
       rxBytes: stats.rxBytes,
       ...(tx.credit === null ? {} : { credit: { waitPs: PRIORITIES.map((p) => tx.credit!.waitPs(p, now)), updatesSent: tx.credit.updatesSent, updatesReceived: tx.credit.updatesReceived } }),

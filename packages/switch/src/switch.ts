@@ -7,7 +7,7 @@
  * forwarded, held, or dropped with a reason.
  */
 import { FrameKind, PFC_PRIORITIES, cloneFrame, frameBytes, type ByteAccounting, type Frame } from '@rocelab/wire';
-import type { NodeContext, NodeModel, Rng } from '@rocelab/sim';
+import { DROP_REASONS, dropReasonIndex, type DropReason, type NodeContext, type NodeModel, type Rng } from '@rocelab/sim';
 import { Classifier } from './classifier.js';
 import { markingQueues, shouldMark, type EcnConfig } from './ecn.js';
 import { ecmpConfigOf, Forwarding, NO_ROUTE, type Route } from './forwarding.js';
@@ -80,6 +80,12 @@ export class Switch implements NodeModel<null, SwitchFault> {
   readonly floodCopies: Float64Array;
   /** Per ingress port: packets of a lossless group the buffer could not take (`buffer`, `headroom_full`): PFC failed to protect them. */
   readonly losslessDrops: Float64Array;
+  /**
+   * Per (port, drop reason): frames of a lossless priority this switch dropped, for any reason
+   * (issue 24: `noLosslessDrops` passed while the watchdog dropped thousands), at the port the
+   * drop is counted at (`port * DROP_REASONS.length + dropReasonIndex(reason)`).
+   */
+  readonly losslessDropped: Float64Array;
   private held = 0;
   /** Tagger, when on; with it, per priority the tag it carries (0: not a tag's priority) and the DSCP a re-tag writes for it. */
   readonly tagger: Tagger | null;
@@ -122,6 +128,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
     this.ecnMarked = new Float64Array(ports * PFC_PRIORITIES);
     this.floodCopies = new Float64Array(ports);
     this.losslessDrops = new Float64Array(ports);
+    this.losslessDropped = new Float64Array(ports * DROP_REASONS.length);
     this.tagOfPriority = new Uint8Array(PFC_PRIORITIES);
     this.dscpOfPriority = new Uint8Array(PFC_PRIORITIES);
     this.hostPort = new Uint8Array(ports);
@@ -138,21 +145,26 @@ export class Switch implements NodeModel<null, SwitchFault> {
     }
   }
 
+  /** Every drop of this switch: counted by reason when the frame's priority is lossless here. */
+  private drop(frame: Frame, reason: DropReason, port: number): void {
+    if (this.classifier.isLossless(this.classifier.priority(frame))) this.losslessDropped[port * DROP_REASONS.length + dropReasonIndex(reason)]!++;
+    this.ctx.drop(frame, reason, port);
+  }
+
   /** A frame's priority here: its queue, group, and lane on a credit link. */
   priorityOf(frame: Frame): number {
     return this.classifier.priority(frame);
   }
 
   onFrame(nowPs: number, inPort: number, frame: Frame): void {
-    const ctx = this.ctx;
     this.l2.learn(nowPs, frame.srcMac, inPort);
-    if (frame.ttl <= 1) return ctx.drop(frame, 'ttl', inPort);
+    if (frame.ttl <= 1) return this.drop(frame, 'ttl', inPort);
     const pg = this.classifier.priority(frame);
-    if (this.watchdogs[inPort]![pg]?.dropping) return ctx.drop(frame, 'watchdog', inPort);
+    if (this.watchdogs[inPort]![pg]?.dropping) return this.drop(frame, 'watchdog', inPort);
     const host = this.local.get(frame.dstIp);
     if (host === undefined) {
       const out = this.forwarding.egressPort(frame.srcIp, frame.dstIp, frame.udpSrcPort);
-      if (out === NO_ROUTE) return ctx.drop(frame, 'no_route', inPort);
+      if (out === NO_ROUTE) return this.drop(frame, 'no_route', inPort);
       return this.enqueue(nowPs, inPort, pg, out, frame, this.config.peerMacs[out]!);
     }
     const decision = this.l2.lookup(nowPs, frame.dstIp, this.classifier.isLossless(pg));
@@ -160,9 +172,9 @@ export class Switch implements NodeModel<null, SwitchFault> {
       case 'unicast':
         return this.enqueue(nowPs, inPort, pg, decision.port, frame, host.mac);
       case 'noArp':
-        return ctx.drop(frame, 'no_route', inPort);
+        return this.drop(frame, 'no_route', inPort);
       case 'floodBlocked':
-        return ctx.drop(frame, 'flood_blocked', inPort);
+        return this.drop(frame, 'flood_blocked', inPort);
       case 'flood':
         return this.flood(nowPs, inPort, pg, frame, host.mac);
     }
@@ -181,7 +193,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
       first = false;
       this.enqueue(nowPs, inPort, pg, port, copy, dstMac);
     }
-    if (first) this.ctx.drop(frame, 'no_route', inPort); // a switch with a single port has nowhere to flood
+    if (first) this.drop(frame, 'no_route', inPort); // a switch with a single port has nowhere to flood
   }
 
   private enqueue(nowPs: number, inPort: number, pg: number, outPort: number, frame: Frame, dstMac: number): void {
@@ -190,17 +202,17 @@ export class Switch implements NodeModel<null, SwitchFault> {
     if (this.tagger !== null && this.tagOfPriority[pg] !== 0) {
       // Tagger: a ToR tags what its hosts send (tag 1); a bounce against up-down takes the next tag.
       const v = this.tagger.retag(this.hostPort[inPort] === 1 ? 0 : this.tagOfPriority[pg]!, inPort, outPort);
-      if ('drop' in v) return ctx.drop(frame, 'tagger', inPort);
+      if ('drop' in v) return this.drop(frame, 'tagger', inPort);
       queue = v.priority;
       // Each flood copy is re-tagged for its own egress, so the DSCP is written whatever it was.
       frame.dscp = queue === pg && this.classifier.priority(frame) === pg ? frame.dscp : this.dscpOfPriority[queue]!;
     }
-    if (this.watchdogs[outPort]![queue]?.dropping) return ctx.drop(frame, 'watchdog', outPort);
+    if (this.watchdogs[outPort]![queue]?.dropping) return this.drop(frame, 'watchdog', outPort);
     const bytes = frameBytes(frame, this.config.accounting);
     const verdict = this.mmu.admit(inPort, pg, outPort, queue, bytes);
     if (verdict !== 'admitted') {
       if (this.mmu.isLossless(inPort, pg)) this.losslessDrops[inPort]!++;
-      return ctx.drop(frame, verdict, inPort);
+      return this.drop(frame, verdict, inPort);
     }
     frame.ttl--;
     frame.srcMac = this.config.mac;
@@ -372,7 +384,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
       const pg = tag & PG_MASK;
       this.held--;
       this.mmu.release(inPort, pg, port, queue, sizeBytes);
-      this.ctx.drop(frame, 'watchdog', port);
+      this.drop(frame, 'watchdog', port);
       if (this.pfc.pausing(inPort, pg) && this.mmu.shouldResume(inPort, pg)) this.pfc.xon(nowPs, inPort, pg);
     }
   }

@@ -14,10 +14,13 @@ import { stringify } from 'yaml';
 import {
   acrossVariantData,
   acrossVariantPlots,
+  audit,
   DrillError,
   drillName,
   evaluateVariant,
   fileStems,
+  incidentFigures,
+  incidentText,
   isAcrossVariants,
   loadDrill,
   ratioOperand,
@@ -124,7 +127,8 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     const { result, data } = await runVariant(drill, variant, out, options);
     const outcomes = evaluateVariant(expectations, data);
     for (const e of across) if (e.raw.variantA === variant.name || e.raw.variantB === variant.name) operands.get(e)!.set(variant.name, ratioOperand(e, data));
-    const entry = variantOutcome(variant, result, outcomes);
+    const entry = { ...variantOutcome(variant, result, outcomes), audit: audit(data), incidents: incidentFigures(data.pod.faults, data.tables, data.traceOriginPs) };
+    entry.pass = entry.pass && entry.audit.pass;
     // Who paused whom, what happened on each link, and the files to open (issue 24).
     const incident = variantIncident(data, result.nodes);
     Object.assign(entry, { timeline: incident.timeline, timelineOmitted: incident.timelineOmitted, links: incident.links, files: variantFiles(out, variant.name) });
@@ -163,8 +167,8 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
   return report;
 }
 
-/** The report's account of one variant: its run's headline figures, its faults, its expectations. */
-function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[]): VariantOutcome {
+/** The report's account of one variant: its run's headline figures, its faults, its expectations (its audit and incident figures are added by the caller). */
+function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[]): Omit<VariantOutcome, 'audit' | 'incidents'> {
   return {
     name: variant.name,
     description: variant.description,
@@ -231,8 +235,14 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
  * containers mount this directory, not the drill's).
  */
 function podYaml(drill: Drill, variant: DrillVariant, dir: string): string {
-  const topology = JSON.parse(JSON.stringify(variant.topology)) as { workloads?: Array<Record<string, unknown>> };
+  const topology = JSON.parse(JSON.stringify(variant.topology)) as { workloads?: Array<Record<string, unknown>>; nodes?: Array<{ app?: { module?: unknown } }> };
   const from = dirname(variant.pod.file);
+  // An app module is named relative to its topology file, which is not beside pod.yaml: it is
+  // written as an absolute path, so that the bundler still finds the modules it imports (issue 24:
+  // a drill of examples/rdma-hello/pod.yaml could not run its apps).
+  for (const n of topology.nodes ?? []) {
+    if (typeof n.app?.module === 'string' && !isAbsolute(n.app.module)) n.app.module = join(from, n.app.module);
+  }
   for (const w of topology.workloads ?? []) {
     const sizes = w.sizes as { cdf?: string } | undefined;
     if (typeof sizes?.cdf !== 'string') continue;
@@ -296,6 +306,10 @@ function reportText(report: DrillReport, out: string): string {
     `${' '.repeat(width + 8)}measured ${o.measured}; expected ${o.expected}; ${o.margin}`,
   ]);
   const ms = (ns: number) => `${(ns / 1e6).toFixed(3)} ms`;
+  // The audit of every run, and each fault's time to detect and to recover: printed whatever the expectations say (issue 24).
+  const audits = report.variants.map((v) => `${v.audit.pass ? 'audit' : 'AUDIT'} ${v.name}: ${v.audit.text}`);
+  const incidents = report.variants.flatMap((v) => v.incidents.map((i) => `incident ${v.name}: fault ${i.fault} ${incidentText(i)}`));
+  const brokenAudits = report.variants.filter((v) => !v.audit.pass).map((v) => v.name);
   // What the random forms drew (from the drill's seed): the same in every mode, and usually in every variant.
   const drawn = new Set(report.variants.flatMap((v) => v.faults.filter((f) => f.drawnFrom !== undefined).map((f) => `drawn: fault ${f.id} ${f.kind} ${f.target} at ${ms(f.atNs)}${f.untilNs === null ? '' : ` until ${ms(f.untilNs)}`}`)));
   // Who paused whom, per variant: the report's timeline rows, padded as `rocelab run` pads its tables.
@@ -311,7 +325,9 @@ function reportText(report: DrillReport, out: string): string {
     ...drawn,
     ...timelines,
     ...lines,
-    `${report.pass ? 'PASS' : 'FAIL'}: ${all.length - failed.length} of ${all.length} expectations hold${failed.length ? `; failing: ${failed.map((o) => `${o.id}${o.variant ? ` (${o.variant})` : ''}`).join(', ')}` : ''}`,
+    ...incidents,
+    ...audits,
+    `${report.pass ? 'PASS' : 'FAIL'}: ${all.length - failed.length} of ${all.length} expectations hold${failed.length ? `; failing: ${failed.map((o) => `${o.id}${o.variant ? ` (${o.variant})` : ''}`).join(', ')}` : ''}${brokenAudits.length > 0 ? `; the audit of ${brokenAudits.join(', ')} is broken` : ''}`,
     `report: ${join(out, 'report.md')} (and report.html, report.json, the plots)`,
     '',
   ].join('\n');
