@@ -17,6 +17,7 @@ const commands = {
   down: () => import('./down.js'),
   drill: () => import('./drill.js'),
   fault: () => import('./fault.js'),
+  faultExport: () => import('./fault-export.js'),
   k8s: () => import('./k8s.js'),
   stack: () => import('./stack.js'),
   progress: () => import('./progress.js'),
@@ -289,6 +290,15 @@ fault
   .option('--json', "print the controller's JSON")
   .action(async (id: string | undefined, o: { controller: string; token?: string; json?: boolean }) => {
     process.exitCode = await (await commands.fault()).faultClearCommand(id, { controller: o.controller, token: o.token ?? null, json: o.json === true });
+  });
+
+fault
+  .command('export')
+  .description("a live session's fault log (rocelab up --fault-log) as a drill on stdout: the faults as they applied (a cleared fault gets for), expectations drafted from what the session did, commented as drafts to edit. It runs the pod again in this process, from the log's seed, to draft them (deterministic: the session's trace hash, checked); rocelab drill run of the drill gives that hash")
+  .argument('<log>', 'the fault log (rocelab up --fault-log FILE)')
+  .requiredOption('--topology <file>', "the session's topology file (named in the drill relative to where stdout goes)")
+  .action(async (log: string, o: { topology: string }) => {
+    process.exitCode = await (await commands.faultExport()).faultExportCommand(log, { topology: o.topology });
   });
 
 const drill = program.command('drill').description('fault-injection drills: run one and get a report, or list the built-in ones');

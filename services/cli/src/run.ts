@@ -218,7 +218,7 @@ function checkPcapPorts(pod: PodSpec, ports: readonly string[] | null): void {
  * The live faults and clears of a fault log, checked against the pod: a log of another pod or
  * seed, or a fault that does not fit, is refused before the run starts.
  */
-function readFaultLog(path: string, pod: PodSpec, seed: number): FaultLogEntry[] {
+export function readFaultLog(path: string, pod: PodSpec, seed: number): FaultLogEntry[] {
   let data: unknown;
   try {
     data = JSON.parse(readInputFile(path, 'fault log')) as unknown;
