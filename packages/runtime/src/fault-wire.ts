@@ -162,3 +162,21 @@ function resolveWire(raw: RawFault, kind: string, id: number, atPs: number, pod:
   if (spec === null) throw new WireFaultError(`fault ${id} (${kind}) does not fit pod ${pod.name}: ${problems.list.map((p) => `${p.path}: expected ${p.expected}, got ${p.actual}`).join('; ')}`);
   return spec;
 }
+
+/**
+ * A log's records numbered from `first` on when they start below it (`rocelab drill run --faults`:
+ * a drill's variant may have more faults of its own than the session's pod had, and two faults
+ * must never share the numbers their events are ordered by); a clear keeps naming its fault. The
+ * order and the times stay as they are.
+ */
+export function renumberFrom(entries: readonly FaultLogEntry[], first: number): FaultLogEntry[] {
+  const lowest = Math.min(...entries.map((e) => (e.kind === CLEAR_KIND ? Infinity : e.id)));
+  const shift = Number.isFinite(lowest) && lowest < first ? first - lowest : 0;
+  if (shift === 0) return [...entries];
+  return entries.map((e) => {
+    const { clears } = faultPayload(e);
+    if (clears === null) return { ...e, id: e.id + shift };
+    const spec = JSON.parse(e.spec) as Record<string, unknown>;
+    return { ...e, id: e.id + shift, spec: JSON.stringify({ ...spec, clears: clears.fault + shift }) };
+  });
+}
