@@ -43,7 +43,7 @@ async function until(base: string, ids: number[], state: string): Promise<FaultV
   return assert.fail(`faults ${ids.join(', ')} never all ${state}: ${JSON.stringify(faults)}`);
 }
 
-test('a live session on rocelab up with two faults injected and cleared, exported as a drill, runs again with the session’s trace hash', { timeout: 900_000 }, async () => {
+test('a live session on rocelab up with two faults injected and cleared, exported as a drill, runs again with the session’s trace hash', { timeout: 1_800_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'rocelab-live2drill-'));
   const log = join(dir, 'faults.json');
   const env = { ...process.env, ROCELAB_POD_TOKEN: TOKEN, ROCELAB_STATE_DIR: mkdtempSync(join(tmpdir(), 'rocelab-state-')), ROCELAB_CONTROLLER: '' };

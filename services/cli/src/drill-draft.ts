@@ -130,7 +130,7 @@ export function draftDrill(input: DraftInput): Draft {
     const item: Record<string, unknown> = { at: exactDuration(f.atPs), kind, ...rest };
     if (f.clearedAtPs !== null) item.for = exactDuration(f.clearedAtPs - f.atPs);
     else if (ownFor !== undefined) item.for = ownFor;
-    const note = f.clearedAtPs !== null ? `cleared at ${exactDuration(f.clearedAtPs)}` : ownFor !== undefined ? 'ended by its own for' : 'never cleared';
+    const note = `at ${us(f.atPs)}, ${f.clearedAtPs !== null ? `cleared at ${us(f.clearedAtPs)}` : ownFor !== undefined ? 'ended by its own for' : 'never cleared'}`;
     lines.push(`  # session fault ${f.id}: ${note}`, `  - ${flow(item)}`);
   }
   const expect = input.observed === null ? [] : draftExpectations(faults, durationPs, input.pod, input.observed);
@@ -161,7 +161,9 @@ export function draftExpectations(faults: readonly AppliedFault[], durationPs: n
     const ownEndPs = f.clearedAtPs === null && typeof f.item.for === 'string' ? f.atPs + parseDuration(f.item.for) : null;
     const endPs = Math.min(f.clearedAtPs ?? ownEndPs ?? durationPs, durationPs);
     if (endPs <= f.atPs) continue;
-    const label = `fault ${f.id} (${String(f.item.kind)})`;
+    // Faults in force at once share what the traces show: the draft says so, the user tells them apart.
+    const overlapping = faults.filter((g) => g !== f && g.atPs < endPs && (g.clearedAtPs ?? durationPs) > f.atPs).map((g) => g.id);
+    const label = `fault ${f.id} (${String(f.item.kind)}${overlapping.length === 0 ? '' : `; fault${overlapping.length === 1 ? '' : 's'} ${overlapping.join(', ')} in force too`})`;
     const window = `${us(f.atPs)}-${us(endPs)}`;
     const pauses = o.pfc.filter((r) => r.event === 'pause' && abs(r.timeUs) >= f.atPs && abs(r.timeUs) < endPs);
     const firstPause = pauses[0];
