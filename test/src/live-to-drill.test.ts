@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -112,4 +112,52 @@ test('a live session on rocelab up with two faults injected and cleared, exporte
   assert.equal(report.variants[0]!.run.virtualNs, written.virtualNs);
   assert.equal(report.variants[0]!.run.traceHash, written.traceHash, 'the drill is the live session');
   assert.equal(run.status, 0, `every draft holds:\n${run.stdout.slice(0, 3000)}`);
+});
+
+test('a fault log exported and replayed into a drill (rocelab drill run --faults): the session’s hash; a log of another seed refused', { timeout: 600_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-replay-drill-'));
+  const raw = (kind: string, key: string, target: string, extra: Record<string, unknown> = {}) => ({ kind, [key]: target, ...extra });
+  const storm = raw('nicPauseStorm', 'node', 'h4');
+  const loss = raw('loss', 'link', 'h1:p0', { rate: 0.5 });
+  const log = {
+    pod: 'tree',
+    seed: 7,
+    virtualNs: 1_000_000,
+    faults: [
+      { id: 0, atPs: 100e6, kind: 'nicPauseStorm', target: 'h4', spec: JSON.stringify(storm), source: 'live' },
+      { id: 1, atPs: 150e6, kind: 'loss', target: 'h1:p0', spec: JSON.stringify(loss), source: 'live' },
+      { id: 0, atPs: 300e6, kind: 'clear', target: 'h4', spec: JSON.stringify({ clears: 0, at: 100e6, raw: storm }), source: 'live' },
+      { id: 1, atPs: 400e6, kind: 'clear', target: 'h1:p0', spec: JSON.stringify({ clears: 1, at: 150e6, raw: loss }), source: 'live' },
+    ],
+  };
+  const logFile = join(dir, 'faults.json');
+  writeFileSync(logFile, JSON.stringify(log));
+  const replay = cli(['run', 'test/fixtures/tree.yaml', '--duration', '1ms', '--faults', logFile, '--json']);
+  assert.equal(replay.status, 0, replay.stderr);
+  const hash = replay.json!.traceHash as string;
+
+  // Exported (no trace hash in this log: nothing to check it against) and run as a drill.
+  const drillFile = join(dir, 'session.yaml');
+  const fd = openSync(drillFile, 'w');
+  const exported = spawnSync(process.execPath, [CLI, 'fault', 'export', logFile, '--topology', 'test/fixtures/tree.yaml'], { cwd: ROOT, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', timeout: 300_000 });
+  closeSync(fd);
+  assert.equal(exported.status, 0, exported.stderr);
+  assert.match(readFileSync(drillFile, 'utf8'), /^ {2}- \{at: "100us", kind: "nicPauseStorm", node: "h4", for: "200us"\}$/m);
+  const asDrill = cli(['drill', 'run', drillFile, '--out', join(dir, 'a'), '--json']);
+  assert.equal(asDrill.status, 0, asDrill.stdout.slice(0, 2000));
+  assert.equal((JSON.parse(asDrill.stdout) as { variants: Array<{ run: { traceHash: string } }> }).variants[0]!.run.traceHash, hash);
+
+  // The same log replayed into a drill of the same pod without faults of its own.
+  const plain = join(dir, 'plain.yaml');
+  writeFileSync(plain, `title: replay\ntopology: ${join(ROOT, 'test/fixtures/tree.yaml')}\nsource: a test\nduration: 1ms\nexpect:\n  - {kind: deadlock, expected: false}\n`);
+  const replayed = cli(['drill', 'run', plain, '--faults', logFile, '--out', join(dir, 'b'), '--json']);
+  assert.equal(replayed.status, 0, replayed.stderr);
+  const variant = (JSON.parse(replayed.stdout) as { variants: Array<{ run: { traceHash: string }; faults: Array<{ id: number; source: string; untilNs: number | null }> }> }).variants[0]!;
+  assert.equal(variant.run.traceHash, hash);
+  assert.deepEqual(variant.faults.map((f) => [f.id, f.source, f.untilNs]), [[0, 'live', 300_000], [1, 'live', 400_000]]);
+
+  writeFileSync(logFile, JSON.stringify({ ...log, seed: 3 }));
+  const refused = cli(['drill', 'run', plain, '--faults', logFile, '--out', join(dir, 'c')]);
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /^rocelab drill: --faults \S+: a log of seed 3; this run has seed 7 \(seed: 3 in the drill replays it\) \(variant default\)$/m);
 });

@@ -51,6 +51,7 @@ export interface DraftInput {
 /** One live fault as it applied: its record, its item as drawn, and its end (a clear, or its own `for`). */
 export interface AppliedFault {
   id: number;
+  target: string;
   item: Record<string, unknown>;
   atPs: number;
   /** When a clear ended it; null: not cleared. */
@@ -68,7 +69,12 @@ export function appliedFaults(log: readonly FaultLogEntry[]): AppliedFault[] {
   return live
     .filter((e) => e.kind !== CLEAR_KIND)
     .sort((a, b) => a.id - b.id)
-    .map((e) => ({ id: e.id, item: { ...faultPayload(e).item }, atPs: e.atPs, clearedAtPs: cleared.get(e.id) ?? null }));
+    .map((e) => ({ id: e.id, target: e.target, item: { ...faultPayload(e).item }, atPs: e.atPs, clearedAtPs: cleared.get(e.id) ?? null }));
+}
+
+/** When an applied fault ended: its clear, else its own `for`; null: it never did. */
+export function appliedEndPs(f: AppliedFault): number | null {
+  return f.clearedAtPs ?? (typeof f.item.for === 'string' ? f.atPs + parseDuration(f.item.for) : null);
 }
 
 /** `ps` exactly, in the largest unit that holds it whole (a drill's times must be the session's to the ps). */
@@ -158,8 +164,7 @@ export function draftExpectations(faults: readonly AppliedFault[], durationPs: n
   const out: Drafted[] = [];
   const abs = (timeUs: number) => Math.round(timeUs * 1e6) + o.originPs;
   for (const f of faults) {
-    const ownEndPs = f.clearedAtPs === null && typeof f.item.for === 'string' ? f.atPs + parseDuration(f.item.for) : null;
-    const endPs = Math.min(f.clearedAtPs ?? ownEndPs ?? durationPs, durationPs);
+    const endPs = Math.min(appliedEndPs(f) ?? durationPs, durationPs);
     if (endPs <= f.atPs) continue;
     // Faults in force at once share what the traces show: the draft says so, the user tells them apart.
     const overlapping = faults.filter((g) => g !== f && g.atPs < endPs && (g.clearedAtPs ?? durationPs) > f.atPs).map((g) => g.id);

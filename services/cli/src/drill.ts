@@ -41,6 +41,7 @@ import { parseTraceFile, TRACE_FILE_NAMES, type TraceFileName, type TraceTables 
 import { APP_FAILED_EXIT, DEFAULT_TRACE_SETTINGS, failedApps, podContext, prepareRunFiles, renumberFrom, RunFilesError, type FaultLogEntry, type RunResult } from '@rocelab/runtime';
 import { declareAppRegions, InputFileError, loadTopologyFile, MAX_TRACE_FILE_BYTES, readInputFile, TopologyError } from '@rocelab/topology';
 import { DockerRunError } from '@rocelab/deploy';
+import { appliedEndPs, appliedFaults } from './drill-draft.js';
 import { executeRun, readFaultLog, RunOptionError } from './run.js';
 import { table } from './result-text.js';
 
@@ -132,7 +133,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     const { result, data } = await runVariant(drill, variant, out, options, options.replays?.get(variant.name) ?? []);
     const outcomes = evaluateVariant(expectations, data);
     for (const e of across) if (e.raw.variantA === variant.name || e.raw.variantB === variant.name) operands.get(e)!.set(variant.name, ratioOperand(e, data));
-    const entry = variantOutcome(variant, result, outcomes);
+    const entry = variantOutcome(variant, result, outcomes, options.replays?.get(variant.name) ?? []);
     reported.push(entry);
     const traceOriginUs = data.traceOriginPs / 1e6;
     for (const p of await variantPlots({ variant: entry, stem: stems.get(variant.name)!, tables: data.tables, endUs: (drill.durationPs - data.traceOriginPs) / 1e6, traceOriginUs })) {
@@ -166,7 +167,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
 }
 
 /** The report's account of one variant: its run's headline figures, its faults, its expectations. */
-function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[]): VariantOutcome {
+function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[], replayed: readonly FaultLogEntry[]): VariantOutcome {
   return {
     name: variant.name,
     description: variant.description,
@@ -188,7 +189,7 @@ function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: Expe
       probes: { sent: result.probes.sent, lost: result.probes.lost, p50Ns: result.probes.p50Ns, p99Ns: result.probes.p99Ns },
       failedApps: failedApps(result).map((a) => a.error ?? `app ${a.module} on ${a.node} failed`),
     },
-    faults: faultsOf(variant),
+    faults: [...faultsOf(variant), ...replayedFaults(replayed)],
     expectations: outcomes,
     traceDir: `${variant.name}/trace`,
   };
@@ -253,6 +254,15 @@ function readTables(dir: string): TraceTables {
     (tables as Record<TraceFileName, unknown>)[name] = parseTraceFile({ name, path, text: readInputFile(path, 'trace file', MAX_TRACE_FILE_BYTES) }).rows;
   }
   return tables;
+}
+
+/** A session's faults replayed (`--faults LOG`), each clear folded into its fault's end. */
+function replayedFaults(log: readonly FaultLogEntry[]): FaultOutcome[] {
+  return appliedFaults(log).map((f) => {
+    const { at: _at, for: _for, kind, ...params } = f.item;
+    const end = appliedEndPs(f);
+    return { id: f.id, kind: String(kind), target: f.target, atNs: f.atPs / 1000, untilNs: end === null ? null : end / 1000, params, source: 'live' };
+  });
 }
 
 function faultsOf(variant: DrillVariant): FaultOutcome[] {
