@@ -254,14 +254,17 @@ function buildVariant(
     for (const p of err.problems) problems.push(relocate(p, origins, base.file, label));
     return { name: v.name, description: v.description ?? '', topology, pod: null as unknown as PodSpec, topologyFaults: 0 };
   }
+  const topologyFaults = (base.data.faults ?? []).length;
   for (const f of pod.faults) {
-    if (f.atPs >= durationPs) {
+    // The topology file's own faults after the end simply never apply, as in `rocelab run` (a
+    // session exported as a drill keeps them, so its faults keep their numbers); the drill's must come before it.
+    if (f.atPs >= durationPs && f.index >= topologyFaults) {
       const origin = origins.faults[f.index]!;
       const drawn = f.drawnFrom?.at === undefined ? '' : ` (drawn from ${JSON.stringify(f.drawnFrom.at)}, seed ${pod.seed})`;
       problems.push({ file: origin.file, code: 'value', path: `${origin.path}.at`, expected: `a time before the end of the drill (${raw.duration})`, actual: `${JSON.stringify(f.raw.at)}${drawn}` });
     }
   }
-  return { name: v.name, description: v.description ?? '', topology, pod, topologyFaults: (base.data.faults ?? []).length };
+  return { name: v.name, description: v.description ?? '', topology, pod, topologyFaults };
 }
 
 /** A merged topology's problem, named where it was written: a drill's workload or fault, or the variant. */

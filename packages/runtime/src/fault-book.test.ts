@@ -45,14 +45,16 @@ test('a fault in the past, of an unknown kind or on the wrong target is refused 
 
 test('a recorded fault is scheduled, then active, then cleared by a clear record at the stamp', () => {
   const b = book();
-  const loss = b.prepare({ kind: 'loss', link: 'h1:p0', rate: 0.5, at: '+10us', for: '1ms' }, 20 * US);
+  const loss = b.prepare({ kind: 'loss', link: 'h1:p0', rate: 0.5, at: '+10us' }, 20 * US);
   b.record(loss);
   assert.equal(b.view(25 * US).find((v) => v.id === loss.id)!.state, 'scheduled');
   assert.equal(b.view(30 * US).find((v) => v.id === loss.id)!.state, 'active');
   const clear = b.clearOf(loss.id, 50 * US);
   assert.equal(clear.kind, CLEAR_KIND);
   assert.equal(clear.atPs, 50 * US);
+  assert.equal(clear.id, loss.id, 'a clear is numbered as the fault it ends');
   b.record(clear);
+  assert.equal(b.next, loss.id + 1, 'and takes no number of its own');
   const view = b.view(60 * US).find((v) => v.id === loss.id)!;
   assert.equal(view.state, 'cleared');
   assert.equal(view.untilNs, 50_000);
@@ -66,6 +68,11 @@ test('clearing refuses an unknown fault, one already over, and one with nothing 
   const short = b.prepare({ kind: 'loss', link: 'h1:p0', rate: 0.5, for: '10us' }, 0);
   b.record(short);
   refused(() => b.clearOf(short.id, 20 * US), 409, /already ended at 10 µs/);
+  // Its own end is scheduled on the nodes already: a clear would end it twice.
+  const bounded = b.prepare({ kind: 'loss', link: 'h1:p0', rate: 0.5, for: '1ms' }, 30 * US);
+  b.record(bounded);
+  refused(() => b.clearOf(bounded.id, 40 * US), 409, /ends by itself at 1030 µs \(its for\): only a fault without for can be cleared/);
+  refused(() => b.open(99), 404, /no fault 99/);
   const flush = b.prepare({ kind: 'macFlush', node: 'sw1' }, 0);
   b.record(flush);
   refused(() => b.clearOf(flush.id, 5 * US), 409, /\(macFlush\) has nothing to undo/);

@@ -3,7 +3,7 @@
  * fault is checked against the pod like a file's, stamped with the start of the first lease not
  * yet granted (`at: now`, `+2ms` after it, or an absolute time not before it), and recorded; a
  * fault not yet granted can be withdrawn, one that applied and can be undone is cleared by a
- * `clear` record at the stamp. The log is what replays the run: topology faults, live faults and
+ * `clear` record at the stamp, numbered as the fault (to the engine, the fault's `for` ending there). The log is what replays the run: topology faults, live faults and
  * clears with their times and numbers. Pure: the controller wires it to HTTP and the coordinator.
  */
 import { Problems, faultContext, faultItemSchema, parseDuration, resolveFault, schemaValidator, validateWith, type FaultSpec, type RawFault } from '@rocelab/topology';
@@ -105,16 +105,28 @@ export class FaultBook {
    * not applied yet (withdraw it instead), already over, or nothing to undo.
    */
   clearOf(id: number, stampPs: number): Fault {
-    const spec = this.specs.get(id);
-    if (spec === undefined || this.withdrawn.has(id)) throw new FaultApiError(404, `no fault ${id} in this pod's log (GET /faults lists them)`);
-    if (this.clearedAt.has(id)) throw new FaultApiError(409, `fault ${id} was already cleared at ${this.clearedAt.get(id)! / 1e6} µs`);
+    const spec = this.open(id);
     if (spec.forPs !== null && spec.atPs + spec.forPs <= stampPs) throw new FaultApiError(409, `fault ${id} already ended at ${(spec.atPs + spec.forPs) / 1e6} µs`);
+    // A clear is the fault's own `for` ending early (faults.ts `scheduleClear`): a fault with a `for`
+    // of its own already has that end scheduled on the nodes, and would end twice.
+    if (spec.forPs !== null) throw new FaultApiError(409, `fault ${id} ends by itself at ${(spec.atPs + spec.forPs) / 1e6} µs (its for): only a fault without for can be cleared`);
     if (!undoable(this.pc, spec)) throw new FaultApiError(409, `fault ${id} (${spec.kind}) has nothing to undo once applied`);
-    const clear = clearToWire(this.nextId, Math.max(stampPs, spec.atPs), spec);
+    const clear = clearToWire(Math.max(stampPs, spec.atPs), spec);
     // Clearing a kill restarts the node: not before its links' in-flight frames are lost to it.
     const lives = nodeLifeProblems(this.pc.pod, this.entries(), clear);
     if (lives.length > 0) throw new FaultApiError(409, `fault ${id} cannot be cleared yet: ${lives.join('; ')}`, lives);
     return clear;
+  }
+
+  /**
+   * The fault numbered `id`, neither withdrawn nor cleared: what a `DELETE /faults/ID` may act on.
+   * Checked before the coordinator is asked to withdraw it, since a clear carries its fault's number.
+   */
+  open(id: number): FaultSpec {
+    const spec = this.specs.get(id);
+    if (spec === undefined || this.withdrawn.has(id)) throw new FaultApiError(404, `no fault ${id} in this pod's log (GET /faults lists them)`);
+    if (this.clearedAt.has(id)) throw new FaultApiError(409, `fault ${id} was already cleared at ${this.clearedAt.get(id)! / 1e6} µs`);
+    return spec;
   }
 
   /** Every record, in the order made (what `--faults` replays). */

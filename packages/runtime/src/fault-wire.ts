@@ -4,9 +4,11 @@
  * forms (`node: {random: …}`, `at`/`for: {uniform: …}`) replaced by what the loader drew, so a
  * record names one node and one time and means the same to every reader and replay. A member
  * resolves it with the same fault table and pod as everyone else, so every process derives the
- * same events. A live fault cleared early travels as kind `clear`, naming the fault it undoes.
- * The run's fault log is these records; replaying them (`rocelab run --faults LOG`) schedules the
- * same events with the same numbers, so the trace hash is the same.
+ * same events. A live fault cleared early travels as kind `clear`, naming the fault it undoes and
+ * numbered as that fault (a clear takes no number of its own): to the engine it is the fault's
+ * own `for` ending at the clear's time (`scheduleClear`), so a session's log, its replay
+ * (`rocelab run --faults LOG`) and the drill `rocelab fault export` writes from it (each cleared
+ * fault with `for`) schedule the same events with the same numbers: the same trace hash.
  *
  * This module is the one place a record's `spec` (JSON text) is written and read: `faultPayload`
  * parses it once and checks it — the item against the topology's fault item schema (the
@@ -64,9 +66,9 @@ export function faultToWire(fault: FaultSpec): Fault {
   return { id: fault.index, atPs: fault.atPs, kind: fault.kind, target: fault.target, spec: JSON.stringify(fault.raw) };
 }
 
-/** Fault `fault` undone at `atPs`, as fault number `id`. */
-export function clearToWire(id: number, atPs: number, fault: FaultSpec): Fault {
-  return { id, atPs, kind: CLEAR_KIND, target: fault.target, spec: JSON.stringify({ clears: fault.index, at: fault.atPs, raw: fault.raw }) };
+/** Fault `fault` undone at `atPs`: numbered as the fault it ends (a clear takes no number of its own). */
+export function clearToWire(atPs: number, fault: FaultSpec): Fault {
+  return { id: fault.index, atPs, kind: CLEAR_KIND, target: fault.target, spec: JSON.stringify({ clears: fault.index, at: fault.atPs, raw: fault.raw }) };
 }
 
 /** Thrown for a wire fault that does not resolve: a controller and a member that disagree on the pod. */
@@ -150,7 +152,8 @@ export function faultFromWire(fault: Fault, pod: PodSpec): FaultSpec {
 export function scheduleWireFault(engine: Engine, pc: PodContext, fault: Fault, hosted: ReadonlySet<number>): void {
   const { item, clears } = faultPayload(fault);
   if (clears === null) return scheduleFault(engine, pc, resolveWire(item, fault.kind, fault.id, fault.atPs, pc.pod), hosted);
-  scheduleClear(engine, pc, resolveWire(item, item.kind, clears.fault, clears.atPs, pc.pod), fault.id, fault.atPs, hosted);
+  // The record's own id is not used: a log written before clears took their fault's number replays too.
+  scheduleClear(engine, pc, resolveWire(item, item.kind, clears.fault, clears.atPs, pc.pod), fault.atPs, hosted);
 }
 
 function resolveWire(raw: RawFault, kind: string, id: number, atPs: number, pod: PodSpec): FaultSpec {
@@ -158,4 +161,22 @@ function resolveWire(raw: RawFault, kind: string, id: number, atPs: number, pod:
   const spec = resolveFault({ ...raw, kind, at: `${atPs}ps` }, id, `fault ${id}`, faultContext(new Map(pod.nodes.map((n) => [n.name, n])), pod.links), problems);
   if (spec === null) throw new WireFaultError(`fault ${id} (${kind}) does not fit pod ${pod.name}: ${problems.list.map((p) => `${p.path}: expected ${p.expected}, got ${p.actual}`).join('; ')}`);
   return spec;
+}
+
+/**
+ * A log's records numbered from `first` on when they start below it (`rocelab drill run --faults`:
+ * a drill's variant may have more faults of its own than the session's pod had, and two faults
+ * must never share the numbers their events are ordered by); a clear keeps naming its fault. The
+ * order and the times stay as they are.
+ */
+export function renumberFrom(entries: readonly FaultLogEntry[], first: number): FaultLogEntry[] {
+  const lowest = Math.min(...entries.map((e) => (e.kind === CLEAR_KIND ? Infinity : e.id)));
+  const shift = Number.isFinite(lowest) && lowest < first ? first - lowest : 0;
+  if (shift === 0) return [...entries];
+  return entries.map((e) => {
+    const { clears } = faultPayload(e);
+    if (clears === null) return { ...e, id: e.id + shift };
+    const spec = JSON.parse(e.spec) as Record<string, unknown>;
+    return { ...e, id: e.id + shift, spec: JSON.stringify({ ...spec, clears: clears.fault + shift }) };
+  });
 }

@@ -23,7 +23,7 @@ const STRIDE = 4096;
 /** A fault the pod cannot carry out (e.g. a packet event for a flow no workload opens). */
 export class FaultTargetError extends Error {}
 
-type FaultEvent =
+export type FaultEvent =
   | { atPs: number; type: 'link'; node: number; port: number; up: boolean }
   | { atPs: number; type: 'impair'; node: number; port: number; patch: { loss?: number; dropIpIdLowByte?: number | null; corrupt?: number; packetEvents?: Array<{ qpn: number; index: number; action: 'drop' | 'ecn' | 'corrupt' }> } }
   | { atPs: number; type: 'switch'; node: number; fault: SwitchFault }
@@ -37,18 +37,29 @@ export function scheduleFault(engine: Engine, pc: PodContext, fault: FaultSpec, 
 }
 
 /**
- * Undo `fault` at `atPs`, before its own end (a live fault cleared through the API): its undo
- * events, numbered as fault `clearIndex`. A fault with nothing to undo schedules nothing.
+ * End `fault` at `atPs` (a live fault cleared through the API): to the engine, a clear is the
+ * fault's own `for` ending at `atPs` — the same undo events, numbered as the fault's own (after
+ * its start events), with the same note — so a session's log and a drill that gives the fault
+ * `for: atPs − at` run the same events and give the same trace hash. A fault with nothing to undo
+ * schedules nothing; one with a `for` of its own is never cleared (`FaultBook.clearOf`).
  */
-export function scheduleClear(engine: Engine, pc: PodContext, fault: FaultSpec, clearIndex: number, atPs: number, hosted: ReadonlySet<number>): void {
-  scheduleEvents(engine, faultPhases(pc, fault).undo?.(atPs) ?? [], clearIndex, -1, `${fault.kind} ${fault.target} cleared`, hosted);
+export function scheduleClear(engine: Engine, pc: PodContext, fault: FaultSpec, atPs: number, hosted: ReadonlySet<number>): void {
+  const phases = faultPhases(pc, fault);
+  if (phases.undo === null) return;
+  scheduleEvents(engine, clearEvents(pc, fault, atPs), fault.index, fault.atPs, `${fault.kind} ${fault.target}`, hosted, phases.start(fault.atPs).length);
 }
 
-function scheduleEvents(engine: Engine, events: readonly FaultEvent[], index: number, startPs: number, label: string, hosted: ReadonlySet<number>): void {
+/** The events of `fault` ended at `endPs` (its start, then its undoing): what a clear at `endPs` completes. */
+export function clearEvents(pc: PodContext, fault: FaultSpec, endPs: number): FaultEvent[] {
+  return faultEvents(pc, { ...fault, forPs: endPs - fault.atPs });
+}
+
+/** `from`: the first event to schedule (a clear schedules only the events after its fault's start). */
+function scheduleEvents(engine: Engine, events: readonly FaultEvent[], index: number, startPs: number, label: string, hosted: ReadonlySet<number>, from = 0): void {
   events.forEach((e, k) => {
-    if (!hosted.has(e.node)) return;
+    if (k < from || !hosted.has(e.node)) return;
     const seq = index * STRIDE + k;
-    const note = e.atPs === startPs ? label : `${label}${startPs < 0 ? '' : ' ends'}`;
+    const note = e.atPs === startPs ? label : `${label} ends`;
     switch (e.type) {
       case 'link':
         return engine.scheduleLinkState(e.atPs, seq, e.node, e.port, e.up);

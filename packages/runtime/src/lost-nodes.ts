@@ -43,7 +43,8 @@ export function lostNodesOf(log: readonly FaultLogEntry[], durationPs: number): 
  * (`prepare` and `clearOf`), with its `entries()` as the log.
  */
 export function nodeLifeProblems(pod: PodSpec, log: readonly FaultLogEntry[], next: Fault): string[] {
-  const { faults, clears } = lifeFaultsOf([...log.filter((e) => e.id !== next.id), next]);
+  // A clear has its fault's number: a record is the same one only with the same kind too.
+  const { faults, clears } = lifeFaultsOf([...log.filter((e) => e.id !== next.id || (e.kind === CLEAR_KIND) !== (next.kind === CLEAR_KIND)), next]);
   if (!faults.some((f) => f.index === next.id) && !clears.some((c) => c.index === next.id)) return [];
   return nodeLives(faults, clears, restartGaps(pod.links))
     .problems.filter((p) => p.fault === next.id)

@@ -45,10 +45,11 @@ import {
   type VariantOutcome,
 } from '@rocelab/drill';
 import { parseTraceFile, TRACE_FILE_NAMES, type TraceFileName, type TraceTables } from '@rocelab/results';
-import { APP_FAILED_EXIT, DEFAULT_TRACE_SETTINGS, failedApps, podContext, prepareRunFiles, RunFilesError, type RunResult } from '@rocelab/runtime';
+import { APP_FAILED_EXIT, DEFAULT_TRACE_SETTINGS, failedApps, podContext, prepareRunFiles, renumberFrom, RunFilesError, type FaultLogEntry, type RunResult } from '@rocelab/runtime';
 import { declareAppRegions, InputFileError, loadTopologyFile, MAX_TRACE_FILE_BYTES, readInputFile, TopologyError } from '@rocelab/topology';
 import { DockerRunError } from '@rocelab/deploy';
-import { executeRun } from './run.js';
+import { appliedEndPs, appliedFaults } from './drill-draft.js';
+import { executeRun, readFaultLog, RunOptionError } from './run.js';
 import { table } from './result-text.js';
 
 /** Built-in drills: `drills/` at the repository root. */
@@ -61,6 +62,8 @@ export interface DrillRunOptions {
   variant: string | null;
   out: string | null;
   json: boolean;
+  /** `--faults LOG`: a session's live faults replayed into every variant (checked against each variant's pod and the drill's seed). */
+  faults?: string | null;
 }
 
 export async function drillRunCommand(file: string, options: DrillRunOptions): Promise<number> {
@@ -76,6 +79,16 @@ export async function drillRunCommand(file: string, options: DrillRunOptions): P
     return refuse(`--variant ${options.variant}: expected a variant of ${file} (${drill.variants.map((v) => v.name).join(', ')})`);
   }
   const out = resolve(options.out ?? join('out', 'drills', drill.name));
+  const replays = new Map<string, FaultLogEntry[]>();
+  for (const variant of drill.variants.filter((v) => options.faults != null && (options.variant === null || v.name === options.variant))) {
+    try {
+      // Numbered after the variant's own faults, so no two faults share the numbers their events are ordered by.
+      replays.set(variant.name, renumberFrom(readFaultLog(options.faults!, variant.pod, drill.seed, (logSeed) => `seed: ${logSeed} in the drill replays it`), variant.pod.faults.length));
+    } catch (err) {
+      if (err instanceof RunOptionError) return refuse(`${err.message} (variant ${variant.name})`);
+      throw err;
+    }
+  }
   // Apps declare their regions before anything runs, so a bad declaration refuses the drill whole.
   for (const variant of drill.variants.filter((v) => options.variant === null || v.name === options.variant)) {
     try {
@@ -87,7 +100,7 @@ export async function drillRunCommand(file: string, options: DrillRunOptions): P
   }
   let report: DrillReport;
   try {
-    report = await runDrill(drill, out, options);
+    report = await runDrill(drill, out, { ...options, replays });
   } catch (err) {
     if (err instanceof RunFilesError || err instanceof DockerRunError) return refuse(err.message);
     throw err;
@@ -111,7 +124,7 @@ export type VariantObserver = (data: VariantData, result: RunResult) => void | P
  * the expectations and plots across variants need (ratio operands, FCT and probe CDF values,
  * held time per node) — not its result, its node reports or its trace tables.
  */
-export async function runDrill(drill: Drill, out: string, options: DrillRunOptions, observe?: VariantObserver): Promise<DrillReport> {
+export async function runDrill(drill: Drill, out: string, options: DrillRunOptions & { replays?: ReadonlyMap<string, FaultLogEntry[]> }, observe?: VariantObserver): Promise<DrillReport> {
   const variants = drill.variants.filter((v) => options.variant === null || v.name === options.variant);
   // Expectations about variants not run (--variant) are left out.
   const ran = new Set(variants.map((v) => v.name));
@@ -124,10 +137,10 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
   const kept: AcrossVariantData[] = [];
   for (const variant of variants) {
     if (!options.json) process.stderr.write(`drill ${drill.name}: variant ${variant.name} (${options.mode}${options.workers ? ` ×${options.workers}` : ''})\n`);
-    const { result, data } = await runVariant(drill, variant, out, options);
+    const { result, data } = await runVariant(drill, variant, out, options, options.replays?.get(variant.name) ?? []);
     const outcomes = evaluateVariant(expectations, data);
     for (const e of across) if (e.raw.variantA === variant.name || e.raw.variantB === variant.name) operands.get(e)!.set(variant.name, ratioOperand(e, data));
-    const entry = { ...variantOutcome(variant, result, outcomes), audit: audit(data), incidents: incidentFigures(data.pod.faults, data.tables, data.traceOriginPs) };
+    const entry = { ...variantOutcome(variant, result, outcomes, options.replays?.get(variant.name) ?? []), audit: audit(data), incidents: incidentFigures(data.pod.faults, data.tables, data.traceOriginPs) };
     entry.pass = entry.pass && entry.audit.pass;
     // Who paused whom, what happened on each link, and the files to open (issue 24).
     const incident = variantIncident(data, result.nodes);
@@ -168,7 +181,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
 }
 
 /** The report's account of one variant: its run's headline figures, its faults, its expectations (its audit and incident figures are added by the caller). */
-function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[]): Omit<VariantOutcome, 'audit' | 'incidents'> {
+function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[], replayed: readonly FaultLogEntry[]): Omit<VariantOutcome, 'audit' | 'incidents'> {
   return {
     name: variant.name,
     description: variant.description,
@@ -190,7 +203,7 @@ function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: Expe
       probes: { sent: result.probes.sent, lost: result.probes.lost, p50Ns: result.probes.p50Ns, p99Ns: result.probes.p99Ns },
       failedApps: failedApps(result).map((a) => a.error ?? `app ${a.module} on ${a.node} failed`),
     },
-    faults: faultsOf(variant),
+    faults: [...faultsOf(variant), ...replayedFaults(replayed)],
     expectations: outcomes,
     traceDir: `${variant.name}/trace`,
   };
@@ -202,7 +215,7 @@ function refuse(message: string): number {
 }
 
 /** One variant: its topology file, a traced run, its tables. */
-async function runVariant(drill: Drill, variant: DrillVariant, out: string, options: DrillRunOptions): Promise<{ result: RunResult; data: VariantData }> {
+async function runVariant(drill: Drill, variant: DrillVariant, out: string, options: DrillRunOptions, replayFaults: readonly FaultLogEntry[]): Promise<{ result: RunResult; data: VariantData }> {
   const dir = join(out, variant.name);
   mkdirSync(dir, { recursive: true });
   const podFile = join(dir, 'pod.yaml');
@@ -225,6 +238,7 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
     debugUncountedLoss: null,
     recording,
     detail: true,
+    replayFaults,
   });
   writeFileSync(join(dir, 'result.json'), `${JSON.stringify(result)}\n`);
   return { result, data: { name: variant.name, pod, result, tables: readTables(recording.trace.dir), traceOriginPs: podContext(pod, drill.seed).startPs, durationPs: drill.durationPs } };
@@ -275,6 +289,15 @@ function readTables(dir: string): TraceTables {
     (tables as Record<TraceFileName, unknown>)[name] = parseTraceFile({ name, path, text: readInputFile(path, 'trace file', MAX_TRACE_FILE_BYTES) }).rows;
   }
   return tables;
+}
+
+/** A session's faults replayed (`--faults LOG`), each clear folded into its fault's end. */
+function replayedFaults(log: readonly FaultLogEntry[]): FaultOutcome[] {
+  return appliedFaults(log).map((f) => {
+    const { at: _at, for: _for, kind, ...params } = f.item;
+    const end = appliedEndPs(f);
+    return { id: f.id, kind: String(kind), target: f.target, atNs: f.atPs / 1000, untilNs: end === null ? null : end / 1000, params, source: 'live' };
+  });
 }
 
 function faultsOf(variant: DrillVariant): FaultOutcome[] {

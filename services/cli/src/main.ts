@@ -17,6 +17,7 @@ const commands = {
   down: () => import('./down.js'),
   drill: () => import('./drill.js'),
   fault: () => import('./fault.js'),
+  faultExport: () => import('./fault-export.js'),
   k8s: () => import('./k8s.js'),
   stack: () => import('./stack.js'),
   progress: () => import('./progress.js'),
@@ -291,6 +292,15 @@ fault
     process.exitCode = await (await commands.fault()).faultClearCommand(id, { controller: o.controller, token: o.token ?? null, json: o.json === true });
   });
 
+fault
+  .command('export')
+  .description("a live session's fault log (rocelab up --fault-log) as a drill on stdout: the faults as they applied (a cleared fault gets for), expectations drafted from what the session did, commented as drafts to edit. It runs the pod again in this process, from the log's seed, to draft them (deterministic: the session's trace hash, checked); rocelab drill run of the drill gives that hash")
+  .argument('<log>', 'the fault log (rocelab up --fault-log FILE)')
+  .requiredOption('--topology <file>', "the session's topology file (named in the drill relative to where stdout goes)")
+  .action(async (log: string, o: { topology: string }) => {
+    process.exitCode = await (await commands.faultExport()).faultExportCommand(log, { topology: o.topology });
+  });
+
 const drill = program.command('drill').description('fault-injection drills: run one and get a report, or list the built-in ones');
 drill
   .command('run')
@@ -302,9 +312,10 @@ drill
   .option('--variant <name>', 'run only this variant')
   .option('--out <dir>', 'where the report goes (default out/drills/<drill>)')
   .option('--json', 'print the report as exactly one JSON line on stdout')
-  .action(async (file: string, o: { mode: string; workers?: number; image: string; variant?: string; out?: string; json?: boolean }, cmd: Command) => {
+  .option('--faults <log>', "replay a live session's faults (rocelab up --fault-log) into every variant, after the variant's own (checked against each variant's pod and the drill's seed)")
+  .action(async (file: string, o: { mode: string; workers?: number; image: string; variant?: string; out?: string; json?: boolean; faults?: string }, cmd: Command) => {
     if (o.mode !== 'inproc' && o.mode !== 'procs' && o.mode !== 'docker') cmd.error(`error: --mode: expected inproc, procs or docker, got ${o.mode}`, { exitCode: 2 });
-    process.exitCode = await (await commands.drill()).drillRunCommand(file, { mode: o.mode, workers: o.workers ?? null, image: o.image, variant: o.variant ?? null, out: o.out ?? null, json: o.json === true });
+    process.exitCode = await (await commands.drill()).drillRunCommand(file, { mode: o.mode, workers: o.workers ?? null, image: o.image, variant: o.variant ?? null, out: o.out ?? null, json: o.json === true, faults: o.faults ?? null });
   });
 drill
   .command('list')

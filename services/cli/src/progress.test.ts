@@ -35,3 +35,19 @@ test('rocelab status reads as aligned lines', () => {
     ].join('\n'),
   );
 });
+
+test('rocelab status lists the faults in force (since when, until when if known) and those to come', () => {
+  const base = { pod: 'default', state: 'running', virtualPs: 4e9, durationPs: null, dilation: 10_000, lagSeconds: 0, windows: 1, windowsPerSecond: 1, nodesUp: 26, nodesTotal: 26 };
+  const text = formatStatus({
+    ...base,
+    activeFaults: [
+      { id: 1, kind: 'nicPauseStorm', target: 'h4', source: 'live', atNs: 1_234_000, untilNs: null },
+      { id: 2, kind: 'loss', target: 'h1:p0', source: 'live', atNs: 2_000_000, untilNs: 6_000_000 },
+    ],
+    scheduledFaults: [{ id: 0, kind: 'nicPauseStorm', target: 'h16', source: 'topology', atNs: 10_000_000, untilNs: null }],
+  });
+  assert.match(text, /^faults active {2}fault 1 nicPauseStorm on h4 since 1\.234 ms virtual \(live\)$/m);
+  assert.match(text, /^ {15}fault 2 loss on h1:p0 since 2\.000 ms until 6\.000 ms virtual \(live\)$/m);
+  assert.match(text, /^scheduled {6}fault 0 nicPauseStorm on h16 at 10\.000 ms virtual \(topology\)$/m);
+  assert.match(formatStatus({ ...base, activeFaults: [], scheduledFaults: [] }), /^faults active {2}none$/m);
+});

@@ -19,7 +19,31 @@ export interface StatusView extends Status {
   pace?: PaceView | null;
   /** The first fault still to come, by virtual time; null when none is. */
   nextFault?: { id: number; kind: string; target: string; atNs: number } | null;
+  /** The faults in force now, and those still to come (`untilNs` null: no end known). */
+  activeFaults?: StatusFault[];
+  scheduledFaults?: StatusFault[];
   nodes?: Record<string, string>;
+}
+
+export interface StatusFault {
+  id: number;
+  kind: string;
+  target: string;
+  source: string;
+  atNs: number;
+  untilNs: number | null;
+}
+
+/** Faults listed in `rocelab status` per state, at most (the rest counted): a status is read at a glance. */
+const MAX_STATUS_FAULTS = 8;
+
+/** `fault 3 nicPauseStorm on h16 since 10.000 ms (until 12.000 ms), live`, one per row. */
+function faultRows(label: string, faults: readonly StatusFault[] | undefined, verb: string): Array<[string, string]> {
+  if (faults === undefined) return [];
+  if (faults.length === 0) return [[label, 'none']];
+  const text = (f: StatusFault) => `fault ${f.id} ${f.kind} on ${f.target} ${verb} ${ms(f.atNs * 1000)}${f.untilNs === null ? '' : ` until ${ms(f.untilNs * 1000)}`} virtual (${f.source})`;
+  const rows = faults.slice(0, MAX_STATUS_FAULTS).map((f, i): [string, string] => [i === 0 ? label : '', text(f)]);
+  return faults.length > MAX_STATUS_FAULTS ? [...rows, ['', `and ${faults.length - MAX_STATUS_FAULTS} more (rocelab fault list)`]] : rows;
 }
 
 const ms = (ps: number): string => `${(ps / 1e9).toFixed(3)} ms`;
@@ -46,6 +70,8 @@ export function formatStatus(s: StatusView): string {
     ...(s.pacing ? [['pacing', pacingText(s.pacing, s.dilation)] as [string, string]] : []),
     ...(s.pace ? [['pace', paceText(s.pace, s.dilation)] as [string, string]] : []),
     ['nodes up', `${s.nodesUp} of ${s.nodesTotal}`],
+    ...faultRows('faults active', s.activeFaults, 'since'),
+    ...faultRows('scheduled', s.scheduledFaults, 'at'),
     ...(s.nextFault ? [['next fault', nextFaultText(s.nextFault, s)] as [string, string]] : []),
   ];
   const width = Math.max(...rows.map(([k]) => k.length));

@@ -218,7 +218,7 @@ function checkPcapPorts(pod: PodSpec, ports: readonly string[] | null): void {
  * The live faults and clears of a fault log, checked against the pod: a log of another pod or
  * seed, or a fault that does not fit, is refused before the run starts.
  */
-function readFaultLog(path: string, pod: PodSpec, seed: number): FaultLogEntry[] {
+export function readFaultLog(path: string, pod: PodSpec, seed: number, seedHint = (logSeed: string) => `give --seed ${logSeed} to replay it`): FaultLogEntry[] {
   let data: unknown;
   try {
     data = JSON.parse(readInputFile(path, 'fault log')) as unknown;
@@ -230,7 +230,7 @@ function readFaultLog(path: string, pod: PodSpec, seed: number): FaultLogEntry[]
   const log = (typeof data === 'object' && data !== null ? data : {}) as { pod?: unknown; seed?: unknown; faults?: unknown } | unknown[];
   if (!Array.isArray(log) && !Array.isArray(log.faults)) throw new RunOptionError(`--faults ${path}: expected a list of faults, or an object with one under "faults"`);
   if (!Array.isArray(log) && log.pod !== undefined && log.pod !== pod.name) throw new RunOptionError(`--faults ${path}: a log of pod ${String(log.pod)}; this is pod ${pod.name}`);
-  if (!Array.isArray(log) && log.seed !== undefined && log.seed !== seed) throw new RunOptionError(`--faults ${path}: a log of seed ${String(log.seed)}; this run has seed ${seed} (give --seed ${String(log.seed)} to replay it)`);
+  if (!Array.isArray(log) && log.seed !== undefined && log.seed !== seed) throw new RunOptionError(`--faults ${path}: a log of seed ${String(log.seed)}; this run has seed ${seed} (${seedHint(String(log.seed))})`);
   let entries: FaultLogEntry[];
   try {
     entries = faultLogEntries(Array.isArray(log) ? log : log.faults);

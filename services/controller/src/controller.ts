@@ -483,12 +483,14 @@ export class Controller {
       return;
     }
     if (req.method === 'GET' && req.url === '/status') {
-      const next = this.faults
-        .view(this.virtualPs)
-        .filter((f) => f.state === 'scheduled')
-        .sort((a, b) => a.atNs - b.atNs || a.id - b.id)[0];
+      const faults = this.faults.view(this.virtualPs).sort((a, b) => a.atNs - b.atNs || a.id - b.id);
+      const next = faults.filter((f) => f.state === 'scheduled')[0];
       const nextFault = next === undefined ? null : { id: next.id, kind: next.kind, target: next.target, atNs: next.atNs };
-      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), pacing: this.pending === null ? null : pacingView(this.pending.grant, this.t0, this.options.dilation, performance.now(), Date.now()), pace: this.state === 'running' ? this.pace.view(performance.now()) : null, nextFault, nodes: Object.fromEntries(this.metricsUrls) };
+      // The faults in force now and those to come: since when and until when (null: no end known).
+      const brief = (f: (typeof faults)[number]) => ({ id: f.id, kind: f.kind, target: f.target, source: f.source, atNs: f.atNs, untilNs: f.untilNs });
+      const activeFaults = faults.filter((f) => f.state === 'active').map(brief);
+      const scheduledFaults = faults.filter((f) => f.state === 'scheduled').map(brief);
+      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), pacing: this.pending === null ? null : pacingView(this.pending.grant, this.t0, this.options.dilation, performance.now(), Date.now()), pace: this.state === 'running' ? this.pace.view(performance.now()) : null, nextFault, activeFaults, scheduledFaults, nodes: Object.fromEntries(this.metricsUrls) };
       res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(view)}\n`);
       return;
     }

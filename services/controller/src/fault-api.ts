@@ -72,6 +72,8 @@ export class FaultApi {
 
   private clear(id: number): unknown {
     const c = this.running();
+    // Unknown, withdrawn or cleared: refused first (a pending clear has its fault's number: never cancel that).
+    this.book.open(id);
     if (c.cancel(id)) {
       this.book.withdraw(id);
       this.log.info({ id }, 'live fault withdrawn before it applied');

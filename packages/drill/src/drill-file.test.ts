@@ -1,0 +1,41 @@
+/**
+ * A drill's faults must come before its end; the topology file's own faults after it simply never
+ * apply (as in `rocelab run`), so a short session exported as a drill keeps them and their numbers.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DrillError, loadDrill } from './drill-file.js';
+
+const TOPOLOGY = `name: pair
+nodes:
+  - {name: sw1, role: tor, subnet: 10.0.1.0/24}
+  - {name: h1, role: host, ip: 10.0.1.1}
+  - {name: h2, role: host, ip: 10.0.1.2}
+links:
+  - {a: h1:p0, b: sw1:p1}
+  - {a: h2:p0, b: sw1:p2}
+faults:
+  - {kind: nicPauseStorm, node: h2, at: 10ms}
+`;
+const drill = (faults: string) => `title: t
+source: s
+topology: pair.yaml
+duration: 1ms
+${faults}expect:
+  - {kind: deadlock, expected: false}
+`;
+
+test("the topology's fault after the drill's end is kept (it never applies); the drill's own is refused", () => {
+  const ok = loadDrill(drill('faults:\n  - {kind: nicPauseStorm, node: h1, at: 500us}\n'), '/d/drill.yaml', { readText: () => TOPOLOGY });
+  assert.deepEqual(
+    [...ok.variants[0]!.pod.faults].sort((a, b) => a.index - b.index).map((f) => [f.index, f.target]),
+    [
+      [0, 'h2'],
+      [1, 'h1'],
+    ],
+  );
+  assert.throws(
+    () => loadDrill(drill('faults:\n  - {kind: nicPauseStorm, node: h1, at: 2ms}\n'), '/d/drill.yaml', { readText: () => TOPOLOGY }),
+    (err: unknown) => err instanceof DrillError && /drill\.yaml: faults\[0\]\.at: expected a time before the end of the drill \(1ms\), got "2ms"/.test(err.message) && !/pair\.yaml/.test(err.message),
+  );
+});
