@@ -72,6 +72,8 @@ export interface VariantOutcome {
   expectations: ExpectationOutcome[];
   /** The variant's trace directory, relative to the report (plots and readers find the CSVs there). */
   traceDir: string;
+  /** `drill run --pcap`: the variant's captures, one per port, relative to the report (`<variant>/pcap/<node>-<port>.pcap`); absent without it. */
+  pcaps?: string[];
 }
 
 /** A plot of the report: an SVG file beside report.md. */
