@@ -243,7 +243,8 @@ function podYaml(drill: Drill, variant: DrillVariant, dir: string): string {
 
 function readTables(dir: string): TraceTables {
   const tables: TraceTables = {};
-  for (const name of TRACE_FILE_NAMES) {
+  // qp-events.csv (a row per packet) is for people and tools, not expectations: it stays on disk.
+  for (const name of TRACE_FILE_NAMES.filter((f) => f !== 'qp-events.csv')) {
     const path = join(dir, name);
     (tables as Record<TraceFileName, unknown>)[name] = parseTraceFile({ name, path, text: readInputFile(path, 'trace file', MAX_TRACE_FILE_BYTES) }).rows;
   }
