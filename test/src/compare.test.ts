@@ -84,7 +84,7 @@ test('bad input exits 2 with what is wrong, where and what was expected', () => 
   const dir = mkdtempSync(join(tmpdir(), 'rocelab-compare-'));
   const missingDir = compare(join(dir, 'nope'), RUN);
   assert.equal(missingDir.status, 2);
-  assert.equal(missingDir.stderr, `rocelab compare: REF_DIR ${join(dir, 'nope')}: expected a directory of trace files (rates.csv, queue.csv, pfc.csv, fct.csv, probes.csv, events.csv), got nothing there (ENOENT)\n`);
+  assert.equal(missingDir.stderr, `rocelab compare: REF_DIR ${join(dir, 'nope')}: expected a directory of trace files (rates.csv, queue.csv, pfc.csv, fct.csv, probes.csv, events.csv, qp-events.csv, packet-events.csv), got nothing there (ENOENT)\n`);
 
   const run = copyOf(RUN, (p) => rmSync(p('queue.csv')));
   const missingFile = compare(REF, run);

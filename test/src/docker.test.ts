@@ -379,7 +379,7 @@ test('rocelab run --mode docker gives the trace hash, the summary, and the trace
   assert.deepEqual(containers.result.summary, procs.result.summary);
   assert.deepEqual(containers.result.probes, procs.result.probes);
   assert.ok(containers.result.conservation);
-  assert.deepEqual(Object.keys(containers.files).sort(), ['pcap/h1-p0.pcap', 'pcap/tor1-up1.pcap', 'trace/events.csv', 'trace/fct.csv', 'trace/pfc.csv', 'trace/probes.csv', 'trace/queue.csv', 'trace/rates.csv']);
+  assert.deepEqual(Object.keys(containers.files).sort(), ['pcap/h1-p0.pcap', 'pcap/tor1-up1.pcap', 'trace/events.csv', 'trace/fct.csv', 'trace/packet-events.csv', 'trace/pfc.csv', 'trace/probes.csv', 'trace/qp-events.csv', 'trace/queue.csv', 'trace/rates.csv']);
   for (const [name, bytes] of Object.entries(procs.files)) assert.ok(bytes.equals(containers.files[name]!), `${name} differs between procs and docker`);
 });
 

@@ -139,3 +139,35 @@ expect:
   assert.match(r.stdout, /^FAIL  expect\[2\]  default: .*\n +measured 4\.094 \(h1\); expected ≤ 0\.001; 1 of 1 do not: 4\.093 the wrong side$/m);
   assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /why: a bound no WRITE can meet/);
 });
+
+test('drill run --pcap PORTS: each variant captures the ports given into OUT/<variant>/pcap, named in report.json; the trace hash is unchanged', () => {
+  const plain = tmp();
+  const withPcap = tmp();
+  const a = cli(['drill', 'run', LIVELOCK, '--variant', 'go-back-n', '--out', plain, '--json']);
+  const b = cli(['drill', 'run', LIVELOCK, '--variant', 'go-back-n', '--out', withPcap, '--json', '--pcap', 'h1:p0,sw1:p2']);
+  assert.equal(a.status, 0, a.stderr);
+  assert.equal(b.status, 0, b.stderr);
+  type Report = { variants: Array<{ run: { traceHash: string }; pcaps?: string[] }> };
+  const [ra, rb] = [JSON.parse(a.stdout) as Report, JSON.parse(b.stdout) as Report];
+  assert.equal(rb.variants[0]!.run.traceHash, ra.variants[0]!.run.traceHash);
+  assert.equal(ra.variants[0]!.pcaps, undefined, 'no captures, no pcaps field');
+  assert.deepEqual(rb.variants[0]!.pcaps, ['go-back-n/pcap/h1-p0.pcap', 'go-back-n/pcap/sw1-p2.pcap']);
+  assert.deepEqual((JSON.parse(readFileSync(join(withPcap, 'report.json'), 'utf8')) as Report).variants[0]!.pcaps, rb.variants[0]!.pcaps);
+  for (const file of rb.variants[0]!.pcaps!) {
+    const bytes = readFileSync(join(withPcap, file));
+    assert.equal(bytes.readUInt32LE(0), 0xa1b23c4d, `${file}: a nanosecond pcap`);
+    assert.ok(bytes.length > 1_000_000, `${file}: ${bytes.length} bytes of frames`);
+  }
+});
+
+test('drill run --pcap with a port the variant does not have is refused before anything runs; --pcap alone captures every host port', () => {
+  const out = tmp();
+  const r = cli(['drill', 'run', LIVELOCK, '--variant', 'go-back-n', '--out', out, '--pcap', 'h1:p0,h9:p0']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^rocelab drill: .*livelock-go-back-0\.yaml \(variant go-back-n\): --pcap: h9:p0: no such port in .*; expected node:port of the topology, e\.g\. /m);
+  assert.deepEqual(readdirSync(out), [], 'nothing ran');
+  const all = tmp();
+  const ok = cli(['drill', 'run', LIVELOCK, '--variant', 'go-back-0', '--out', all, '--json', '--pcap']);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.deepEqual((JSON.parse(ok.stdout) as { variants: Array<{ pcaps?: string[] }> }).variants[0]!.pcaps, ['go-back-0/pcap/h1-p0.pcap', 'go-back-0/pcap/h2-p0.pcap']);
+});

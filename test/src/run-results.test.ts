@@ -155,7 +155,7 @@ test('trace files and captures are the same bytes inproc, in procs and with 2 wo
     for (const f of readdirSync(pcap)) files[`pcap/${f}`] = readFileSync(join(pcap, f));
     return files;
   });
-  assert.deepEqual(Object.keys(outputs[0]!).sort(), ['pcap/h1-p0.pcap', 'pcap/tor2-p2.pcap', 'trace/events.csv', 'trace/fct.csv', 'trace/pfc.csv', 'trace/probes.csv', 'trace/queue.csv', 'trace/rates.csv']);
+  assert.deepEqual(Object.keys(outputs[0]!).sort(), ['pcap/h1-p0.pcap', 'pcap/tor2-p2.pcap', 'trace/events.csv', 'trace/fct.csv', 'trace/packet-events.csv', 'trace/pfc.csv', 'trace/probes.csv', 'trace/qp-events.csv', 'trace/queue.csv', 'trace/rates.csv']);
   for (const [name, bytes] of Object.entries(outputs[0]!)) {
     if (!/events|probes/.test(name)) assert.ok(bytes.length > 200, `${name} has content`); // no probes, no watchdog yet at 2.5 ms
     outputs.slice(1).forEach((o, i) => assert.ok(bytes.equals(o[name]!), `${name} differs in ${['procs', 'workers'][i]}`));

@@ -105,6 +105,8 @@ export interface VariantOutcome {
   links?: LinkOutcome[];
   /** The variant's trace CSVs and pcaps, relative to the report, for the HTML to link. */
   files?: string[];
+  /** `drill run --pcap`: the variant's captures, one per port, relative to the report (`<variant>/pcap/<node>-<port>.pcap`); absent without it. */
+  pcaps?: string[];
 }
 
 /** One transmitter's part in the incident (`incidentTimeline` of @rocelab/results), times in virtual ns. */

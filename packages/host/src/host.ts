@@ -10,12 +10,15 @@ import { TimerTable, type NodeContext, type NodeModel } from '@rocelab/sim';
 import type { Frame } from '@rocelab/wire';
 import type { HostTraffic } from '@rocelab/workload';
 import { AppScheduler } from './app-scheduler.js';
+import { CpuQueue, HostCpu, type HostCpuConfig } from './host-cpu.js';
 import { TcpStack, type TcpConnection } from './tcp-stack.js';
 import { Traffic, type HostResults, type PostTarget } from './traffic.js';
 
 export interface HostConfig extends NicConfig {
   /** The messages the host's workloads post (not used by a host that booted again). */
   traffic: HostTraffic;
+  /** The host CPU model (`host: {cpu}`); absent: verbs calls take no time. */
+  cpu?: HostCpuConfig;
 }
 
 /** A host's sending side, as metrics and traces read it: an RC QP or a TCP connection. */
@@ -29,20 +32,27 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
   readonly tcp: TcpStack;
   private readonly timers = new TimerTable();
   private readonly senders: readonly HostSender[];
+  /** The CPU's pending operations (`host: {cpu}`); null: every verbs call takes effect at once. */
+  readonly cpu: CpuQueue | null;
 
   constructor(
     readonly ctx: NodeContext,
     config: HostConfig,
   ) {
     // The parts in the order their timers were always numbered: the traffic's post, the NIC's, the app's, the TCP stack's.
-    this.traffic = new Traffic(ctx, config.traffic, this.timers, { targetOf: (c) => this.targetOf(c), takeWrId: () => this.nic.takeWrId(), kick: () => this.nic.kick() });
+    this.traffic = new Traffic(ctx, config.traffic, this.timers, { targetOf: (c) => this.targetOf(c), takeWrId: () => this.nic.takeWrId(), kick: () => this.nic.kick(), cpu: () => this.cpu });
     this.nic = new Nic(ctx, config, this, this.timers);
     this.app = new AppScheduler(ctx, this.timers, () => this.nic.kick());
     this.tcp = new TcpStack(ctx, config, this.nic, this.traffic, this.timers);
+    // Its timer after every other: a pod without the model keeps its timer ids.
+    this.cpu = config.cpu === undefined ? null : new CpuQueue(ctx, this.timers, new HostCpu(config.cpu, ctx.rng('cpu')));
     this.nic.setHostQueues(this.tcp.connections);
     this.senders = [...this.nic.senderQps, ...this.tcp.connections];
     if (config.rebooted !== true) this.traffic.start();
   }
+
+  /** Watches the application's work requests as they complete (tracing; `nic.onAppPosted` sees them posted); never changes what happens. */
+  onAppCompletionSeen: ((qpn: number, c: Completion) => void) | null = null;
 
   private targetOf(connection: string): PostTarget | undefined {
     const q = this.nic.senderFor(connection);
@@ -95,6 +105,7 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
   }
 
   onAppCompletion(qpn: number, c: Completion): void {
+    this.onAppCompletionSeen?.(qpn, c);
     if (c.status === 'success') this.traffic.observe(c);
     this.app.completion(qpn, c);
   }

@@ -10,3 +10,4 @@ export * from './tcp-stack.js';
 export * from './tcp.js';
 export * from './tcp-requester.js';
 export * from './app-scheduler.js';
+export * from './host-cpu.js';

@@ -8,6 +8,7 @@ import type { MessageResult, MessageSender, ProbeResults, WorkOpcode } from '@ro
 import { LATENCY_BUCKETS, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS_START_S, type Completion } from '@rocelab/rnic';
 import { FixedHistogram, exponentialBounds, type NodeContext, type TimerTable } from '@rocelab/sim';
 import type { HostTraffic, MessagePost } from '@rocelab/workload';
+import type { CpuQueue } from './host-cpu.js';
 
 /** Round trips a host keeps for the run's percentiles (bounded memory in long live runs). */
 export const MAX_PROBE_SAMPLES = 100_000;
@@ -44,6 +45,8 @@ export class Traffic {
   readonly probeRtt = new FixedHistogram(exponentialBounds(LATENCY_BUCKETS_START_S, LATENCY_BUCKETS_FACTOR, LATENCY_BUCKETS));
   /** Watches messages as they complete (tracing); never changes what happens. */
   onMessageDone: ((m: MessageResult, probe: boolean) => void) | null = null;
+  /** Watches messages as they are posted (tracing); never changes what happens. */
+  onMessagePosted: ((m: MessageResult, probe: boolean) => void) | null = null;
   private readonly messageLog: MessageResult[] = [];
   private readonly probes: ProbeResults = { sent: 0, failed: 0, pending: 0, rttPs: {}, rttOmitted: 0 };
   private probeSamples = 0;
@@ -55,7 +58,7 @@ export class Traffic {
     private readonly source: HostTraffic,
     timers: TimerTable,
     /** The connection a message names, and the next work request id (one sequence with the app's). */
-    private readonly targets: { targetOf(connection: string): PostTarget | undefined; takeWrId(): number; kick(): void },
+    private readonly targets: { targetOf(connection: string): PostTarget | undefined; takeWrId(): number; kick(): void; cpu?: () => CpuQueue | null },
   ) {
     this.postTimer = timers.register((nowPs) => this.postDue(nowPs));
   }
@@ -92,7 +95,16 @@ export class Traffic {
       q.firstFlow ??= post.flow;
       if (post.probe) this.probes.sent++;
       else this.messageLog.push(result);
-      target.post({ id, opcode: post.opcode, sizeBytes: post.sizeBytes, postedPs: nowPs });
+      this.onMessagePosted?.(result, post.probe);
+      const work = { id, opcode: post.opcode, sizeBytes: post.sizeBytes, postedPs: nowPs };
+      // With the host CPU model the post reaches the QP once the CPU has done it (the message counts from now).
+      const cpu = this.targets.cpu?.() ?? null;
+      if (cpu === null) target.post(work);
+      else
+        cpu.issue(() => {
+          target.post(work);
+          this.targets.kick();
+        });
       this.nextPost = this.source.next();
     }
     if (this.nextPost !== null) this.ctx.setTimer(this.postTimer, this.nextPost.atPs);

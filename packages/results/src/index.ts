@@ -15,7 +15,7 @@ export * from './percentile.js';
 export * from './trace-columns.js';
 export { ResultsError, type ResultsErrorCode } from './errors.js';
 export { FieldReader, parseCsv, requireColumns, type CsvRow, type CsvTable } from './csv.js';
-export { parseTraceDir, parseTraceFile, splitRuns, type EventRow, type FctRow, type PfcRow, type ProbeRow, type QueueRow, type RateRow, type TraceDir, type TraceRows, type TraceTables, type TraceText } from './trace-tables.js';
+export { parseTraceDir, parseTraceFile, splitRuns, QP_EVENT_KINDS, type PacketEventRow, type QpEventKind, type QpEventRow, type EventRow, type FctRow, type PfcRow, type ProbeRow, type QueueRow, type RateRow, type TraceDir, type TraceRows, type TraceTables, type TraceText } from './trace-tables.js';
 export { pauseIntervals, pauseSummary, type PauseInterval, type PfcEvent } from './pause-intervals.js';
 export { incidentTimeline, type TimelineCable, type TimelineEntry, type TimelineEvent, type TimelineInput } from './incident-timeline.js';
 export { DEFAULT_TOLERANCE, TOLERANCE_FORM, TOLERANCE_KEYS, defaultTolerances, formatTolerances, parseTolerances, type ToleranceKey, type Tolerances } from './tolerance.js';

@@ -23,6 +23,20 @@ export const PROBES_COLUMNS = ['time_us', 'from', 'to', 'rtt_us'] as const;
 /** Notable events of the models (watchdog storms, NIC stall prevention, faults applied and ended); `port`/`priority` empty where they do not apply. */
 export const EVENTS_COLUMNS = ['time_us', 'node', 'port', 'priority', 'event', 'detail'] as const;
 
+/**
+ * Per QP, what happened to it (issue 24), at the host where it happened: `wr_posted` (a work
+ * request posted: `bytes` its size, `detail` its operation), `psn_sent` and `retransmission` (a
+ * data packet leaving: its PSN and payload bytes; a PSN at or below the highest already sent is a
+ * retransmission; READ responses count at the responder), `ack`, `nak`, `rnr_nak` (arriving at
+ * the requester: the PSN they name, `detail` the AETH syndrome in hex), `cnp` (arriving at the
+ * sender), `completion` (`bytes` the size, `detail` the status). `psn`, `bytes` and `detail` are
+ * empty where they do not apply.
+ */
+export const QP_EVENTS_COLUMNS = ['time_us', 'node', 'qp', 'event', 'psn', 'bytes', 'detail'] as const;
+
+/** One row per data packet a `packetEvent` fault hit: where (`node:port` it was leaving), when it started, its QP, its index on that QP (from 1), its PSN, the action. */
+export const PACKET_EVENTS_COLUMNS = ['time_us', 'node', 'port', 'qp', 'index', 'psn', 'action'] as const;
+
 /** The column naming the run of each row in a reference directory. */
 export const RUN_COLUMN = 'run';
 
@@ -34,6 +48,8 @@ export const TRACE_FILES = {
   'fct.csv': FCT_COLUMNS,
   'probes.csv': PROBES_COLUMNS,
   'events.csv': EVENTS_COLUMNS,
+  'qp-events.csv': QP_EVENTS_COLUMNS,
+  'packet-events.csv': PACKET_EVENTS_COLUMNS,
 } as const;
 
 export type TraceFileName = keyof typeof TRACE_FILES;

@@ -7,7 +7,7 @@ import { Rng } from '@rocelab/sim';
 import { compareTraces } from './compare.js';
 import { ResultsError } from './errors.js';
 import { defaultTolerances } from './tolerance.js';
-import { EVENTS_COLUMNS, FCT_COLUMNS, PFC_COLUMNS, PROBES_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, type TraceFileName } from './trace-columns.js';
+import { EVENTS_COLUMNS, FCT_COLUMNS, PACKET_EVENTS_COLUMNS, PFC_COLUMNS, PROBES_COLUMNS, QP_EVENTS_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, type TraceFileName } from './trace-columns.js';
 import { parseTraceDir, splitRuns, type TraceText } from './trace-tables.js';
 
 const VALID: Record<TraceFileName, string> = {
@@ -17,6 +17,8 @@ const VALID: Record<TraceFileName, string> = {
   'probes.csv': `run,${PROBES_COLUMNS.join(',')}\na,100.000000,h1,h2,6.120000\nb,100.000000,h1,h2,\n`,
   'events.csv': `run,${EVENTS_COLUMNS.join(',')}\na,2000.000000,tor2,p2,3,pfcwd_storm_detected,drop\nb,0.000000,h4,,,fault,nicPauseStorm\n`,
   'fct.csv': `run,${FCT_COLUMNS.join(',')}\na,7,h1,h2,1000,0.000000,2.000000,2.000000,1.000000,2.000000,success\nb,7,h1,h2,1000,0.000000,,,1.000000,,incomplete\n`,
+  'qp-events.csv': `run,${QP_EVENTS_COLUMNS.join(',')}\na,0.000000,h1,2,wr_posted,,1000,write\na,0.100000,h1,2,psn_sent,0,1000,\nb,2.000000,h1,2,nak,0,,0x60\n`,
+  'packet-events.csv': `run,${PACKET_EVENTS_COLUMNS.join(',')}\na,1.000000,h1,p0,2,3,2,drop\n`,
 };
 const ALPHABET = ',\n\r0123456789.-+eE abcrun_';
 
@@ -57,7 +59,7 @@ test('mutated trace files parse or fail with a ResultsError; what parses compare
       if (runs.size > 0) compareTraces(runs.values().next().value!, runs, { tolerances: defaultTolerances() });
     } catch (err) {
       if (!(err instanceof ResultsError)) assert.fail(`${String(err)} escaped for ${JSON.stringify(files.map((f) => f.text))}`);
-      assert.match(err.message, /^d\/[a-z]+\.csv(:\d+)?: /);
+      assert.match(err.message, /^d\/[a-z-]+\.csv(:\d+)?: /);
       codes.set(err.code, (codes.get(err.code) ?? 0) + 1);
     }
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ResultsError } from './errors.js';
-import { EVENTS_COLUMNS, FCT_COLUMNS, PFC_COLUMNS, PROBES_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, TRACE_FILES } from './trace-columns.js';
+import { EVENTS_COLUMNS, FCT_COLUMNS, PACKET_EVENTS_COLUMNS, PFC_COLUMNS, PROBES_COLUMNS, QP_EVENTS_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, TRACE_FILES } from './trace-columns.js';
 import { parseTraceDir, parseTraceFile, splitRuns } from './trace-tables.js';
 
 test('the column lists are the documented headers', () => {
@@ -11,7 +11,20 @@ test('the column lists are the documented headers', () => {
   assert.equal(EVENTS_COLUMNS.join(','), 'time_us,node,port,priority,event,detail');
   assert.equal(PFC_COLUMNS.join(','), 'time_us,node,port,priority,event,quanta,pause_us');
   assert.equal(FCT_COLUMNS.join(','), 'flow,from,to,size_bytes,start_us,completion_us,fct_us,ideal_fct_us,slowdown,status');
-  assert.deepEqual(Object.keys(TRACE_FILES), ['rates.csv', 'queue.csv', 'pfc.csv', 'fct.csv', 'probes.csv', 'events.csv']);
+  assert.equal(QP_EVENTS_COLUMNS.join(','), 'time_us,node,qp,event,psn,bytes,detail');
+  assert.equal(PACKET_EVENTS_COLUMNS.join(','), 'time_us,node,port,qp,index,psn,action');
+  assert.deepEqual(Object.keys(TRACE_FILES), ['rates.csv', 'queue.csv', 'pfc.csv', 'fct.csv', 'probes.csv', 'events.csv', 'qp-events.csv', 'packet-events.csv']);
+});
+
+test('qp-events.csv and packet-events.csv parse into typed rows; an unknown QP event is an error naming line and column', () => {
+  const qp = parseTraceFile({ name: 'qp-events.csv', path: 'q', text: `${QP_EVENTS_COLUMNS.join(',')}\n0.000000,h1,2,wr_posted,,4096,write\n0.100000,h1,2,retransmission,16777215,1024,\n` });
+  assert.deepEqual(qp.rows, [
+    { run: '', timeUs: 0, node: 'h1', qp: 2, event: 'wr_posted', psn: null, bytes: 4096, detail: 'write' },
+    { run: '', timeUs: 0.1, node: 'h1', qp: 2, event: 'retransmission', psn: 16777215, bytes: 1024, detail: '' },
+  ]);
+  const hit = parseTraceFile({ name: 'packet-events.csv', path: 'p', text: `${PACKET_EVENTS_COLUMNS.join(',')}\n1.500000,h1,p0,2,3,2,drop\n` });
+  assert.deepEqual(hit.rows, [{ run: '', timeUs: 1.5, node: 'h1', port: 'p0', qp: 2, index: 3, psn: 2, action: 'drop' }]);
+  assert.throws(() => parseTraceFile({ name: 'qp-events.csv', path: 'ref/qp-events.csv', text: `${QP_EVENTS_COLUMNS.join(',')}\n0,h1,2,sent,,,\n` }), /ref\/qp-events\.csv:2: event \(column 4\): expected one of/);
 });
 
 test('each file parses into typed rows; empty fields are null where the format allows', () => {

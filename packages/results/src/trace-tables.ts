@@ -6,13 +6,17 @@
  */
 import { FieldReader, parseCsv, requireColumns, type CsvTable } from './csv.js';
 import { ResultsError } from './errors.js';
-import { EVENTS_COLUMNS, FCT_COLUMNS, PFC_COLUMNS, PROBES_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, RUN_COLUMN, TRACE_FILE_NAMES, type TraceFileName } from './trace-columns.js';
+import { EVENTS_COLUMNS, FCT_COLUMNS, PACKET_EVENTS_COLUMNS, PFC_COLUMNS, PROBES_COLUMNS, QP_EVENTS_COLUMNS, QUEUE_COLUMNS, RATES_COLUMNS, RUN_COLUMN, TRACE_FILE_NAMES, type TraceFileName } from './trace-columns.js';
 
 export interface RateRow { run: string; timeUs: number; node: string; qp: number; flow: string; dst: string; rateGbps: number; targetGbps: number; alpha: number | null; ackedBytes: number; cnps: number; throughputGbps: number }
 export interface QueueRow { run: string; timeUs: number; node: string; port: string; priority: number; queueBytes: number; thresholdBytes: number; ingressBytes: number; headroomBytes: number; paused: boolean; pausing: boolean; ecnMarks: number; txPackets: number }
 export interface PfcRow { run: string; timeUs: number; node: string; port: string; priority: number; event: 'pause' | 'resume'; quanta: number; pauseUs: number }
 export interface ProbeRow { run: string; timeUs: number; from: string; to: string; rttUs: number | null }
 export interface EventRow { run: string; timeUs: number; node: string; port: string; priority: number | null; event: string; detail: string }
+export interface QpEventRow { run: string; timeUs: number; node: string; qp: number; event: QpEventKind; psn: number | null; bytes: number | null; detail: string }
+export interface PacketEventRow { run: string; timeUs: number; node: string; port: string; qp: number; index: number; psn: number; action: 'drop' | 'ecn' | 'corrupt' }
+export const QP_EVENT_KINDS = ['wr_posted', 'psn_sent', 'retransmission', 'ack', 'nak', 'rnr_nak', 'cnp', 'completion'] as const;
+export type QpEventKind = (typeof QP_EVENT_KINDS)[number];
 export interface FctRow { run: string; flow: string; from: string; to: string; sizeBytes: number; startUs: number; completionUs: number | null; fctUs: number | null; idealFctUs: number; slowdown: number | null; status: string }
 
 /** The row type of each trace file. */
@@ -23,6 +27,8 @@ export interface TraceRows {
   'fct.csv': FctRow;
   'probes.csv': ProbeRow;
   'events.csv': EventRow;
+  'qp-events.csv': QpEventRow;
+  'packet-events.csv': PacketEventRow;
 }
 
 /** The tables of one run (or of a whole directory); a file that is absent is undefined. */
@@ -59,6 +65,14 @@ const probeRow: Parse<ProbeRow> = (r, run) => ({ run, timeUs: r.number('time_us'
 const eventRow: Parse<EventRow> = (r, run) => ({
   run, timeUs: r.number('time_us', -Infinity), node: r.text('node'), port: r.optionalText('port'), priority: r.optionalInteger('priority', 0, 7), event: r.text('event'), detail: r.optionalText('detail'),
 });
+const qpEventRow: Parse<QpEventRow> = (r, run) => ({
+  run, timeUs: r.number('time_us'), node: r.text('node'), qp: r.integer('qp'), event: r.oneOf('event', QP_EVENT_KINDS),
+  psn: r.optionalInteger('psn', 0, 0xffffff), bytes: r.optionalInteger('bytes'), detail: r.optionalText('detail'),
+});
+const packetEventRow: Parse<PacketEventRow> = (r, run) => ({
+  run, timeUs: r.number('time_us'), node: r.text('node'), port: r.text('port'), qp: r.integer('qp'), index: r.integer('index'),
+  psn: r.integer('psn', 0, 0xffffff), action: r.oneOf('action', ['drop', 'ecn', 'corrupt'] as const),
+});
 const pfcRow: Parse<PfcRow> = (r, run) => ({
   run, timeUs: r.number('time_us', -Infinity), node: r.text('node'), port: r.text('port'), priority: r.integer('priority', 0, 7),
   event: r.oneOf('event', ['pause', 'resume'] as const), quanta: r.integer('quanta', 0, 0xffff), pauseUs: r.number('pause_us'),
@@ -92,6 +106,10 @@ export function parseTraceFile(file: TraceText): { rows: AnyRows; hasRunColumn: 
       return { rows: rowsOf(table, PROBES_COLUMNS, probeRow), hasRunColumn };
     case 'events.csv':
       return { rows: rowsOf(table, EVENTS_COLUMNS, eventRow), hasRunColumn };
+    case 'qp-events.csv':
+      return { rows: rowsOf(table, QP_EVENTS_COLUMNS, qpEventRow), hasRunColumn };
+    case 'packet-events.csv':
+      return { rows: rowsOf(table, PACKET_EVENTS_COLUMNS, packetEventRow), hasRunColumn };
     case 'fct.csv': {
       const rows = rowsOf(table, FCT_COLUMNS, fctRow);
       checkUniqueFlows(table, rows);

@@ -286,6 +286,9 @@ export class Nic {
     return this.senderByKey.get(connection);
   }
 
+  /** Watches the application's work requests as they are posted, before any packet of theirs leaves (tracing); never changes what happens. */
+  onAppPosted: ((qpn: number, work: AppWork) => void) | null = null;
+
   /** The next work request id: one sequence for the host's traffic and its application. */
   takeWrId(): number {
     return this.wrId++;
@@ -296,14 +299,21 @@ export class Nic {
    * completion goes to the host (`NicHost.onAppCompletion`). Throws (with the requester's
    * message) for a QP in error or a malformed request: the app runtime reports it as the app's error.
    */
-  postApp(qpn: number, work: AppWork): number {
+  postApp(qpn: number, work: AppWork, issued?: { id: number; postedPs: number }): number {
     const q = this.senderByQpn.get(qpn);
     if (q === undefined || q.app === null) throw new Error(`no memory-backed QP ${qpn} sends from ${this.ctx.name}`);
-    const id = this.wrId++;
-    q.req.post({ id, opcode: work.opcode, sizeBytes: work.sizeBytes, postedPs: this.ctx.nowPs, ...(work.atomic === undefined ? {} : { atomic: work.atomic }), ...(work.immediate === undefined ? {} : { immediate: work.immediate }) });
+    // `issued`: the host's CPU took the id when the app called, and posts it now (host-cpu.ts).
+    const id = issued?.id ?? this.wrId++;
+    q.req.post({ id, opcode: work.opcode, sizeBytes: work.sizeBytes, postedPs: issued?.postedPs ?? this.ctx.nowPs, ...(work.atomic === undefined ? {} : { atomic: work.atomic }), ...(work.immediate === undefined ? {} : { immediate: work.immediate }) });
     q.app.set(id, work);
+    this.onAppPosted?.(qpn, work);
     this.kick();
     return id;
+  }
+
+  /** Whether the memory-backed QP `qpn` that sends from here is in error (a work request posted to it now is flushed). */
+  appQpInError(qpn: number): boolean {
+    return this.senderByQpn.get(qpn)?.req.state === 'error';
   }
 
   /** Post a receive buffer on the memory-backed QP `qpn` (the one its peer sends to this host on). */

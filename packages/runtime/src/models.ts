@@ -9,7 +9,7 @@ import { Engine } from '@rocelab/sim';
 import { Host } from '@rocelab/host';
 import { MemoryRegions, type NicProblem, type QpEnd } from '@rocelab/rnic';
 import { planSwitch, Switch, type SwitchProblem } from '@rocelab/switch';
-import { nicSettingsOf, routeTable, switchPortDirections, switchSettingsOf } from '@rocelab/topology';
+import { hostCpuOf, nicSettingsOf, routeTable, switchPortDirections, switchSettingsOf } from '@rocelab/topology';
 import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
 import { hostTraffic } from '@rocelab/workload';
 import { hostNames, linkRateOf } from './qp-plan.js';
@@ -47,6 +47,7 @@ export function createModel(engine: PodEngine, pc: PodContext, index: number, op
     const settings = nicSettingsOf(pod, node, problems);
     if (problems.length > 0) throw new Error(`${node.name}: NIC settings: ${JSON.stringify(problems)}`);
     const qps = pc.qps.get(node.name)!;
+    const cpu = hostCpuOf(pod, node);
     // A host that booted again runs no app: its memory and its QPs are gone.
     const app = options.rebooted ? undefined : pod.apps.find((a) => a.node === node.name);
     const memory = app === undefined ? undefined : new MemoryRegions();
@@ -63,6 +64,7 @@ export function createModel(engine: PodEngine, pc: PodContext, index: number, op
       rebooted: options.rebooted,
       ...(memory === undefined ? {} : { memory }),
       bdpCapOf: (end) => bdpCapPackets(pc, node.name, end),
+      ...(cpu === null ? {} : { cpu }),
     });
     if (app !== undefined) {
       const machine = pc.appMachines.get(node.name);

@@ -9,7 +9,7 @@
  */
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EngineObserver, NodeNote } from '@rocelab/sim';
+import type { EngineObserver, NodeNote, PacketAction } from '@rocelab/sim';
 import { mergeParts, TRACE_FILE_NAMES, TRACE_FILES, type TraceFileName } from '@rocelab/results';
 import type { PodSpec } from '@rocelab/topology';
 import type { Frame } from '@rocelab/wire';
@@ -47,7 +47,11 @@ export function attachRecording(engine: PodEngine, pc: PodContext, hosted: reado
       traceRecorder?.onArrive(node, port, timePs, frame);
       pcapRecorder?.onArrive(node, port, timePs, frame, nodes[nodes[node]!.ports[port]!.peerNode]!.mac);
     },
-    ...(pcapRecorder === null ? {} : { onTransmit: (node: number, port: number, timePs: number, frame: Frame) => pcapRecorder.onTransmit(node, port, timePs, frame, nodes[node]!.mac) }),
+    onTransmit: (node: number, port: number, timePs: number, frame: Frame) => {
+      traceRecorder?.onTransmit(node, port, timePs, frame);
+      pcapRecorder?.onTransmit(node, port, timePs, frame, nodes[node]!.mac);
+    },
+    ...(traceRecorder === null ? {} : { onPacketEvent: (node: number, port: number, timePs: number, frame: Frame, index: number, action: PacketAction) => traceRecorder.onPacketEvent(node, port, timePs, frame, index, action) }),
   };
   engine.observe(observer);
   return {

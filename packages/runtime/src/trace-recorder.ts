@@ -1,13 +1,15 @@
 /**
  * `rocelab run --trace DIR`: each hosted node's rows of rates.csv (per sending QP on a grid),
  * queue.csv (per switch egress queue on a grid), pfc.csv (every PAUSE and RESUME arriving at a
- * transmitter) and, at the end, fct.csv (per message, with its ideal FCT). The recorder only
+ * transmitter), qp-events.csv (per QP: work requests posted and completed, data packets sent and
+ * retransmitted, ACK/NAK/CNP arriving), packet-events.csv (the packets `packetEvent` faults hit)
+ * and, at the end, fct.csv (per message, with its ideal FCT). The recorder only
  * reads — engine samplers and an observer — so tracing never changes the trace hash; rows are
  * formatted by @rocelab/results and go to a sink per node and file (part files, merged once
  * the run is over), so the merged CSVs are the same bytes in every mode.
  */
-import { FrameKind, PFC_PRIORITIES, PFC_QUANTUM_BITS, type Frame } from '@rocelab/wire';
-import { serializationPs, type NodeNote } from '@rocelab/sim';
+import { FrameKind, Opcode, PFC_PRIORITIES, PFC_QUANTUM_BITS, type Frame } from '@rocelab/wire';
+import { serializationPs, type NodeNote, type PacketAction } from '@rocelab/sim';
 import type { MessageResult, QpEnd, WorkOpcode } from '@rocelab/rnic';
 import { fixed6, formatUs, partLine, type TraceFileName } from '@rocelab/results';
 import type { PodContext } from './pod-context.js';
@@ -37,6 +39,10 @@ export class TraceRecorder {
   private readonly qpState = new Map<string, { acked: number; busy: boolean }>();
   /** Switch queues (node·8·ports + port·8 + priority) that have carried traffic. */
   private readonly seenQueues = new Set<number>();
+  /** Hosted hosts by node index. */
+  private readonly hosts = new Set<number>();
+  /** Per (host, QP): the PSN after the highest data packet sent, for telling retransmissions. */
+  private readonly nextPsn = new Map<number, number>();
 
   constructor(
     private readonly engine: PodEngine,
@@ -52,9 +58,14 @@ export class TraceRecorder {
       const host = engine.model(index);
       if (host?.kind !== 'host') continue;
       const name = pc.pod.nodes[index]!.name;
+      this.hosts.add(index);
+      host.traffic.onMessagePosted = (m) => this.qpRow(name, m.postedPs, m.qpn, 'wr_posted', '', m.sizeBytes, m.opcode);
       host.traffic.onMessageDone = (m, probe) => {
         if (probe) this.probeRow(name, m);
+        this.qpRow(name, m.completedPs ?? m.postedPs, m.qpn, 'completion', '', m.sizeBytes, m.status);
       };
+      host.nic.onAppPosted = (qpn, work) => this.qpRow(name, this.engine.context(index).nowPs, qpn, 'wr_posted', '', work.sizeBytes, work.opcode);
+      host.onAppCompletionSeen = (qpn, c) => this.qpRow(name, c.completedPs, qpn, 'completion', '', c.sizeBytes, c.status);
     }
   }
 
@@ -71,8 +82,33 @@ export class TraceRecorder {
     this.row(host, 'probes.csv', m.postedPs, [this.us(m.postedPs), host, m.to, rtt]);
   }
 
-  /** The engine observer's arrival hook: a PFC frame reaching a transmitter. */
+  /** The engine observer's transmit hook: a host's data packet leaving, new or a retransmission (a PSN not past the highest sent). */
+  onTransmit(node: number, _port: number, timePs: number, frame: Frame): void {
+    if (frame.kind !== FrameKind.data || !this.hosts.has(node)) return;
+    const key = node * 2 ** 24 + frame.destQp;
+    const next = this.nextPsn.get(key);
+    // 24-bit PSNs wrap: a PSN less than 2^23 behind the next one is behind it.
+    const behind = next !== undefined && ((next - frame.psn) & 0xffffff) !== 0 && ((next - frame.psn) & 0xffffff) < 0x800000;
+    if (!behind) this.nextPsn.set(key, (frame.psn + 1) & 0xffffff);
+    this.qpRow(this.engine.context(node).name, timePs, frame.destQp, behind ? 'retransmission' : 'psn_sent', frame.psn, frame.payloadBytes, '');
+  }
+
+  /** The engine observer's packet-event hook: a `packetEvent` fault hit a data packet leaving `node:port`. */
+  onPacketEvent(node: number, port: number, timePs: number, frame: Frame, index: number, action: PacketAction): void {
+    const ctx = this.engine.context(node);
+    this.row(ctx.name, 'packet-events.csv', timePs, [this.us(timePs), ctx.name, ctx.ports[port]!.name, frame.destQp, index, frame.psn, action]);
+  }
+
+  /** The engine observer's arrival hook: a PFC frame reaching a transmitter; an ACK, NAK or CNP reaching a host. */
   onArrive(node: number, port: number, timePs: number, frame: Frame): void {
+    if ((frame.kind === FrameKind.ack || frame.kind === FrameKind.cnp) && this.hosts.has(node)) {
+      const name = this.engine.context(node).name;
+      if (frame.kind === FrameKind.cnp) return this.qpRow(name, timePs, frame.destQp, 'cnp', '', '', '');
+      // AETH syndrome bits 6–5: 00 ACK, 01 RNR NAK, 11 NAK (an Atomic ACK is an ACK).
+      const type = frame.opcode === Opcode.atomicAcknowledge ? 0 : (frame.syndrome >> 5) & 3;
+      const syndrome = `0x${frame.syndrome.toString(16).padStart(2, '0')}`;
+      return this.qpRow(name, timePs, frame.destQp, type === 0 ? 'ack' : type === 1 ? 'rnr_nak' : 'nak', frame.psn, '', syndrome);
+    }
     if (frame.kind !== FrameKind.pfc) return;
     const ctx = this.engine.context(node);
     const rate = ctx.ports[port]!.out.rateBps;
@@ -204,6 +240,10 @@ export class TraceRecorder {
     const key = `${host}/${end.qpn}/${sizeBytes}/${opcode}`;
     if (!this.ideals.has(key)) this.ideals.set(key, idealFctOf(this.pc, host, end, sizeBytes, opcode));
     return this.ideals.get(key)!;
+  }
+
+  private qpRow(node: string, timePs: number, qpn: number, event: string, psn: number | '', bytes: number | '', detail: string): void {
+    this.row(node, 'qp-events.csv', timePs, [this.us(timePs), node, qpn, event, psn, bytes, detail]);
   }
 
   private us(timePs: number): string {

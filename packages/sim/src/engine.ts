@@ -12,7 +12,7 @@ import { DEFAULT_DSCP_MAP, FrameKind, frameBytes, type Frame } from '@rocelab/wi
 import { EngineError } from './engine-error.js';
 import { EventClass, type SimEvent } from './event.js';
 import { EventQueue } from './event-queue.js';
-import type { ImpairmentConfig } from './impairments.js';
+import type { ImpairmentConfig, PacketAction } from './impairments.js';
 import { Transmitter, type WireModel } from './link.js';
 import { NodeContext, type ContextHost, type NodeModel, type NodeNote, type PortInfo } from './node.js';
 import { loseHeldFrames, type KillData, type RestartData, type RestartFactory } from './node-life.js';
@@ -56,6 +56,8 @@ export interface EngineObserver {
   onArrive?(node: number, port: number, timePs: number, frame: Frame): void;
   /** A model's notable event (`NodeContext.note`). */
   onNote?(node: number, timePs: number, note: NodeNote): void;
+  /** A packet event (`packetEvent` fault) hit the `index`-th data packet of its QP as it started leaving a hosted node's port. */
+  onPacketEvent?(node: number, port: number, timePs: number, frame: Frame, index: number, action: PacketAction): void;
 }
 
 /** Frames emitted on a link to another process during the current window. */
@@ -203,6 +205,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       const node = h.ctx.index;
       h.ctx.transmitters.forEach((tx, port) => {
         tx.tap = observer.onTransmit === undefined ? null : (timePs, frame) => observer.onTransmit!(node, port, timePs, frame);
+        tx.packetEventTap = observer.onPacketEvent === undefined ? null : (timePs, frame, index, action) => observer.onPacketEvent!(node, port, timePs, frame, index, action);
       });
     }
   }

@@ -42,6 +42,8 @@ export class Impairment {
   /** Data packets seen per QP (only while packet events are set) and the events by `qpn:index`. */
   private readonly seen = new Map<number, number>();
   private events = new Map<string, PacketAction>();
+  /** Watches packet events as they hit a frame (tracing): the frame, its index on its QP, the action. Never changes the fate. */
+  onHit: ((frame: Frame, index: number, action: PacketAction) => void) | null = null;
 
   constructor(
     config: ImpairmentConfig,
@@ -76,6 +78,7 @@ export class Impairment {
       const n = (this.seen.get(frame.destQp) ?? 0) + 1;
       this.seen.set(frame.destQp, n);
       const action = this.events.get(`${frame.destQp}:${n}`);
+      if (action !== undefined && this.onHit !== null) this.onHit(frame, n, action);
       if (action === 'drop') return Fate.loss;
       if (action === 'corrupt') return Fate.corrupt;
       if (action === 'ecn') frame.ecn = 3; // CE, as a marking switch would

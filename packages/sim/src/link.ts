@@ -23,7 +23,7 @@ import {
 import { CreditLink } from './credit-link.js';
 import type { DropReason } from './drop-reason.js';
 import { TxEvent } from './event.js';
-import { Fate, Impairment, type ImpairmentConfig } from './impairments.js';
+import { Fate, Impairment, type ImpairmentConfig, type PacketAction } from './impairments.js';
 import type { Rng } from './rng.js';
 import type { PortStats } from './stats.js';
 import { serializationPs } from './time.js';
@@ -93,6 +93,12 @@ export class Transmitter {
   readonly pauseOnTransitions: number[] = new Array<number>(PFC_PRIORITIES).fill(0);
   /** An observer of every frame as it starts on the wire (tracing, capture); never changes what happens. */
   tap: ((nowPs: number, frame: Frame) => void) | null = null;
+  /** Watches the packet events that hit frames leaving here (tracing); set by the engine's observer. */
+  set packetEventTap(tap: ((nowPs: number, frame: Frame, index: number, action: PacketAction) => void) | null) {
+    this.impairment.onHit = tap === null ? null : (frame, index, action) => tap(this.startedPs, frame, index, action);
+  }
+  /** When the frame now starting began (what `packetEventTap` reports). */
+  private startedPs = 0;
   /** Time of the pending pause-expiry wake-up, -1 if none. */
   private wakeAtPs = -1;
   private readonly quantumPs: number;
@@ -291,6 +297,7 @@ export class Transmitter {
     else if (this.credit !== null) this.credit.onControlSent(frame);
     if (this.onStart !== null) this.onStart(frame);
     if (this.tap !== null) this.tap(nowPs, frame);
+    this.startedPs = nowPs;
     switch (this.impairment.fate(frame)) {
       case Fate.deliver:
         this.deps.emit(frame, donePs + this.config.latencyPs, false);

@@ -19,6 +19,7 @@ export { CdfError, cdfFilesFor, cdfPath, parseCdf, readCdfFile } from './cdf.js'
 export { FLOW_KIND, WORKLOAD_KIND_TABLE, flowWorkloads, mergeExtensions, resolvedWorkloads, type ExtensionProblem, type PodCheck, type SchemaExtensions, type WorkloadKind } from './extensions.js';
 export { SWITCH_EXTENSION, switchPortDirections, switchSettingsOf } from './switch-extension.js';
 export { NIC_EXTENSION, nicSettingsOf } from './nic-extension.js';
+export { HOST_EXTENSION, hostCpuOf, type HostCpuSettings } from './host-extension.js';
 export { formatIpv4, inSubnet, parseIpv4, parseSubnet, prefixMask } from './ipv4.js';
 export { loadTopologyFile, parseTopology, parseYaml, topologyFromData } from './load.js';
 export { APP_MEMORY_MAX, APP_MEMORY_MIN, APP_REGIONS_MAX, declareAppRegions } from './apps.js';

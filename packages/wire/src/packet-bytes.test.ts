@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { frameBytes } from './bytes.js';
-import { FrameKind, Opcode, creditFrame, newFrame, pfcFrame, type Frame } from './frame.js';
+import { FrameKind, Opcode, creditFrame, newFrame, pfcFrame, rdmaFields, u64Bytes, type Frame } from './frame.js';
 import { encodeFrame, roceIcrc } from './packet-bytes.js';
 
 const hex = (text: string): Uint8Array => Uint8Array.from(Buffer.from(text.replace(/\s+/g, ''), 'hex'));
@@ -195,6 +195,29 @@ test('READ requests and responses, atomics, Atomic ACKs and immediates encode to
   assert.equal(at(frames[1]!, 0), (0x1f << 24) | 7, "a READ response's AETH: syndrome and MSN");
   assert.equal(at(frames[9]!, 0), (0x1f << 24) | 9, "an Atomic ACK's AETH, before the AtomicAckETH");
   assert.equal(at(frames[5]!, 12), 10, "WRITE ONLY with immediate: the RETH first, then the ImmDt");
+});
+
+test("a memory-backed QP's frame writes its RETH, ImmDt, AtomicETH, AtomicAckETH and payload where IBA puts them (issue 24)", () => {
+  const v = (frame: Frame): DataView => view(encodeFrame(frame));
+  const payload = Uint8Array.from([104, 105, 33]);
+  const write = v(data(Opcode.writeOnlyImmediate, { payloadBytes: 3, dmaLength: 3, rdma: rdmaFields({ va: 2 ** 40 + 0x1000, rkey: 0x1234_5678, data: payload, immediate: 0xcafe_f00d }) }));
+  assert.equal(write.getBigUint64(NEXT), 2n ** 40n + 0x1000n, 'RETH VA, big-endian');
+  assert.equal(write.getUint32(NEXT + 8), 0x1234_5678, 'RETH R_Key');
+  assert.equal(write.getUint32(NEXT + 12), 3, 'RETH DMA length');
+  assert.equal(write.getUint32(NEXT + 16), 0xcafe_f00d, 'ImmDt after the RETH');
+  assert.deepEqual([write.getUint8(NEXT + 20), write.getUint8(NEXT + 21), write.getUint8(NEXT + 22), write.getUint8(NEXT + 23)], [104, 105, 33, 0], 'the payload, then one pad byte');
+  const cas = v(data(Opcode.compareSwap, { rdma: rdmaFields({ va: 0x1000_0008, rkey: 7, operand: u64Bytes(41n), swap: u64Bytes(-1n) }) }));
+  assert.deepEqual([cas.getBigUint64(NEXT), cas.getUint32(NEXT + 8), cas.getBigUint64(NEXT + 12), cas.getBigUint64(NEXT + 20)], [0x1000_0008n, 7, 2n ** 64n - 1n, 41n], 'VA, R_Key, swap, compare');
+  const add = v(data(Opcode.fetchAdd, { rdma: rdmaFields({ va: 8, rkey: 9, operand: u64Bytes(5n) }) }));
+  assert.deepEqual([add.getBigUint64(NEXT + 12), add.getBigUint64(NEXT + 20)], [5n, 0n], 'add, compare 0');
+  const atomicAck = v(ack({ opcode: Opcode.atomicAcknowledge, syndrome: 0x1f, msn: 1, rdma: rdmaFields({ original: u64Bytes(2n ** 50n + 3n) }) }));
+  assert.equal(atomicAck.getBigUint64(NEXT + 4), 2n ** 50n + 3n, 'the original word after the AETH');
+  // A frame without RDMA fields (a built-in generator's) keeps zeros; the ICRC covers the bytes.
+  const plain = encodeFrame(data(Opcode.writeOnly, { payloadBytes: 3, dmaLength: 3 }));
+  const withBytes = encodeFrame(data(Opcode.writeOnly, { payloadBytes: 3, dmaLength: 3, rdma: rdmaFields({ data: payload }) }));
+  assert.equal(view(plain).getBigUint64(NEXT), 0n);
+  assert.notDeepEqual(plain.subarray(-4), withBytes.subarray(-4), 'the ICRC changes with the payload');
+  assert.throws(() => encodeFrame(data(Opcode.readRequest, { rdma: rdmaFields({ va: -1 }) })), /frame\.rdma\.va: expected a safe non-negative integer, got -1/);
 });
 
 test('frames no real packet matches are refused with the field, the expectation and the value', () => {

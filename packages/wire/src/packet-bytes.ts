@@ -5,15 +5,17 @@
  * options, DF), UDP to port 4791 with checksum 0, the BTH, then the transport headers of the
  * opcode (RETH on the first and only packets of a WRITE and on a READ request, ImmDt, AETH on
  * ACK/NAKs and READ responses, AtomicETH, AtomicAckETH) or the CNP's 16 reserved bytes, the
- * payload as zero bytes padded to a multiple of 4 (BTH PadCnt), and the ICRC. PFC frames are 802.1Qbb MAC
+ * payload padded to a multiple of 4 (BTH PadCnt), and the ICRC. PFC frames are 802.1Qbb MAC
  * control frames. No FCS: pcap's LINKTYPE_ETHERNET captures exclude it, so a frame encodes to
  * `frameBytes(frame) - 4` bytes (pad bytes included: `frameBytes` counts them too).
- * Frames do not carry addresses, keys, immediates or atomic operands yet: the RETH's virtual
- * address and R_Key, the ImmDt, and the AtomicETH's and AtomicAckETH's fields are 0.
+ * A memory-backed QP's frame (`frame.rdma`) writes what it carries: the RETH's virtual address
+ * and R_Key, the ImmDt, the AtomicETH's address, key and operands, the AtomicAckETH's original
+ * word and the payload's bytes. Other frames carry none of these: those fields and the payload
+ * are zeros (a built-in generator's message has no bytes, only a length).
  */
-import { AETH_BYTES, ATOMIC_ACK_ETH_BYTES, CNP_RESERVED_BYTES, MIN_FRAME_BYTES, extensionBytes } from './bytes.js';
+import { AETH_BYTES, ATOMIC_ACK_ETH_BYTES, CNP_RESERVED_BYTES, IMMDT_BYTES, MIN_FRAME_BYTES, extensionBytes } from './bytes.js';
 import { bitsExpected, isUint } from './check.js';
-import { FrameKind, Opcode, PFC_PRIORITIES, carriesReth, isReadResponseWithAeth, type Frame } from './frame.js';
+import { FrameKind, Opcode, PFC_PRIORITIES, carriesReth, isReadResponseWithAeth, u64Of, type Frame } from './frame.js';
 
 const FCS_BYTES = 4;
 const ETHERNET_BYTES = 14;
@@ -128,11 +130,26 @@ function encodeRoce(frame: Frame, extensionBytes: number, payloadBytes: number):
   setUint24(view, bth + 9, frame.psn);
 
   const extension = bth + BTH_BYTES;
+  const rdma = frame.rdma;
   if (frame.kind === FrameKind.ack || (frame.kind === FrameKind.data && isReadResponseWithAeth(frame.opcode))) {
     view.setUint8(extension, frame.syndrome);
     setUint24(view, extension + 1, frame.msn);
+    if (frame.opcode === Opcode.atomicAcknowledge && rdma !== null) view.setBigUint64(extension + AETH_BYTES, u64Of(rdma.original));
   } else if (frame.kind === FrameKind.data && carriesReth(frame.opcode)) {
-    view.setUint32(extension + 12, frame.dmaLength); // after the 8-byte VA and the R_Key, all 0
+    if (rdma !== null) writeVaKey(view, extension, rdma.va, rdma.rkey);
+    view.setUint32(extension + 12, frame.dmaLength);
+  } else if (frame.kind === FrameKind.data && (frame.opcode === Opcode.compareSwap || frame.opcode === Opcode.fetchAdd) && rdma !== null) {
+    // AtomicETH (IBA 9.3.4): VA, R_Key, Swap (or Add) Data, Compare Data. rocelab's `operand` is
+    // the add of FETCH_AND_ADD and the compare of COMPARE_AND_SWAP; `swap` its swap.
+    writeVaKey(view, extension, rdma.va, rdma.rkey);
+    const cas = frame.opcode === Opcode.compareSwap;
+    view.setBigUint64(extension + 12, u64Of(cas ? rdma.swap : rdma.operand));
+    view.setBigUint64(extension + 20, cas ? u64Of(rdma.operand) : 0n);
+  }
+  if (rdma !== null && frame.kind === FrameKind.data) {
+    // ImmDt is the last transport header (after a RETH on WRITE ONLY with immediate).
+    if (carriesImmediate(frame.opcode)) view.setUint32(extension + extensionBytes - IMMDT_BYTES, rdma.immediate);
+    bytes.set(rdma.data.subarray(0, payloadBytes), extension + extensionBytes);
   }
   const icrc = ip + ipBytes - ICRC_BYTES;
   view.setUint32(icrc, roceIcrc(bytes), true);
@@ -242,6 +259,19 @@ function writeEthernet(view: DataView, dstMac: number, srcMac: number, etherType
 function setUint48(view: DataView, at: number, value: number): void {
   view.setUint16(at, Math.floor(value / 2 ** 32));
   view.setUint32(at + 2, value % 2 ** 32);
+}
+
+/** The opcodes with an ImmDt header. */
+function carriesImmediate(opcode: number): boolean {
+  return opcode === Opcode.sendLastImmediate || opcode === Opcode.sendOnlyImmediate || opcode === Opcode.writeLastImmediate || opcode === Opcode.writeOnlyImmediate;
+}
+
+/** The RETH's or AtomicETH's first 12 bytes: the 64-bit virtual address and the R_Key. */
+function writeVaKey(view: DataView, at: number, va: number, rkey: number): void {
+  if (!Number.isSafeInteger(va) || va < 0) refuse('rdma.va', 'a safe non-negative integer', va);
+  if (!isUint(rkey, 0xffff_ffff)) refuse('rdma.rkey', bitsExpected(32), rkey);
+  view.setBigUint64(at, BigInt(va));
+  view.setUint32(at + 8, rkey);
 }
 
 function setUint24(view: DataView, at: number, value: number): void {

@@ -1,9 +1,10 @@
 /**
- * `rocelab drill run FILE [--mode …] [--variant V] [--out DIR] [--json]` and `rocelab drill list`.
+ * `rocelab drill run FILE [--mode …] [--variant V] [--out DIR] [--pcap [PORTS]] [--json]` and `rocelab drill list`.
  *
  * A drill is loaded and checked whole before anything runs (exit 2 with file, path and
  * expectation). Each variant is written out as the topology file it is (`OUT/<variant>/pod.yaml`)
- * and run like `rocelab run` would, tracing into `OUT/<variant>/trace`; then the expectations are
+ * and run like `rocelab run` would, tracing into `OUT/<variant>/trace` (and with `--pcap`, capturing
+ * into `OUT/<variant>/pcap`); then the expectations are
  * evaluated over the runs and the report written: report.json, report.md, report.html and the
  * plots. Exit 0 only when every expectation holds.
  */
@@ -45,11 +46,11 @@ import {
   type VariantOutcome,
 } from '@rocelab/drill';
 import { parseTraceFile, TRACE_FILE_NAMES, type TraceFileName, type TraceTables } from '@rocelab/results';
-import { APP_FAILED_EXIT, DEFAULT_TRACE_SETTINGS, failedApps, podContext, prepareRunFiles, renumberFrom, RunFilesError, type FaultLogEntry, type RunResult } from '@rocelab/runtime';
+import { APP_FAILED_EXIT, DEFAULT_PCAP_SNAPLEN, DEFAULT_TRACE_SETTINGS, failedApps, podContext, prepareRunFiles, renumberFrom, RunFilesError, type FaultLogEntry, type RunResult } from '@rocelab/runtime';
 import { declareAppRegions, InputFileError, loadTopologyFile, MAX_TRACE_FILE_BYTES, readInputFile, TopologyError } from '@rocelab/topology';
 import { DockerRunError } from '@rocelab/deploy';
 import { appliedEndPs, appliedFaults } from './drill-draft.js';
-import { executeRun, readFaultLog, RunOptionError } from './run.js';
+import { checkPcapPorts, executeRun, readFaultLog, RunOptionError } from './run.js';
 import { table } from './result-text.js';
 
 /** Built-in drills: `drills/` at the repository root. */
@@ -64,6 +65,8 @@ export interface DrillRunOptions {
   json: boolean;
   /** `--faults LOG`: a session's live faults replayed into every variant (checked against each variant's pod and the drill's seed). */
   faults?: string | null;
+  /** `--pcap [PORTS]`: capture each variant's ports (null: every host port) into OUT/<variant>/pcap; absent or null: no capture. */
+  pcap?: { ports: string[] | null } | null;
 }
 
 export async function drillRunCommand(file: string, options: DrillRunOptions): Promise<number> {
@@ -92,9 +95,10 @@ export async function drillRunCommand(file: string, options: DrillRunOptions): P
   // Apps declare their regions before anything runs, so a bad declaration refuses the drill whole.
   for (const variant of drill.variants.filter((v) => options.variant === null || v.name === options.variant)) {
     try {
+      checkPcapPorts(variant.pod, options.pcap?.ports ?? null, '--pcap');
       await declareAppRegions(variant.pod);
     } catch (err) {
-      if (err instanceof TopologyError) return refuse(`${file} (variant ${variant.name}): ${err.message}`);
+      if (err instanceof TopologyError || err instanceof RunOptionError) return refuse(`${file} (variant ${variant.name}): ${err.message}`);
       throw err;
     }
   }
@@ -140,7 +144,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     const { result, data } = await runVariant(drill, variant, out, options, options.replays?.get(variant.name) ?? []);
     const outcomes = evaluateVariant(expectations, data);
     for (const e of across) if (e.raw.variantA === variant.name || e.raw.variantB === variant.name) operands.get(e)!.set(variant.name, ratioOperand(e, data));
-    const entry = { ...variantOutcome(variant, result, outcomes, options.replays?.get(variant.name) ?? []), audit: audit(data), incidents: incidentFigures(data.pod.faults, data.tables, data.traceOriginPs) };
+    const entry = { ...variantOutcome(variant, result, outcomes, options.replays?.get(variant.name) ?? [], data.pcaps), audit: audit(data), incidents: incidentFigures(data.pod.faults, data.tables, data.traceOriginPs) };
     entry.pass = entry.pass && entry.audit.pass;
     // Who paused whom, what happened on each link, and the files to open (issue 24).
     const incident = variantIncident(data, result.nodes);
@@ -181,7 +185,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
 }
 
 /** The report's account of one variant: its run's headline figures, its faults, its expectations (its audit and incident figures are added by the caller). */
-function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[], replayed: readonly FaultLogEntry[]): Omit<VariantOutcome, 'audit' | 'incidents'> {
+function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: ExpectationOutcome[], replayed: readonly FaultLogEntry[], pcaps: string[] | null): Omit<VariantOutcome, 'audit' | 'incidents'> {
   return {
     name: variant.name,
     description: variant.description,
@@ -206,6 +210,7 @@ function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: Expe
     faults: [...faultsOf(variant), ...replayedFaults(replayed)],
     expectations: outcomes,
     traceDir: `${variant.name}/trace`,
+    ...(pcaps === null ? {} : { pcaps }),
   };
 }
 
@@ -215,7 +220,7 @@ function refuse(message: string): number {
 }
 
 /** One variant: its topology file, a traced run, its tables. */
-async function runVariant(drill: Drill, variant: DrillVariant, out: string, options: DrillRunOptions, replayFaults: readonly FaultLogEntry[]): Promise<{ result: RunResult; data: VariantData }> {
+async function runVariant(drill: Drill, variant: DrillVariant, out: string, options: DrillRunOptions, replayFaults: readonly FaultLogEntry[]): Promise<{ result: RunResult; data: VariantData & { pcaps: string[] | null } }> {
   const dir = join(out, variant.name);
   mkdirSync(dir, { recursive: true });
   const podFile = join(dir, 'pod.yaml');
@@ -224,7 +229,7 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
   await declareAppRegions(pod);
   const recording = {
     trace: { dir: join(dir, 'trace'), ...DEFAULT_TRACE_SETTINGS, ...drill.trace },
-    pcap: null,
+    pcap: options.pcap == null ? null : { dir: join(dir, 'pcap'), ports: options.pcap.ports, snaplen: DEFAULT_PCAP_SNAPLEN },
   };
   prepareRunFiles(recording, options.mode === 'docker');
   const result = await executeRun(pod, podFile, {
@@ -241,7 +246,10 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
     replayFaults,
   });
   writeFileSync(join(dir, 'result.json'), `${JSON.stringify(result)}\n`);
-  return { result, data: { name: variant.name, pod, result, tables: readTables(recording.trace.dir), traceOriginPs: podContext(pod, drill.seed).startPs, durationPs: drill.durationPs } };
+  // The captures, relative to the report (a port that saw no frame still has its file, with the pcap header alone).
+  const pcapDir = recording.pcap?.dir;
+  const pcaps = pcapDir === undefined ? null : existsSync(pcapDir) ? readdirSync(pcapDir).filter((f) => f.endsWith('.pcap')).sort().map((f) => `${variant.name}/pcap/${f}`) : [];
+  return { result, data: { name: variant.name, pod, result, tables: readTables(recording.trace.dir), traceOriginPs: podContext(pod, drill.seed).startPs, durationPs: drill.durationPs, pcaps } };
 }
 
 /**
@@ -284,7 +292,8 @@ function variantFiles(out: string, variant: string): string[] {
 
 function readTables(dir: string): TraceTables {
   const tables: TraceTables = {};
-  for (const name of TRACE_FILE_NAMES) {
+  // qp-events.csv (a row per packet) is for people and tools, not expectations: it stays on disk.
+  for (const name of TRACE_FILE_NAMES.filter((f) => f !== 'qp-events.csv')) {
     const path = join(dir, name);
     (tables as Record<TraceFileName, unknown>)[name] = parseTraceFile({ name, path, text: readInputFile(path, 'trace file', MAX_TRACE_FILE_BYTES) }).rows;
   }
@@ -352,6 +361,7 @@ function reportText(report: DrillReport, out: string): string {
     ...audits,
     `${report.pass ? 'PASS' : 'FAIL'}: ${all.length - failed.length} of ${all.length} expectations hold${failed.length ? `; failing: ${failed.map((o) => `${o.id}${o.variant ? ` (${o.variant})` : ''}`).join(', ')}` : ''}${brokenAudits.length > 0 ? `; the audit of ${brokenAudits.join(', ')} is broken` : ''}`,
     `report: ${join(out, 'report.md')} (and report.html, report.json, the plots)`,
+    ...report.variants.flatMap((v) => (v.pcaps === undefined ? [] : [`pcaps (${v.name}): ${v.pcaps.length} in ${join(out, v.name, 'pcap')}`])),
     '',
   ].join('\n');
 }

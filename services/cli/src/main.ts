@@ -313,9 +313,11 @@ drill
   .option('--out <dir>', 'where the report goes (default out/drills/<drill>)')
   .option('--json', 'print the report as exactly one JSON line on stdout')
   .option('--faults <log>', "replay a live session's faults (rocelab up --fault-log) into every variant, after the variant's own (checked against each variant's pod and the drill's seed)")
-  .action(async (file: string, o: { mode: string; workers?: number; image: string; variant?: string; out?: string; json?: boolean; faults?: string }, cmd: Command) => {
+  .option('--pcap [ports]', 'capture each variant into OUT/<variant>/pcap: every host port, or the node:port,… given')
+  .action(async (file: string, o: { mode: string; workers?: number; image: string; variant?: string; out?: string; json?: boolean; pcap?: string | true; faults?: string }, cmd: Command) => {
     if (o.mode !== 'inproc' && o.mode !== 'procs' && o.mode !== 'docker') cmd.error(`error: --mode: expected inproc, procs or docker, got ${o.mode}`, { exitCode: 2 });
-    process.exitCode = await (await commands.drill()).drillRunCommand(file, { mode: o.mode, workers: o.workers ?? null, image: o.image, variant: o.variant ?? null, out: o.out ?? null, json: o.json === true, faults: o.faults ?? null });
+    const pcap = o.pcap === undefined ? null : { ports: o.pcap === true ? null : o.pcap.split(',').map((p) => p.trim()).filter(Boolean) };
+    process.exitCode = await (await commands.drill()).drillRunCommand(file, { mode: o.mode, workers: o.workers ?? null, image: o.image, variant: o.variant ?? null, out: o.out ?? null, json: o.json === true, pcap, faults: o.faults ?? null });
   });
 drill
   .command('list')

@@ -204,13 +204,13 @@ async function runLocalProcesses(pod: PodSpec, file: string, options: ExecuteOpt
   }
 }
 
-/** Every `--pcap-ports` entry must name a port of the pod. */
-function checkPcapPorts(pod: PodSpec, ports: readonly string[] | null): void {
+/** Every `--pcap-ports` entry (`drill run --pcap PORTS`: `flag` says which) must name a port of the pod. */
+export function checkPcapPorts(pod: PodSpec, ports: readonly string[] | null, flag = '--pcap-ports'): void {
   if (ports === null) return;
   const known = new Set(pod.nodes.flatMap((n) => n.ports.map((p) => `${n.name}:${p.name}`)));
   const unknown = ports.filter((p) => !known.has(p));
   if (unknown.length > 0) {
-    throw new RunOptionError(`--pcap-ports: ${unknown.join(', ')}: no such port in ${pod.file}; expected node:port of the topology, e.g. ${[...known].slice(0, 3).join(', ')}`);
+    throw new RunOptionError(`${flag}: ${unknown.join(', ')}: no such port in ${pod.file}; expected node:port of the topology, e.g. ${[...known].slice(0, 3).join(', ')}`);
   }
 }
 
