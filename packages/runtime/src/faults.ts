@@ -169,6 +169,15 @@ function faultPhases(pc: PodContext, fault: FaultSpec): Phases {
       const target = node(p.node);
       return { start: (atPs) => [{ atPs, type: 'restart', node: target.index, kill: null }, ...allLinks(target, atPs, true)], undo: null };
     }
+    case 'egressStuck':
+    case 'egressSlow':
+    case 'switchPauseStorm': {
+      const target = node(p.node);
+      const at = { port: portIndex(target, p.port), priority: p.priority };
+      if (p.kind === 'egressSlow') return onNode('switch', target.index, { kind: 'egressSlow', ...at, bps: p.rateBps }, { kind: 'egressSlow', ...at, bps: null });
+      const kind = p.kind === 'egressStuck' ? 'egressStuck' : 'pauseStorm';
+      return onNode('switch', target.index, { kind, ...at, on: true }, { kind, ...at, on: false });
+    }
   }
 }
 

@@ -100,6 +100,11 @@ function switchSource(sw: Switch, engine: PodEngine): SwitchMetricsSource {
     stormsRestored: (port, p) => sw.watchdog(port, p)?.restorations ?? 0,
     floodCopies: (port) => sw.floodCopies[port]!,
     tagger: sw.tagger?.stats ?? null,
+    egressStuck: (port, p) => (sw.egress.stuckNow(port, p) ? 1 : 0),
+    egressStuckSeconds: (port, p) => sw.egress.stuckPs(port, p, engine.horizonPs) / 1e12,
+    egressSlowBps: (port, p) => sw.egress.slowRateBps(port, p),
+    pauseStorm: (port, p) => (sw.pfc.stormingNow(port, p) ? 1 : 0),
+    pauseStormSeconds: (port, p) => sw.pfc.stormPs(port, p, engine.horizonPs) / 1e12,
   };
 }
 

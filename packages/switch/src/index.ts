@@ -21,3 +21,4 @@ export * from './config.js';
 export * from './plan.js';
 export * from './switch.js';
 export * from './tagger.js';
+export * from './egress-faults.js';

@@ -7,6 +7,10 @@
  *
  * The MMU decides XOFF/XON; this module owns the per-group pausing state, the frames and the
  * refresh deadlines (the caller's named timers), and the time each group held its peer.
+ *
+ * A storm (the `switchPauseStorm` fault, issue 24) holds a group paused whatever the MMU says, as
+ * the NIC's malfunction does (`nic-pfc.ts`): the same pause, refreshed the same way, and no resume
+ * until it ends; then the group pauses only as its buffer says.
  */
 import { PFC_PRIORITIES, pfcFrame, type Frame } from '@rocelab/wire';
 
@@ -33,6 +37,10 @@ export class PfcGenerator {
   private readonly since: Float64Array;
   private readonly total: Float64Array;
   private readonly pausingNow: Uint8Array;
+  /** Per group: 1 while a storm holds it paused, with when it started and the time it stormed before. */
+  private readonly storming: Uint8Array;
+  private readonly stormSince: Float64Array;
+  private readonly stormTotal: Float64Array;
 
   constructor(
     readonly ports: number,
@@ -42,6 +50,9 @@ export class PfcGenerator {
     this.since = new Float64Array(ports * PFC_PRIORITIES);
     this.total = new Float64Array(ports * PFC_PRIORITIES);
     this.pausingNow = new Uint8Array(ports * PFC_PRIORITIES);
+    this.storming = new Uint8Array(ports * PFC_PRIORITIES);
+    this.stormSince = new Float64Array(ports * PFC_PRIORITIES);
+    this.stormTotal = new Float64Array(ports * PFC_PRIORITIES);
   }
 
   /** This switch currently holds the upstream of (`port`, `pg`) paused. */
@@ -58,10 +69,10 @@ export class PfcGenerator {
     this.sendPause(nowPs, port, pg);
   }
 
-  /** The group fell below XON: resume the upstream now. */
+  /** The group fell below XON: resume the upstream now (not while a storm holds it). */
   xon(nowPs: number, port: number, pg: number): void {
     const i = port * PFC_PRIORITIES + pg;
-    if (this.pausingNow[i] === 0) return;
+    if (this.pausingNow[i] === 0 || this.storming[i] === 1) return;
     this.pausingNow[i] = 0;
     this.total[i] = this.total[i]! + (nowPs - this.since[i]!);
     this.deps.setRefresh(port, pg, null);
@@ -82,6 +93,40 @@ export class PfcGenerator {
       this.total[i] = this.total[i]! + (nowPs - this.since[i]!);
       this.deps.setRefresh(port, pg, null);
     }
+  }
+
+  /** A storm starts on the group: pause the upstream (if not already) and keep refreshing whatever the buffer says. */
+  startStorm(nowPs: number, port: number, pg: number): void {
+    const i = port * PFC_PRIORITIES + pg;
+    if (this.storming[i] === 1) return;
+    this.storming[i] = 1;
+    this.stormSince[i] = nowPs;
+    this.xoff(nowPs, port, pg);
+  }
+
+  /** The storm ends: resume the upstream unless the buffer itself is above XOFF (`congested`). */
+  stopStorm(nowPs: number, port: number, pg: number, congested: boolean): void {
+    const i = port * PFC_PRIORITIES + pg;
+    if (this.storming[i] === 0) return;
+    this.storming[i] = 0;
+    this.stormTotal[i] = this.stormTotal[i]! + (nowPs - this.stormSince[i]!);
+    if (!congested) this.xon(nowPs, port, pg);
+  }
+
+  /** A storm holds the group paused now. */
+  stormingNow(port: number, pg: number): boolean {
+    return this.storming[port * PFC_PRIORITIES + pg] === 1;
+  }
+
+  /** Virtual time a storm has held this group, up to `nowPs`. */
+  stormPs(port: number, pg: number, nowPs: number): number {
+    const i = port * PFC_PRIORITIES + pg;
+    return this.stormTotal[i]! + (this.storming[i] === 1 ? nowPs - this.stormSince[i]! : 0);
+  }
+
+  /** The link came back up: a storm still in force pauses the peer again (a down link made it forget). */
+  renewStorms(nowPs: number, port: number): void {
+    for (let pg = 0; pg < PFC_PRIORITIES; pg++) if (this.storming[port * PFC_PRIORITIES + pg] === 1) this.xoff(nowPs, port, pg);
   }
 
   /** Virtual time this group has held its upstream paused, up to `nowPs`. */

@@ -151,6 +151,11 @@ export class EgressScheduler<T> {
     return this.fifos.reduce((sum, f) => sum + f.length, 0);
   }
 
+  /** The queues holding items, as a bit mask (bit q = queue q). */
+  nonEmptyQueues(): number {
+    return this.nonEmptyMask;
+  }
+
   /** Bytes queued in one queue. */
   bytes(queue: number): number {
     return this.fifo(queue).bytes;

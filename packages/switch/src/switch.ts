@@ -8,6 +8,7 @@
  */
 import { FrameKind, PFC_PRIORITIES, cloneFrame, frameBytes, type ByteAccounting, type Frame } from '@rocelab/wire';
 import { DROP_REASONS, dropReasonIndex, type DropReason, type NodeContext, type NodeModel, type Rng } from '@rocelab/sim';
+import { EgressFaults } from './egress-faults.js';
 import { Classifier } from './classifier.js';
 import { markingQueues, shouldMark, type EcnConfig } from './ecn.js';
 import { ecmpConfigOf, Forwarding, NO_ROUTE, type Route } from './forwarding.js';
@@ -50,13 +51,21 @@ export type SwitchFault =
   | { kind: 'arpExpire'; ip: number | null }
   | { kind: 'pfc'; port: number | null; priority: number; change: GroupPfc | null }
   | { kind: 'ecn'; port: number | null; priority: number | null; change: (Partial<EcnConfig> & { enabled?: boolean }) | null }
-  | { kind: 'watchdog'; change: { enabled: boolean; action?: WatchdogAction } | null };
+  | { kind: 'watchdog'; change: { enabled: boolean; action?: WatchdogAction } | null }
+  /** A port's egress (one queue of it, or all: priority null) stops, or runs again (`on: false`). */
+  | { kind: 'egressStuck'; port: number; priority: number | null; on: boolean }
+  /** A port's egress (one queue, or all) drains at `bps`; null: at its link's rate again. */
+  | { kind: 'egressSlow'; port: number; priority: number | null; bps: number | null }
+  /** A port pauses its neighbour on `priority` (null: the lossless priorities) whatever its buffer says, or stops (`on: false`). */
+  | { kind: 'pauseStorm'; port: number; priority: number | null; on: boolean };
 
 const POLL_TIMER = 0;
 /** A queued frame's scheduler tag: its ingress port and ingress priority group (with Tagger its queue may differ from the group). */
 const TAG_SHIFT = 3;
 const PG_MASK = PFC_PRIORITIES - 1;
 const refreshTimer = (port: number, pg: number): number => 1 + port * PFC_PRIORITIES + pg;
+/** After every refresh timer: one per port, the end of a slow egress's gap between frames. */
+const slowTimer = (ports: number, port: number): number => 1 + ports * PFC_PRIORITIES + port;
 
 export class Switch implements NodeModel<null, SwitchFault> {
   readonly kind = 'switch';
@@ -92,6 +101,8 @@ export class Switch implements NodeModel<null, SwitchFault> {
   private readonly tagOfPriority: Uint8Array;
   private readonly dscpOfPriority: Uint8Array;
   private readonly hostPort: Uint8Array;
+  /** Stuck and slow egress queues (faults): the queues each port may not start now. */
+  readonly egress: EgressFaults;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -133,6 +144,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
     this.dscpOfPriority = new Uint8Array(PFC_PRIORITIES);
     this.hostPort = new Uint8Array(ports);
     for (const h of config.attachedHosts) this.hostPort[h.port] = 1;
+    this.egress = new EgressFaults(ports, config.accounting);
     const t = settings.tagger;
     if (t === null) {
       this.tagger = null;
@@ -225,8 +237,12 @@ export class Switch implements NodeModel<null, SwitchFault> {
 
   nextFrame(port: number, nowPs: number, pausedMask: number): Frame | null {
     const queues = this.queues[port]!;
-    const frame = queues.take(pausedMask);
-    if (frame === null) return null;
+    const held = this.egress.heldMask(port, nowPs);
+    const frame = queues.take(pausedMask | held);
+    if (frame === null) {
+      if (held !== 0) this.wakeSlowEgress(port, nowPs, queues.nonEmptyQueues());
+      return null;
+    }
     // Its egress queue, and the ingress (port, group) that admitted it: the same priority unless Tagger re-tagged it.
     const queue = queues.takenQueue;
     const inPort = queues.takenTag >> TAG_SHIFT;
@@ -235,6 +251,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
     this.mmu.release(inPort, pg, port, queue, queues.takenBytes);
     const slot = port * PFC_PRIORITIES + queue;
     this.txPackets[slot]!++;
+    this.egress.sent(port, queue, nowPs, frame);
     // RED on the egress queue as the packet leaves it (HPCC, ZHU: marking at dequeue, PHYSICS §1.7).
     if (frame.kind !== FrameKind.pfc && (this.ecnQueues[port]! & (1 << queue)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, queue), this.ecnOverride[slot] ?? this.config.settings.ecn, this.ecnRng)) {
       frame.ecn = 3;
@@ -246,12 +263,15 @@ export class Switch implements NodeModel<null, SwitchFault> {
 
   onTimer(nowPs: number, timer: number): void {
     if (timer === POLL_TIMER) return this.pollWatchdogs(nowPs);
+    const ports = this.ctx.ports.length;
+    if (timer > ports * PFC_PRIORITIES) return this.ctx.kick(timer - 1 - ports * PFC_PRIORITIES);
     const slot = timer - 1;
     this.pfc.onRefresh(nowPs, Math.floor(slot / PFC_PRIORITIES), slot % PFC_PRIORITIES);
   }
 
   onLinkState(nowPs: number, port: number, up: boolean): void {
     if (!up) this.pfc.forget(nowPs, port);
+    else this.pfc.renewStorms(nowPs, port);
   }
 
   onFault(nowPs: number, fault: SwitchFault): void {
@@ -271,7 +291,26 @@ export class Switch implements NodeModel<null, SwitchFault> {
         return this.setEcn(fault.port, fault.priority, fault.change);
       case 'watchdog':
         return this.armWatchdogs(nowPs, fault.change === null ? this.config.settings.watchdog : { ...this.config.settings.watchdog, ...fault.change });
+      case 'egressStuck':
+        this.egress.setStuck(nowPs, fault.port, fault.priority, fault.on);
+        return this.ctx.kick(fault.port);
+      case 'egressSlow':
+        this.egress.setSlow(nowPs, fault.port, fault.priority, fault.bps);
+        return this.ctx.kick(fault.port);
+      case 'pauseStorm':
+        for (let pg = 0; pg < PFC_PRIORITIES; pg++) {
+          if (fault.priority === null ? !this.classifier.isLossless(pg) : pg !== fault.priority) continue;
+          if (fault.on) this.pfc.startStorm(nowPs, fault.port, pg);
+          else this.pfc.stopStorm(nowPs, fault.port, pg, this.mmu.shouldPause(fault.port, pg));
+        }
+        return;
     }
+  }
+
+  /** Nothing could start on a port with held queues: if a slow queue holds frames, kick the port when its gap ends. */
+  private wakeSlowEgress(port: number, nowPs: number, nonEmpty: number): void {
+    const atPs = this.egress.nextStartPs(port, nowPs, nonEmpty);
+    if (atPs !== null) this.ctx.setTimer(slowTimer(this.ctx.ports.length, port), atPs);
   }
 
   private portsOf(port: number | null): number[] {

@@ -37,6 +37,11 @@ const SWITCH_METRICS = [
   'rocelab_pfcwd_storms_restored_total',
   'rocelab_shared_buffer_used_bytes',
   'rocelab_flooded_packets_total',
+  'rocelab_egress_stuck',
+  'rocelab_egress_stuck_seconds_total',
+  'rocelab_egress_slow_rate_bytes_per_second',
+  'rocelab_switch_pause_storm',
+  'rocelab_switch_pause_storm_seconds_total',
 ];
 /** DESIGN §6: labels bounded to node, role, port, priority, reason (+ build_info's version). */
 const ALLOWED_LABELS = new Set(['node', 'role', 'port', 'priority', 'reason', 'version']);
@@ -65,6 +70,11 @@ class FakeSource implements NodeMetricsSource {
     stormsRestored: () => 0,
     floodCopies: () => 0,
     tagger: null,
+    egressStuck: () => 0,
+    egressStuckSeconds: () => 0,
+    egressSlowBps: (port, priority) => (port === 1 && priority === 3 ? 10e9 : 0),
+    pauseStorm: () => 0,
+    pauseStormSeconds: () => 0,
   };
 
   virtualSeconds(): number {
@@ -184,6 +194,8 @@ test('every node metric is served, each sample labelled with the node and role, 
   assert.equal(count('rocelab_pfc_paused'), 16);
   assert.equal(count(QUEUE_DEPTH), 16);
   assert.equal(count('rocelab_flooded_packets_total'), 2);
+  assert.equal(count('rocelab_egress_stuck'), 16);
+  assert.equal(got.value('rocelab_egress_slow_rate_bytes_per_second', { port: 'p9', priority: '3' }), 1.25e9, 'a 10 Gb/s drain, in bytes per second');
   assert.equal(count('rocelab_shared_buffer_used_bytes'), 1);
   assert.equal(count('rocelab_virtual_seconds_total'), 1);
   assert.equal(got.value('rocelab_node_up'), 1);

@@ -74,6 +74,14 @@ export interface SwitchMetricsSource {
   floodCopies(port: number): number;
   /** Tagger's live counters (issue 14), or null when it is off. */
   tagger: { readonly retagged: number; readonly demoted: number; readonly dropped: number } | null;
+  /** Issue 24's switch faults, per (port, priority): the queue is stuck now (1/0), and for how long so far. */
+  egressStuck(port: number, priority: number): number;
+  egressStuckSeconds(port: number, priority: number): number;
+  /** The rate a slow egress holds the queue to, bit/s; 0 when it is not slow. */
+  egressSlowBps(port: number, priority: number): number;
+  /** This port storms its neighbour on the priority now (1/0), and for how long so far. */
+  pauseStorm(port: number, priority: number): number;
+  pauseStormSeconds(port: number, priority: number): number;
 }
 
 export interface NodeIdentity {
@@ -148,6 +156,11 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
     perPriority('rocelab_pfcwd_storms_detected_total', 'PFC storms the watchdog declared on this queue.', (i, p) => sw.stormsDetected(i, p));
     perPriority('rocelab_pfcwd_storms_restored_total', 'PFC storms the watchdog restored on this queue.', (i, p) => sw.stormsRestored(i, p));
     perPort('rocelab_flooded_packets_total', 'Copies this switch made by flooding a packet out of this port (unknown destination MAC).', (i) => sw.floodCopies(i));
+    perPriority('rocelab_egress_stuck', 'Whether a fault holds this egress queue stopped (egressStuck): 1 stuck, 0 running.', (i, p) => sw.egressStuck(i, p), true);
+    perPriority('rocelab_egress_stuck_seconds_total', 'Virtual seconds this egress queue was held stopped by a fault (egressStuck).', (i, p) => sw.egressStuckSeconds(i, p));
+    perPriority('rocelab_egress_slow_rate_bytes_per_second', 'The drain rate a fault holds this egress queue to (egressSlow), bytes per virtual second; 0 when none.', (i, p) => sw.egressSlowBps(i, p) / 8, true);
+    perPriority('rocelab_switch_pause_storm', 'Whether this port pauses its neighbour on this priority whatever its buffer says (switchPauseStorm): 1 storming, 0 not.', (i, p) => sw.pauseStorm(i, p), true);
+    perPriority('rocelab_switch_pause_storm_seconds_total', 'Virtual seconds this port stormed its neighbour with pauses on this priority (switchPauseStorm).', (i, p) => sw.pauseStormSeconds(i, p));
     const tagger = sw.tagger;
     if (tagger !== null) {
       const one = (name: string, help: string, value: () => number) => readCounter(registry, name, help, [], (emit) => emit({}, value()));

@@ -32,6 +32,9 @@ test('every kind resolves to base units, with for where it may last', () => {
     '{at: 3ms, kind: kill, node: h1, for: 1ms}',
     '{at: 3ms, kind: kill, node: sw1}',
     '{at: 5ms, kind: restart, node: sw1}',
+    '{at: 1ms, kind: egressStuck, node: sw1, port: p2, for: 1ms}',
+    '{at: 1ms, kind: egressSlow, node: sw1, port: p2, priority: 3, rate: 10G}',
+    '{at: 1ms, kind: switchPauseStorm, node: sw1, port: p1}',
   );
   assert.deepEqual(pod.faults.map((f) => f.kind).sort(), [...FAULT_KIND_NAMES].filter((k) => k !== 'linkUp').flatMap((k) => (k === 'loss' || k === 'pfcMisconfig' || k === 'kill' ? [k, k] : [k])).sort());
   const by = (kind: string) => pod.faults.filter((f) => f.kind === kind);

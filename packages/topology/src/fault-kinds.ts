@@ -105,6 +105,27 @@ export const FAULT_KINDS: Readonly<Record<FaultKind, KindDef>> = {
     keys: { node: nodeName },
     required: ['node'],
   },
+  egressStuck: {
+    target: 'switch',
+    lasting: true,
+    summary: "a switch's egress port (or one priority's queue of it) stops transmitting, a hung egress: its frames stay queued, so its ingress fills and pauses upstream",
+    keys: { node: nodeName, port, priority },
+    required: ['node', 'port'],
+  },
+  egressSlow: {
+    target: 'switch',
+    lasting: true,
+    summary: "a switch's egress port (or one priority's queue of it) drains at `rate`, below its link's rate, as a degraded egress pipeline would",
+    keys: { node: nodeName, port, priority, rate },
+    required: ['node', 'port', 'rate'],
+  },
+  switchPauseStorm: {
+    target: 'switch',
+    lasting: true,
+    summary: "a switch port pauses its neighbour whatever its buffer says (a switch-originated storm), on its lossless priorities or on `priority`",
+    keys: { node: nodeName, port, priority },
+    required: ['node', 'port'],
+  },
 };
 
 export const FAULT_KIND_NAMES = Object.keys(FAULT_KINDS) as FaultKind[];
@@ -158,6 +179,7 @@ export function resolveFault(written: RawFault, index: number, path: string, ctx
 
 function targetOf(p: FaultParams): string {
   if ('link' in p) return `${p.link.node}:${p.link.port}`;
+  if (p.kind === 'egressStuck' || p.kind === 'egressSlow' || p.kind === 'switchPauseStorm') return `${p.node}:${p.port}`;
   if (p.kind === 'packetEvent') return `${p.from}>${p.to}`;
   return p.node;
 }
@@ -259,6 +281,10 @@ function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultCon
       if (credit !== undefined) problems.add('value', at('node'), `a node without credit links: ${CREDIT_RETRAIN}`, `${JSON.stringify(node!.name)} (${credit} is in credit flow control)`);
       return { kind, node: node?.name ?? '' };
     }
+    case 'egressStuck':
+    case 'egressSlow':
+    case 'switchPauseStorm':
+      return switchPort(kind, raw, at, ctx, problems, nodeRef(), portOf);
     case 'packetEvent': {
       const flow = raw.flow as { from: string; to: string; workload?: number };
       for (const key of ['from', 'to'] as const) {
@@ -268,4 +294,32 @@ function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultCon
       return { kind, from: flow.from, to: flow.to, workload: flow.workload ?? null, packets: [...(raw.packets as number[])], action: raw.action as PacketAction };
     }
   }
+}
+
+/**
+ * The switch-port kinds (a stuck or slow egress, a switch-originated pause storm): the port must
+ * be the switch's; a slow egress drains below its link's rate (at or above it nothing would
+ * change), and a storm needs a PFC link (a credit link has no PAUSE frames).
+ */
+function switchPort(
+  kind: 'egressStuck' | 'egressSlow' | 'switchPauseStorm',
+  raw: RawFault,
+  at: (key: string) => string,
+  ctx: FaultContext,
+  problems: Problems,
+  sw: NodeSpec | null,
+  portOf: (node: NodeSpec | null) => string | null,
+): FaultParams {
+  const port = portOf(sw) ?? '';
+  const node = sw?.name ?? '';
+  const priority = typeof raw.priority === 'number' ? raw.priority : null;
+  const endpoint = `${node}:${port}`;
+  if (kind === 'switchPauseStorm' && ctx.creditEndpoints?.has(endpoint) === true) {
+    problems.add('value', at('port'), 'a port in PFC flow control: a credit link has no PAUSE frames to storm with', `${JSON.stringify(port)} (a credit link)`);
+  }
+  if (kind !== 'egressSlow') return { kind, node, port, priority };
+  const rateBps = problems.parse(at('rate'), 0, () => parseRate(raw.rate as string | number));
+  const lineBps = ctx.portRatesBps?.get(endpoint);
+  if (lineBps !== undefined && rateBps >= lineBps) problems.add('value', at('rate'), `a rate below ${endpoint}'s link rate (${lineBps / 1e9} Gb/s): a slower drain`, describeValue(raw.rate));
+  return { kind, node, port, priority, rateBps };
 }

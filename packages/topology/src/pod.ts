@@ -110,7 +110,9 @@ export type FaultParams =
   | { kind: 'ecnMisconfig'; node: string; port: string | null; priority: number | null; enabled: boolean | null; kminBytes: number | null; kmaxBytes: number | null; pmax: number | null }
   | { kind: 'watchdog'; node: string; enabled: boolean; action: WatchdogActionChoice | null }
   | { kind: 'packetEvent'; from: string; to: string; workload: number | null; packets: number[]; action: PacketAction }
-  | { kind: 'kill' | 'restart'; node: string };
+  | { kind: 'kill' | 'restart'; node: string }
+  | { kind: 'egressStuck' | 'switchPauseStorm'; node: string; port: string; priority: number | null }
+  | { kind: 'egressSlow'; node: string; port: string; priority: number | null; rateBps: number };
 
 export type FaultKind = FaultParams['kind'];
 
@@ -158,6 +160,8 @@ export interface FaultContext {
   seed: number | null;
   /** The endpoints `node:port` of links in credit flow control (absent: none). */
   creditEndpoints?: ReadonlySet<string>;
+  /** Per endpoint `node:port`, the rate it transmits at, bit/s (absent: not checked). */
+  portRatesBps?: ReadonlyMap<string, number>;
 }
 
 export interface PodSpec {
