@@ -81,6 +81,10 @@ function sourceOf(engine: PodEngine, index: number, windows: () => number): Node
       const c = ctx.transmitters[port]!.credit;
       return c === null ? null : { waitSeconds: (p) => c.waitPs(p, engine.horizonPs) / 1e12, updatesSent: c.updatesSent, updatesReceived: c.updatesReceived };
     },
+    linkDirection: (port) => {
+      const tx = ctx.transmitters[port]!;
+      return { rateBps: tx.currentRateBps, down: tx.down, ipMtuBytes: tx.impairments.ipMtuBytes ?? 0 };
+    },
     ...(model?.kind === 'switch' ? { switch: switchSource(model, engine) } : {}),
     ...(model?.kind === 'host' ? { nic: nicSource(model, engine) } : {}),
   };
@@ -100,6 +104,8 @@ function switchSource(sw: Switch, engine: PodEngine): SwitchMetricsSource {
     stormsRestored: (port, p) => sw.watchdog(port, p)?.restorations ?? 0,
     floodCopies: (port) => sw.floodCopies[port]!,
     tagger: sw.tagger?.stats ?? null,
+    dscpRemapped: () => sw.dscpRemapped,
+    ecmpSeed: () => sw.ecmp.seed,
   };
 }
 
@@ -114,6 +120,7 @@ function nicSource(host: Host, engine: PodEngine): NicMetricsSource {
   return {
     cnpsSent: () => nic.stats.cnpsSent,
     cnpsReceived: () => nic.stats.cnpsReceived,
+    dscpRemarked: () => nic.dscpRemarked,
     retransmittedPackets: () => sum(senders.map((q) => q.req.stats.retransmittedPackets)),
     naksSent: (type) => sum(receivers.map((r) => r.resp.stats.naksSent[type])),
     naksReceived: (type) => nic.stats.naksReceived[type],

@@ -10,7 +10,7 @@ import { FrameKind, PFC_PRIORITIES, cloneFrame, frameBytes, type ByteAccounting,
 import type { NodeContext, NodeModel, Rng } from '@rocelab/sim';
 import { Classifier } from './classifier.js';
 import { markingQueues, shouldMark, type EcnConfig } from './ecn.js';
-import { ecmpConfigOf, Forwarding, NO_ROUTE, type Route } from './forwarding.js';
+import { ecmpConfigOf, Forwarding, NO_ROUTE, type EcmpConfig, type Route } from './forwarding.js';
 import { L2Tables } from './mac-table.js';
 import { Mmu, type GroupPfc } from './mmu.js';
 import { PfcGenerator } from './pfc.js';
@@ -50,7 +50,11 @@ export type SwitchFault =
   | { kind: 'arpExpire'; ip: number | null }
   | { kind: 'pfc'; port: number | null; priority: number; change: GroupPfc | null }
   | { kind: 'ecn'; port: number | null; priority: number | null; change: (Partial<EcnConfig> & { enabled?: boolean }) | null }
-  | { kind: 'watchdog'; change: { enabled: boolean; action?: WatchdogAction } | null };
+  | { kind: 'watchdog'; change: { enabled: boolean; action?: WatchdogAction } | null }
+  /** `dscpMisconfig` (issue 24): `dscp` (null: all) arriving on `port` (null: all) classifies to `priority`; null: the settings' map again. */
+  | { kind: 'dscp'; port: number | null; dscp: number | null; priority: number | null }
+  /** `ecmpMisconfig` (issue 24): another ECMP hash, seed or set of fields; null: the settings' again. */
+  | { kind: 'ecmp'; change: Partial<EcmpConfig> | null };
 
 const POLL_TIMER = 0;
 /** A queued frame's scheduler tag: its ingress port and ingress priority group (with Tagger its queue may differ from the group). */
@@ -93,7 +97,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
   ) {
     const { settings, plan } = config;
     const ports = ctx.ports.length;
-    this.classifier = new Classifier(settings.dscpMap, settings.losslessPriorities);
+    this.classifier = new Classifier(settings.dscpMap, settings.losslessPriorities, ports);
     this.forwarding = new Forwarding(config.routes, ecmpConfigOf(settings, ctx.index));
     this.l2 = new L2Tables({ arpAgeingPs: settings.arpAgeingPs, macAgeingPs: settings.macAgeingPs, losslessFlood: settings.losslessFlood });
     this.local = new Map(config.attachedHosts.map((h) => [h.ip, h]));
@@ -147,7 +151,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
     const ctx = this.ctx;
     this.l2.learn(nowPs, frame.srcMac, inPort);
     if (frame.ttl <= 1) return ctx.drop(frame, 'ttl', inPort);
-    const pg = this.classifier.priority(frame);
+    const pg = this.classifier.priorityAt(inPort, frame);
     if (this.watchdogs[inPort]![pg]?.dropping) return ctx.drop(frame, 'watchdog', inPort);
     const host = this.local.get(frame.dstIp);
     if (host === undefined) {
@@ -259,6 +263,12 @@ export class Switch implements NodeModel<null, SwitchFault> {
         return this.setEcn(fault.port, fault.priority, fault.change);
       case 'watchdog':
         return this.armWatchdogs(nowPs, fault.change === null ? this.config.settings.watchdog : { ...this.config.settings.watchdog, ...fault.change });
+      case 'dscp':
+        return this.classifier.remap(fault.port, fault.dscp, fault.priority);
+      case 'ecmp': {
+        const configured = ecmpConfigOf(this.config.settings, this.ctx.index);
+        return this.forwarding.setEcmp(fault.change === null ? configured : { ...configured, ...fault.change });
+      }
     }
   }
 
@@ -318,6 +328,16 @@ export class Switch implements NodeModel<null, SwitchFault> {
 
   heldFrames(): number {
     return this.held;
+  }
+
+  /** (ingress port, DSCP) pairs a `dscpMisconfig` fault classifies otherwise than the settings (0 without one). */
+  get dscpRemapped(): number {
+    return this.classifier.remappedEntries;
+  }
+
+  /** The ECMP hash, seed and fields in force (an `ecmpMisconfig` fault may have changed them). */
+  get ecmp(): EcmpConfig {
+    return this.forwarding.ecmp;
   }
 
   heldFramesByPort(): readonly number[] {
