@@ -320,10 +320,9 @@ function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultCon
       const near = `${link.node}:${link.port}`;
       const far = ctx.peers?.get(near);
       const ends = direction === 'out' ? [near] : direction === 'in' ? [far] : [near, far];
-      for (const end of ends) {
-        const configured = end === undefined ? undefined : ctx.linkRates?.get(end);
-        if (configured !== undefined && rateBps > 0 && !(rateBps < configured)) problems.add('value', at('rate'), `a rate below the link's configured ${formatRate(configured)} (${end} transmits at it; a link trains down, never up)`, describeValue(raw.rate));
-      }
+      // The first direction it would not lower (once: both directions of a link usually share a rate).
+      const over = ends.find((end) => end !== undefined && rateBps > 0 && !(rateBps < (ctx.linkRates?.get(end) ?? Infinity)));
+      if (over !== undefined) problems.add('value', at('rate'), `a rate below the link's configured ${formatRate(ctx.linkRates!.get(over)!)} (${over} transmits at it; a link trains down, never up)`, describeValue(raw.rate));
       return { kind, link, direction, rateBps };
     }
     case 'mtuMismatch': {
