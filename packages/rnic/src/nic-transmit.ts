@@ -28,6 +28,10 @@ export class NicTransmit {
   private hostQueues: readonly HostQueue[] = [];
   private rr = 0;
   private ipId = 0;
+  /** A `dscpMisconfig` fault's re-marking: frames with DSCP `from` (null: all) leave with DSCP `to`; null: none. */
+  private remark: { from: number | null; to: number } | null = null;
+  /** Frames re-marked so far (a metric). */
+  remarked = 0;
 
   /**
    * `wakeTimer`: the NIC's timer that kicks the port when a pacing gap ends; `onDataSent`: a
@@ -173,7 +177,17 @@ export class NicTransmit {
     return head as T;
   }
 
+  /** Re-mark what leaves (`dscpMisconfig`): DSCP `from` (null: all) to `to`; null: mark as configured. */
+  setRemark(remark: { from: number | null; to: number } | null): void {
+    this.remark = remark;
+  }
+
   private transmit(frame: Frame): Frame {
+    const remark = this.remark;
+    if (remark !== null && (remark.from === null || frame.dscp === remark.from)) {
+      frame.dscp = remark.to;
+      this.remarked++;
+    }
     frame.ipId = this.ipId;
     this.ipId = (this.ipId + 1) & 0xffff;
     this.ctx.originate(frame);

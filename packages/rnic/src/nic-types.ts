@@ -113,7 +113,16 @@ export interface ProbeResults {
  * A NIC fault or configuration change, in base units (the fault table in @rocelab/topology
  * resolves a file's or an API call's fault to these); null restores what the settings said.
  */
-export type NicFault = { kind: 'nicPauseStorm'; on: boolean } | { kind: 'drainRate'; drainBps: number | null } | { kind: 'pfc'; enabled: boolean | null };
+export type NicFault =
+  | { kind: 'nicPauseStorm'; on: boolean }
+  | { kind: 'drainRate'; drainBps: number | null }
+  | { kind: 'pfc'; enabled: boolean | null }
+  /**
+   * `dscpMisconfig` on a host (issue 24): what the NIC sends with DSCP `dscp` (null: everything but
+   * PFC) leaves marked for `priority` (the smallest DSCP its map sends there), while the NIC still
+   * paces and pauses it as its own priority; `priority` null: marked as configured again.
+   */
+  | { kind: 'dscp'; dscp: number | null; priority: number | null };
 
 /** What a sender of paced data keeps (a QP's requester, a responder with READ responses, a TCP connection). */
 export interface Paced {

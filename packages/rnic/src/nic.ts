@@ -335,6 +335,11 @@ export class Nic {
     }
   }
 
+  /** Frames a `dscpMisconfig` fault re-marked as they left (0 without one). */
+  get dscpRemarked(): number {
+    return this.tx.remarked;
+  }
+
   onFault(nowPs: number, fault: NicFault): void {
     switch (fault.kind) {
       case 'nicPauseStorm':
@@ -345,6 +350,8 @@ export class Nic {
         return this.pfc.setDrainBps(fault.drainBps);
       case 'pfc':
         return this.pfc.setEnabled(nowPs, fault.enabled ?? this.config.settings.pfc.lossless.length > 0);
+      case 'dscp':
+        return this.tx.setRemark(fault.priority === null ? null : { from: fault.dscp, to: Math.max(0, this.config.dscpMap.indexOf(fault.priority)) });
     }
   }
 

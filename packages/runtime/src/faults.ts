@@ -25,7 +25,7 @@ export class FaultTargetError extends Error {}
 
 export type FaultEvent =
   | { atPs: number; type: 'link'; node: number; port: number; up: boolean }
-  | { atPs: number; type: 'impair'; node: number; port: number; patch: { loss?: number; dropIpIdLowByte?: number | null; corrupt?: number; packetEvents?: Array<{ qpn: number; index: number; action: 'drop' | 'ecn' | 'corrupt' }> } }
+  | { atPs: number; type: 'impair'; node: number; port: number; patch: { loss?: number; dropIpIdLowByte?: number | null; corrupt?: number; packetEvents?: Array<{ qpn: number; index: number; action: 'drop' | 'ecn' | 'corrupt' }>; down?: boolean; rateBps?: number | undefined; ipMtuBytes?: number | undefined } }
   | { atPs: number; type: 'switch'; node: number; fault: SwitchFault }
   | { atPs: number; type: 'nic'; node: number; fault: NicFault }
   | { atPs: number; type: 'kill'; node: number; fault: number }
@@ -106,8 +106,42 @@ function faultPhases(pc: PodContext, fault: FaultSpec): Phases {
     undo: (atPs) => [{ atPs, type, node: n, fault: undo } as FaultEvent],
   });
   switch (p.kind) {
-    case 'linkDown':
-      return { start: (at) => both(p.link, at, false), undo: (at) => both(p.link, at, true) };
+    case 'linkDown': {
+      if (p.direction === 'both') return { start: (at) => both(p.link, at, false), undo: (at) => both(p.link, at, true) };
+      // One way (issue 24): only that direction's transmitter carries nothing; the link stays up at
+      // both ends, so the other direction, pauses and the switches' view of the port are untouched.
+      const dirs = directions(pod, p.link, p.direction);
+      return {
+        start: (atPs) => dirs.map(([n, port]) => ({ atPs, type: 'impair', node: n, port, patch: { down: true } })),
+        undo: (atPs) => dirs.map(([n, port]) => ({ atPs, type: 'impair', node: n, port, patch: { down: false } })),
+      };
+    }
+    case 'linkRate': {
+      const dirs = directions(pod, p.link, p.direction);
+      return {
+        start: (atPs) => dirs.map(([n, port]) => ({ atPs, type: 'impair', node: n, port, patch: { rateBps: p.rateBps } })),
+        undo: (atPs) => dirs.map(([n, port, base]) => ({ atPs, type: 'impair', node: n, port, patch: { rateBps: base.rateBps } })),
+      };
+    }
+    case 'mtuMismatch': {
+      // The port neither sends nor takes a larger frame: both directions of its link, each dropped
+      // by the transmitter that would carry it (its own, and its peer's toward it).
+      const dirs = directions(pod, { node: p.node, port: p.port }, 'both');
+      return {
+        start: (atPs) => dirs.map(([n, port]) => ({ atPs, type: 'impair', node: n, port, patch: { ipMtuBytes: p.ipMtuBytes } })),
+        undo: (atPs) => dirs.map(([n, port, base]) => ({ atPs, type: 'impair', node: n, port, patch: { ipMtuBytes: base.ipMtuBytes } })),
+      };
+    }
+    case 'dscpMisconfig': {
+      const target = node(p.node);
+      if (target.role === 'host') return onNode('nic', target.index, { kind: 'dscp', dscp: p.dscp, priority: p.priority }, { kind: 'dscp', dscp: p.dscp, priority: null });
+      const port = p.port === null ? null : portIndex(target, p.port);
+      return onNode('switch', target.index, { kind: 'dscp', port, dscp: p.dscp, priority: p.priority }, { kind: 'dscp', port, dscp: p.dscp, priority: null });
+    }
+    case 'ecmpMisconfig': {
+      const change = { ...(p.seed === null ? {} : { seed: p.seed }), ...(p.hash === null ? {} : { hash: p.hash }), ...(p.fields === null ? {} : { fields: p.fields }) };
+      return onNode('switch', node(p.node).index, { kind: 'ecmp', change }, { kind: 'ecmp', change: null });
+    }
     case 'linkUp':
       return { start: (at) => both(p.link, at, true), undo: null };
     case 'linkFlap':

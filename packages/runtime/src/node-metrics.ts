@@ -81,6 +81,10 @@ function sourceOf(engine: PodEngine, index: number, windows: () => number): Node
       const c = ctx.transmitters[port]!.credit;
       return c === null ? null : { waitSeconds: (p) => c.waitPs(p, engine.horizonPs) / 1e12, updatesSent: c.updatesSent, updatesReceived: c.updatesReceived };
     },
+    linkDirection: (port) => {
+      const tx = ctx.transmitters[port]!;
+      return { rateBps: tx.currentRateBps, down: tx.down, ipMtuBytes: tx.impairments.ipMtuBytes ?? 0 };
+    },
     ...(model?.kind === 'switch' ? { switch: switchSource(model, engine) } : {}),
     ...(model?.kind === 'host' ? { nic: nicSource(model, engine) } : {}),
   };
@@ -105,6 +109,8 @@ function switchSource(sw: Switch, engine: PodEngine): SwitchMetricsSource {
     egressSlowBps: (port, p) => sw.egress.slowRateBps(port, p),
     pauseStorm: (port, p) => (sw.pfc.stormingNow(port, p) ? 1 : 0),
     pauseStormSeconds: (port, p) => sw.pfc.stormPs(port, p, engine.horizonPs) / 1e12,
+    dscpRemapped: () => sw.dscpRemapped,
+    ecmpSeed: () => sw.ecmp.seed,
   };
 }
 
@@ -119,6 +125,7 @@ function nicSource(host: Host, engine: PodEngine): NicMetricsSource {
   return {
     cnpsSent: () => nic.stats.cnpsSent,
     cnpsReceived: () => nic.stats.cnpsReceived,
+    dscpRemarked: () => nic.dscpRemarked,
     retransmittedPackets: () => sum(senders.map((q) => q.req.stats.retransmittedPackets)),
     naksSent: (type) => sum(receivers.map((r) => r.resp.stats.naksSent[type])),
     naksReceived: (type) => nic.stats.naksReceived[type],

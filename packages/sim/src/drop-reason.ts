@@ -25,6 +25,8 @@ export const DROP_REASONS = [
   'qp_error',
   /** A packet a Tagger switch would have forwarded against up-down past its last lossless tag, with `beyond: drop` (issue 14). */
   'tagger',
+  /** A frame larger than a port's MTU, which an `mtuMismatch` fault lowered (issue 24): the port neither sends nor takes it. */
+  'mtu_exceeded',
 ] as const;
 
 export type DropReason = (typeof DROP_REASONS)[number];

@@ -265,11 +265,11 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
   }
 
   /**
-   * New impairments for the transmit direction of a hosted node's port (a `loss`, `corrupt` or
-   * packet-event fault), a class-1 event: the fields `patch` names replace the current ones,
+   * New impairments for the transmit direction of a hosted node's port (a `loss`, `corrupt`,
+   * packet-event, one-way `linkDown` (`down`), `linkRate` or `mtuMismatch` fault), a class-1 event: the fields `patch` names replace the current ones,
    * except `packetEvents`, which are added to those already set.
    */
-  scheduleImpairments(atPs: number, faultSeq: number, node: number, port: number, patch: Partial<Omit<ImpairmentConfig, 'down'>>, note = ''): void {
+  scheduleImpairments(atPs: number, faultSeq: number, node: number, port: number, patch: Partial<ImpairmentConfig>, note = ''): void {
     this.mustHost(node);
     this.queue.push(this.event(atPs, EventClass.fault, this.nodes.length, faultSeq, node, IMPAIRMENT_KIND, port, 0, null, { change: patch, note } satisfies FaultData));
   }

@@ -11,7 +11,7 @@
  * the direction's own stream only when it is non-zero, so enabling an impairment on one link
  * never shifts the draws seen anywhere else.
  */
-import { FrameKind, type Frame } from '@rocelab/wire';
+import { FrameKind, frameBytes, type Frame } from '@rocelab/wire';
 import type { Rng } from './rng.js';
 
 export type PacketAction = 'drop' | 'ecn' | 'corrupt';
@@ -29,12 +29,24 @@ export interface ImpairmentConfig {
   dropIpIdLowByte: number | null;
   corrupt: number;
   packetEvents: readonly PacketEvent[];
+  /**
+   * The rate the direction trained down to (`linkRate` fault, issue 24), in bit/s, below the
+   * configured one; absent: the configured rate. Absent by default, so pods and hashes without
+   * the fault are unchanged.
+   */
+  rateBps?: number;
+  /**
+   * The largest IP packet the direction carries (`mtuMismatch` fault, issue 24: a port whose MTU is
+   * below its peer's), in bytes; larger frames are dropped as `mtu_exceeded`. Absent: no limit
+   * beyond the link's own MTU.
+   */
+  ipMtuBytes?: number;
 }
 
 export const NO_IMPAIRMENTS: Readonly<ImpairmentConfig> = Object.freeze({ down: false, loss: 0, dropIpIdLowByte: null, corrupt: 0, packetEvents: Object.freeze([]) });
 
 /** What happens to a frame that starts serializing: numbers, not strings, on the hot path. */
-export const Fate = { deliver: 0, linkDown: 1, loss: 2, corrupt: 3 } as const;
+export const Fate = { deliver: 0, linkDown: 1, loss: 2, corrupt: 3, mtuExceeded: 4 } as const;
 export type Fate = (typeof Fate)[keyof typeof Fate];
 
 export class Impairment {
@@ -74,6 +86,7 @@ export class Impairment {
     const c = this.current;
     if (c.down) return Fate.linkDown;
     if (frame.kind === FrameKind.pfc || frame.kind === FrameKind.credit) return Fate.deliver;
+    if (c.ipMtuBytes !== undefined && ipPacketBytes(frame) > c.ipMtuBytes) return Fate.mtuExceeded;
     if (this.events.size > 0 && frame.kind === FrameKind.data) {
       const n = (this.seen.get(frame.destQp) ?? 0) + 1;
       this.seen.set(frame.destQp, n);
@@ -90,6 +103,14 @@ export class Impairment {
   }
 }
 
+/** Ethernet header (14 B) and FCS (4 B): what a frame carries besides its IP packet. */
+const ETHERNET_OVERHEAD_BYTES = 18;
+
+/** The IP packet's length (total length field) of a frame, whatever the pod's byte accounting. */
+export function ipPacketBytes(frame: Frame): number {
+  return frameBytes(frame, 'rocelab') - ETHERNET_OVERHEAD_BYTES;
+}
+
 function checkImpairments(c: ImpairmentConfig): ImpairmentConfig {
   const probability = (p: number) => Number.isFinite(p) && p >= 0 && p <= 1;
   if (!probability(c.loss)) throw new RangeError(`impairment loss must be in [0, 1], got ${c.loss}`);
@@ -97,6 +118,8 @@ function checkImpairments(c: ImpairmentConfig): ImpairmentConfig {
   if (c.dropIpIdLowByte !== null && !(Number.isInteger(c.dropIpIdLowByte) && c.dropIpIdLowByte >= 0 && c.dropIpIdLowByte <= 255)) {
     throw new RangeError(`dropIpIdLowByte must be 0..255 or null, got ${c.dropIpIdLowByte}`);
   }
+  if (c.rateBps !== undefined && !(Number.isSafeInteger(c.rateBps) && c.rateBps > 0)) throw new RangeError(`impairment rateBps must be a positive integer bit/s, got ${c.rateBps}`);
+  if (c.ipMtuBytes !== undefined && !(Number.isSafeInteger(c.ipMtuBytes) && c.ipMtuBytes > 0)) throw new RangeError(`impairment ipMtuBytes must be a positive integer, got ${c.ipMtuBytes}`);
   for (const e of c.packetEvents) {
     if (!(Number.isSafeInteger(e.qpn) && e.qpn >= 0 && Number.isSafeInteger(e.index) && e.index >= 1)) throw new RangeError(`packet event must name a QP ≥ 0 and a packet index ≥ 1, got ${JSON.stringify(e)}`);
   }

@@ -101,7 +101,10 @@ export class Transmitter {
   private startedPs = 0;
   /** Time of the pending pause-expiry wake-up, -1 if none. */
   private wakeAtPs = -1;
-  private readonly quantumPs: number;
+  /** 512 bit times at the rate the link runs at (the configured one, or what a `linkRate` fault trained it down to). */
+  private quantumPs: number;
+  /** The rate frames serialize at: the configured one, or the impairments' `rateBps` (a link trained down). */
+  private rateBps: number;
   /** Credit flow control on this link (`LinkDirectionConfig.credit`), or null (PFC). */
   readonly credit: CreditLink | null;
   /** Called as each frame from the scheduler starts on the wire (a credit link's receiver gives its blocks back); null when nothing listens. */
@@ -117,7 +120,8 @@ export class Transmitter {
     if (!(Number.isSafeInteger(config.rateBps) && config.rateBps > 0)) throw new RangeError(`link rate must be a positive integer bit/s, got ${config.rateBps}`);
     if (!(Number.isSafeInteger(config.latencyPs) && config.latencyPs >= 0)) throw new RangeError(`link latency must be a non-negative integer ps, got ${config.latencyPs}`);
     this.impairment = new Impairment(config.impairments, deps.rng);
-    this.quantumPs = serializationPs(PFC_QUANTUM_BITS / 8, config.rateBps);
+    this.rateBps = config.impairments.rateBps ?? config.rateBps;
+    this.quantumPs = serializationPs(PFC_QUANTUM_BITS / 8, this.rateBps);
     this.credit = config.credit === undefined ? null : new CreditLink({ bufferBlocks: config.credit.bufferBlocks, maxFrameBytes: maxFrameBytes(config.mtu) });
     if (this.credit !== null && deps.laneOf === undefined) throw new Error('transmitter: a credit link needs laneOf');
   }
@@ -137,7 +141,7 @@ export class Transmitter {
 
   /** Serialization time of a frame on this link, in ps. */
   serializationPs(frame: Frame): number {
-    return wireTimePs(serializedBytes(frame, this.wire.accounting), this.config.rateBps, this.wire);
+    return wireTimePs(serializedBytes(frame, this.wire.accounting), this.rateBps, this.wire);
   }
 
   /** Bit mask of the priorities that may not start a frame at `nowPs`. */
@@ -258,8 +262,24 @@ export class Transmitter {
     return this.impairment.config;
   }
 
+  /** The rate frames serialize at now (below the configured one while a `linkRate` fault holds it). */
+  get currentRateBps(): number {
+    return this.rateBps;
+  }
+
+  /**
+   * New impairments. A trained rate (`rateBps`) applies from the next frame: the one on the wire
+   * finishes at the rate it started with. It may only lower the rate (the loader checks), so the
+   * window's lookahead, computed at the configured rate, stays a lower bound.
+   */
   setImpairments(config: ImpairmentConfig): void {
     this.impairment.set(config);
+    const rate = config.rateBps ?? this.config.rateBps;
+    if (rate > this.config.rateBps) throw new RangeError(`transmitter: a trained rate (${rate} bit/s) above the configured ${this.config.rateBps} bit/s`);
+    if (rate !== this.rateBps) {
+      this.rateBps = rate;
+      this.quantumPs = serializationPs(PFC_QUANTUM_BITS / 8, rate);
+    }
   }
 
   private startNext(nowPs: number): void {
@@ -310,6 +330,9 @@ export class Transmitter {
         break;
       case Fate.loss:
         this.deps.drop(frame, 'loss');
+        break;
+      case Fate.mtuExceeded:
+        this.deps.drop(frame, 'mtu_exceeded');
         break;
     }
   }

@@ -24,10 +24,19 @@ export const NO_ROUTE = -1;
 /** Which ECMP hash a switch uses: rocelab's FNV-1a + murmur3 finalizer, or HPCC ns-3's `EcmpHash`. */
 export type EcmpHashKind = 'rocelab' | 'hpcc-ns3';
 
+/** The header fields an ECMP hash may read (the 5-tuple's variable part: protocol and destination port are fixed). */
+export type EcmpField = 'srcIp' | 'dstIp' | 'srcPort';
+export const ECMP_FIELDS: readonly EcmpField[] = ['srcIp', 'dstIp', 'srcPort'];
+
 export interface EcmpConfig {
   hash: EcmpHashKind;
   /** Unsigned 32-bit seed; 0 with the `rocelab` hash is the unseeded hash of earlier runs. */
   seed: number;
+  /**
+   * The fields hashed (an `ecmpMisconfig` fault, issue 24: a hash of fewer fields polarizes);
+   * absent: all three. An omitted field hashes as 0.
+   */
+  fields?: readonly EcmpField[];
 }
 
 /**
@@ -46,13 +55,24 @@ export const ROCE_UDP_PORT = 4791;
 
 export class Forwarding {
   private readonly table = new Map<number, readonly number[]>();
-  private readonly hash: (srcIp: number, dstIp: number, udpSrcPort: number) => number;
+  private hash: (srcIp: number, dstIp: number, udpSrcPort: number) => number;
+  private current: EcmpConfig;
 
   constructor(routes: readonly Route[], ecmp: EcmpConfig = { hash: 'rocelab', seed: 0 }) {
     for (const route of routes) if (route.ports.length > 0) this.table.set(route.ip, route.ports);
-    const seed = ecmp.seed;
-    // Every RoCEv2 packet (data, ACK, CNP) goes to UDP port 4791: HPCC's `sport | dport << 16` word.
-    this.hash = ecmp.hash === 'hpcc-ns3' ? (s, d, p) => hpccEcmpHash(s, d, p, ROCE_UDP_PORT, seed) : (s, d, p) => flowHash(s, d, p, seed);
+    this.current = ecmp;
+    this.hash = hashOf(ecmp);
+  }
+
+  /** The hash and seed now (the settings', or an `ecmpMisconfig` fault's). */
+  get ecmp(): EcmpConfig {
+    return this.current;
+  }
+
+  /** Hash with another function, seed or fields from now on (an `ecmpMisconfig` fault, or its end). */
+  setEcmp(ecmp: EcmpConfig): void {
+    this.current = ecmp;
+    this.hash = hashOf(ecmp);
   }
 
   /** The egress port for a packet, or NO_ROUTE. */
@@ -62,6 +82,16 @@ export class Forwarding {
     if (ports.length === 1) return ports[0]!;
     return ports[this.hash(srcIp, dstIp, udpSrcPort) % ports.length]!;
   }
+}
+
+function hashOf(ecmp: EcmpConfig): (srcIp: number, dstIp: number, udpSrcPort: number) => number {
+  const seed = ecmp.seed;
+  // Every RoCEv2 packet (data, ACK, CNP) goes to UDP port 4791: HPCC's `sport | dport << 16` word.
+  const full = ecmp.hash === 'hpcc-ns3' ? (s: number, d: number, p: number) => hpccEcmpHash(s, d, p, ROCE_UDP_PORT, seed) : (s: number, d: number, p: number) => flowHash(s, d, p, seed);
+  const fields = ecmp.fields;
+  if (fields === undefined || ECMP_FIELDS.every((f) => fields.includes(f))) return full;
+  const [s, d, p] = ECMP_FIELDS.map((f) => fields.includes(f));
+  return (srcIp, dstIp, port) => full(s ? srcIp : 0, d ? dstIp : 0, p ? port : 0);
 }
 
 /**

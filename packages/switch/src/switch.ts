@@ -11,7 +11,7 @@ import { DROP_REASONS, dropReasonIndex, type DropReason, type NodeContext, type 
 import { EgressFaults } from './egress-faults.js';
 import { Classifier } from './classifier.js';
 import { markingQueues, shouldMark, type EcnConfig } from './ecn.js';
-import { ecmpConfigOf, Forwarding, NO_ROUTE, type Route } from './forwarding.js';
+import { ecmpConfigOf, Forwarding, NO_ROUTE, type EcmpConfig, type Route } from './forwarding.js';
 import { L2Tables } from './mac-table.js';
 import { Mmu, type GroupPfc } from './mmu.js';
 import { PfcGenerator } from './pfc.js';
@@ -57,7 +57,11 @@ export type SwitchFault =
   /** A port's egress (one queue, or all) drains at `bps`; null: at its link's rate again. */
   | { kind: 'egressSlow'; port: number; priority: number | null; bps: number | null }
   /** A port pauses its neighbour on `priority` (null: the lossless priorities) whatever its buffer says, or stops (`on: false`). */
-  | { kind: 'pauseStorm'; port: number; priority: number | null; on: boolean };
+  | { kind: 'pauseStorm'; port: number; priority: number | null; on: boolean }
+  /** `dscpMisconfig` (issue 24): `dscp` (null: all) arriving on `port` (null: all) classifies to `priority`; null: the settings' map again. */
+  | { kind: 'dscp'; port: number | null; dscp: number | null; priority: number | null }
+  /** `ecmpMisconfig` (issue 24): another ECMP hash, seed or set of fields; null: the settings' again. */
+  | { kind: 'ecmp'; change: Partial<EcmpConfig> | null };
 
 const POLL_TIMER = 0;
 /** A queued frame's scheduler tag: its ingress port and ingress priority group (with Tagger its queue may differ from the group). */
@@ -110,7 +114,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
   ) {
     const { settings, plan } = config;
     const ports = ctx.ports.length;
-    this.classifier = new Classifier(settings.dscpMap, settings.losslessPriorities);
+    this.classifier = new Classifier(settings.dscpMap, settings.losslessPriorities, ports);
     this.forwarding = new Forwarding(config.routes, ecmpConfigOf(settings, ctx.index));
     this.l2 = new L2Tables({ arpAgeingPs: settings.arpAgeingPs, macAgeingPs: settings.macAgeingPs, losslessFlood: settings.losslessFlood });
     this.local = new Map(config.attachedHosts.map((h) => [h.ip, h]));
@@ -157,9 +161,9 @@ export class Switch implements NodeModel<null, SwitchFault> {
     }
   }
 
-  /** Every drop of this switch: counted by reason when the frame's priority is lossless here. */
-  private drop(frame: Frame, reason: DropReason, port: number): void {
-    if (this.classifier.isLossless(this.classifier.priority(frame))) this.losslessDropped[port * DROP_REASONS.length + dropReasonIndex(reason)]!++;
+  /** Every drop of this switch: counted by reason when the group it was classified to (`pg`: a `dscpMisconfig` may have re-mapped it) is lossless here. */
+  private drop(frame: Frame, reason: DropReason, port: number, pg = this.classifier.priority(frame)): void {
+    if (this.classifier.isLossless(pg)) this.losslessDropped[port * DROP_REASONS.length + dropReasonIndex(reason)]!++;
     this.ctx.drop(frame, reason, port);
   }
 
@@ -171,12 +175,12 @@ export class Switch implements NodeModel<null, SwitchFault> {
   onFrame(nowPs: number, inPort: number, frame: Frame): void {
     this.l2.learn(nowPs, frame.srcMac, inPort);
     if (frame.ttl <= 1) return this.drop(frame, 'ttl', inPort);
-    const pg = this.classifier.priority(frame);
-    if (this.watchdogs[inPort]![pg]?.dropping) return this.drop(frame, 'watchdog', inPort);
+    const pg = this.classifier.priorityAt(inPort, frame);
+    if (this.watchdogs[inPort]![pg]?.dropping) return this.drop(frame, 'watchdog', inPort, pg);
     const host = this.local.get(frame.dstIp);
     if (host === undefined) {
       const out = this.forwarding.egressPort(frame.srcIp, frame.dstIp, frame.udpSrcPort);
-      if (out === NO_ROUTE) return this.drop(frame, 'no_route', inPort);
+      if (out === NO_ROUTE) return this.drop(frame, 'no_route', inPort, pg);
       return this.enqueue(nowPs, inPort, pg, out, frame, this.config.peerMacs[out]!);
     }
     const decision = this.l2.lookup(nowPs, frame.dstIp, this.classifier.isLossless(pg));
@@ -184,9 +188,9 @@ export class Switch implements NodeModel<null, SwitchFault> {
       case 'unicast':
         return this.enqueue(nowPs, inPort, pg, decision.port, frame, host.mac);
       case 'noArp':
-        return this.drop(frame, 'no_route', inPort);
+        return this.drop(frame, 'no_route', inPort, pg);
       case 'floodBlocked':
-        return this.drop(frame, 'flood_blocked', inPort);
+        return this.drop(frame, 'flood_blocked', inPort, pg);
       case 'flood':
         return this.flood(nowPs, inPort, pg, frame, host.mac);
     }
@@ -205,7 +209,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
       first = false;
       this.enqueue(nowPs, inPort, pg, port, copy, dstMac);
     }
-    if (first) this.drop(frame, 'no_route', inPort); // a switch with a single port has nowhere to flood
+    if (first) this.drop(frame, 'no_route', inPort, pg); // a switch with a single port has nowhere to flood
   }
 
   private enqueue(nowPs: number, inPort: number, pg: number, outPort: number, frame: Frame, dstMac: number): void {
@@ -214,17 +218,17 @@ export class Switch implements NodeModel<null, SwitchFault> {
     if (this.tagger !== null && this.tagOfPriority[pg] !== 0) {
       // Tagger: a ToR tags what its hosts send (tag 1); a bounce against up-down takes the next tag.
       const v = this.tagger.retag(this.hostPort[inPort] === 1 ? 0 : this.tagOfPriority[pg]!, inPort, outPort);
-      if ('drop' in v) return this.drop(frame, 'tagger', inPort);
+      if ('drop' in v) return this.drop(frame, 'tagger', inPort, pg);
       queue = v.priority;
       // Each flood copy is re-tagged for its own egress, so the DSCP is written whatever it was.
       frame.dscp = queue === pg && this.classifier.priority(frame) === pg ? frame.dscp : this.dscpOfPriority[queue]!;
     }
-    if (this.watchdogs[outPort]![queue]?.dropping) return this.drop(frame, 'watchdog', outPort);
+    if (this.watchdogs[outPort]![queue]?.dropping) return this.drop(frame, 'watchdog', outPort, queue);
     const bytes = frameBytes(frame, this.config.accounting);
     const verdict = this.mmu.admit(inPort, pg, outPort, queue, bytes);
     if (verdict !== 'admitted') {
       if (this.mmu.isLossless(inPort, pg)) this.losslessDrops[inPort]!++;
-      return this.drop(frame, verdict, inPort);
+      return this.drop(frame, verdict, inPort, pg);
     }
     frame.ttl--;
     frame.srcMac = this.config.mac;
@@ -304,6 +308,12 @@ export class Switch implements NodeModel<null, SwitchFault> {
           else this.pfc.stopStorm(nowPs, fault.port, pg, this.mmu.shouldPause(fault.port, pg));
         }
         return;
+      case 'dscp':
+        return this.classifier.remap(fault.port, fault.dscp, fault.priority);
+      case 'ecmp': {
+        const configured = ecmpConfigOf(this.config.settings, this.ctx.index);
+        return this.forwarding.setEcmp(fault.change === null ? configured : { ...configured, ...fault.change });
+      }
     }
   }
 
@@ -369,6 +379,16 @@ export class Switch implements NodeModel<null, SwitchFault> {
 
   heldFrames(): number {
     return this.held;
+  }
+
+  /** (ingress port, DSCP) pairs a `dscpMisconfig` fault classifies otherwise than the settings (0 without one). */
+  get dscpRemapped(): number {
+    return this.classifier.remappedEntries;
+  }
+
+  /** The ECMP hash, seed and fields in force (an `ecmpMisconfig` fault may have changed them). */
+  get ecmp(): EcmpConfig {
+    return this.forwarding.ecmp;
   }
 
   heldFramesByPort(): readonly number[] {

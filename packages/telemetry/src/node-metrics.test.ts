@@ -212,8 +212,8 @@ test('every (port, reason) drop series exists from the first scrape, at 0 until 
   source.stats.countDrop('ttl', 1);
   const got = await scrape(source);
   const drops = got.samples.filter((s) => s.name === 'rocelab_dropped_packets_total');
-  assert.equal(DROP_REASONS.length, 15);
-  assert.equal(drops.length, PORTS.length * DROP_REASONS.length); // 2 × 15 = 30
+  assert.equal(DROP_REASONS.length, 16); // mtu_exceeded is the 16th (issue 24)
+  assert.equal(drops.length, PORTS.length * DROP_REASONS.length); // 2 × 16 = 32
   for (const port of PORTS) {
     for (const reason of DROP_REASONS) {
       const expected = port === 'p9' && reason === 'ttl' ? 1 : 0;

@@ -24,6 +24,12 @@ export interface NodeMetricsSource {
   credit?(port: number): { waitSeconds(priority: number): number; updatesSent: number; updatesReceived: number } | null;
   /** Synchronization windows this node has run. */
   windows(): number;
+  /**
+   * Each port's transmit direction now (issue 24): the rate it serializes at (below the configured
+   * one while a `linkRate` fault holds), whether it carries nothing (`linkDown`, one-way or both),
+   * and the largest IP packet it carries (0: no `mtuMismatch` limit).
+   */
+  linkDirection?(port: number): { rateBps: number; down: boolean; ipMtuBytes: number };
   /** Switches: queues, buffers, ECN, PFC generation and the watchdog. */
   switch?: SwitchMetricsSource;
   /** Hosts: the RDMA NIC. */
@@ -37,6 +43,8 @@ export type StormLevel = 'warning' | 'error';
 export interface NicMetricsSource {
   cnpsSent(): number;
   cnpsReceived(): number;
+  /** Frames a `dscpMisconfig` fault re-marked as they left this NIC (issue 24). */
+  dscpRemarked?(): number;
   retransmittedPackets(): number;
   naksSent(type: NakType): number;
   naksReceived(type: NakType): number;
@@ -82,6 +90,10 @@ export interface SwitchMetricsSource {
   /** This port storms its neighbour on the priority now (1/0), and for how long so far. */
   pauseStorm(port: number, priority: number): number;
   pauseStormSeconds(port: number, priority: number): number;
+  /** (ingress port, DSCP) pairs a `dscpMisconfig` fault classifies otherwise than the settings (issue 24). */
+  dscpRemapped?(): number;
+  /** The ECMP seed in force (an `ecmpMisconfig` fault may have changed it, issue 24). */
+  ecmpSeed?(): number;
 }
 
 export interface NodeIdentity {
@@ -144,6 +156,13 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
     readCounter(registry, 'rocelab_credit_updates_sent_total', 'Credit update frames this port of a credit link sent (buffer given back to the peer).', ['port'], (emit) => creditPorts.forEach(({ port, i }) => emit({ port }, view(i).updatesSent)));
     readCounter(registry, 'rocelab_credit_updates_received_total', 'Credit update frames this port of a credit link received.', ['port'], (emit) => creditPorts.forEach(({ port, i }) => emit({ port }, view(i).updatesReceived)));
   }
+  const link = source.linkDirection;
+  if (link !== undefined) {
+    const perPortGauge = (name: string, help: string, value: (port: number) => number) => readGauge(registry, name, help, ['port'], (emit) => portNames.forEach((port, i) => emit({ port }, value(i))));
+    perPortGauge('rocelab_link_rate_bytes_per_second', 'The rate this port transmits at now, bytes per virtual second (lower than configured while a linkRate fault holds).', (i) => link(i).rateBps / 8);
+    perPortGauge('rocelab_link_transmit_down', 'Whether this port transmit direction carries nothing now (0/1): linkDown, one-way or both.', (i) => (link(i).down ? 1 : 0));
+    perPortGauge('rocelab_link_ip_mtu_bytes', 'The largest IP packet this port transmits while an mtuMismatch fault holds (0: no such limit).', (i) => link(i).ipMtuBytes);
+  }
   const sw = source.switch;
   if (sw !== undefined) {
     perPriority('rocelab_queue_depth_bytes', 'Bytes waiting in this egress queue (SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES).', (i, p) => sw.queueDepthBytes(i, p), true);
@@ -168,12 +187,24 @@ export function createNodeRegistry(id: NodeIdentity, source: NodeMetricsSource):
       one('rocelab_tagger_demoted_packets_total', 'Packets past the last lossless tag that Tagger moved to its lossy priority.', () => tagger.demoted);
       one('rocelab_tagger_dropped_packets_total', 'Packets past the last lossless tag that Tagger dropped (beyond: drop).', () => tagger.dropped);
     }
+    if (sw.dscpRemapped !== undefined) {
+      const remapped = sw.dscpRemapped.bind(sw);
+      readGauge(registry, 'rocelab_dscp_remapped_entries', 'Ingress (port, DSCP) pairs a dscpMisconfig fault classifies to another priority than the settings.', [], (emit) => emit({}, remapped()));
+    }
+    if (sw.ecmpSeed !== undefined) {
+      const seed = sw.ecmpSeed.bind(sw);
+      readGauge(registry, 'rocelab_ecmp_seed', 'The ECMP hash seed this switch uses now (an ecmpMisconfig fault may have changed it).', [], (emit) => emit({}, seed()));
+    }
   }
   const nic = source.nic;
   if (nic !== undefined) {
     const one = (name: string, help: string, value: () => number) => readCounter(registry, name, help, [], (emit) => emit({}, value()));
     one('rocelab_cnp_sent_total', 'CNPs this NIC sent as notification point.', () => nic.cnpsSent());
     one('rocelab_cnp_received_total', 'CNPs this NIC received as reaction point.', () => nic.cnpsReceived());
+    if (nic.dscpRemarked !== undefined) {
+      const remarked = nic.dscpRemarked.bind(nic);
+      one('rocelab_dscp_remarked_packets_total', 'Frames this NIC sent with another DSCP than configured (a dscpMisconfig fault).', () => remarked());
+    }
     one('rocelab_retransmitted_packets_total', 'Data packets sent again: by go-back-N/0, selective repeat or after a timeout, and TCP segments sent again.', () => nic.retransmittedPackets());
     const types: NakType[] = ['seq', 'rnr'];
     readCounter(registry, 'rocelab_naks_sent_total', 'NAKs this NIC sent, by type (PSN sequence error, RNR).', ['type'], (emit) => types.forEach((type) => emit({ type }, nic.naksSent(type))));

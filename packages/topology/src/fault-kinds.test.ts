@@ -35,6 +35,11 @@ test('every kind resolves to base units, with for where it may last', () => {
     '{at: 1ms, kind: egressStuck, node: sw1, port: p2, for: 1ms}',
     '{at: 1ms, kind: egressSlow, node: sw1, port: p2, priority: 3, rate: 10G}',
     '{at: 1ms, kind: switchPauseStorm, node: sw1, port: p1}',
+    // issue 24, link and configuration faults
+    '{at: 1ms, kind: linkRate, link: h1:p0, rate: 10G, for: 1ms}',
+    '{at: 1ms, kind: mtuMismatch, node: sw1, port: p2, mtu: 1000}',
+    '{at: 1ms, kind: dscpMisconfig, node: sw1, port: p1, dscp: 26, priority: 0}',
+    '{at: 1ms, kind: ecmpMisconfig, node: sw1, seed: 7, fields: [dstIp]}',
   );
   assert.deepEqual(pod.faults.map((f) => f.kind).sort(), [...FAULT_KIND_NAMES].filter((k) => k !== 'linkUp').flatMap((k) => (k === 'loss' || k === 'pfcMisconfig' || k === 'kill' ? [k, k] : [k])).sort());
   const by = (kind: string) => pod.faults.filter((f) => f.kind === kind);
@@ -68,6 +73,50 @@ test('bad faults name file, path and what was expected', () => {
     ['{at: soon, kind: linkDown, link: h1:p0}', { path: 'faults[0].at', code: 'value', expected: 'a duration like 1us' }],
     ['{at: 1ms, kind: kill, node: h9}', { path: 'faults[0].node', code: 'reference', expected: 'the name of a node (a kill fault acts on one)' }],
     ['{at: 1ms, kind: restart, node: sw1, for: 1ms}', { path: 'faults[0].for', code: 'schema', expected: 'one of the keys' }],
+  ];
+  for (const [item, want] of cases) assertProblem(() => withFaults(item), { file: 'f.yaml', ...want });
+});
+
+test('issue 24 link faults resolve to base units; linkDown without direction is both ways, as before', () => {
+  const pod = withFaults(
+    '{at: 1ms, kind: linkDown, link: h1:p0}',
+    '{at: 1ms, kind: linkDown, link: sw1:p2, direction: in, for: 1ms}',
+    '{at: 1ms, kind: linkRate, link: h1:p0, direction: out, rate: 25G}',
+    '{at: 1ms, kind: mtuMismatch, node: h2, port: p0, mtu: 1500, for: 2ms}',
+    '{at: 1ms, kind: dscpMisconfig, node: h1, priority: 0}',
+    '{at: 1ms, kind: dscpMisconfig, node: sw1, priority: 1}',
+    '{at: 1ms, kind: ecmpMisconfig, node: sw1, hash: hpcc-ns3}',
+  );
+  assert.deepEqual(
+    pod.faults.map((f) => [f.target, f.forPs, f.params]),
+    [
+      ['h1:p0', null, { kind: 'linkDown', link: { node: 'h1', port: 'p0' }, direction: 'both' }],
+      ['sw1:p2', 1_000_000_000, { kind: 'linkDown', link: { node: 'sw1', port: 'p2' }, direction: 'in' }],
+      ['h1:p0', null, { kind: 'linkRate', link: { node: 'h1', port: 'p0' }, direction: 'out', rateBps: 25e9 }],
+      ['h2:p0', 2_000_000_000, { kind: 'mtuMismatch', node: 'h2', port: 'p0', ipMtuBytes: 1500 }],
+      ['h1', null, { kind: 'dscpMisconfig', node: 'h1', port: null, dscp: null, priority: 0 }],
+      ['sw1', null, { kind: 'dscpMisconfig', node: 'sw1', port: null, dscp: null, priority: 1 }],
+      ['sw1', null, { kind: 'ecmpMisconfig', node: 'sw1', seed: null, hash: 'hpcc-ns3', fields: null }],
+    ],
+  );
+});
+
+test('issue 24 link faults: bad inputs name the path and what was expected', () => {
+  const cases: Array<[string, { path: string; code: 'schema' | 'reference' | 'value'; expected: string; actual?: string }]> = [
+    ['{at: 1ms, kind: linkDown, link: h1:p0, direction: sideways}', { path: 'faults[0].direction', code: 'schema', expected: 'one of "both", "out", "in"' }],
+    ['{at: 1ms, kind: linkRate, link: h1:p0, rate: 100G}', { path: 'faults[0].rate', code: 'value', expected: "a rate below the link's configured 40 Gb/s", actual: '"100G"' }],
+    ['{at: 1ms, kind: linkRate, link: h1:p0, direction: in, rate: 40G}', { path: 'faults[0].rate', code: 'value', expected: 'sw1:p1 transmits at it' }],
+    ['{at: 1ms, kind: linkRate, link: h1:p0}', { path: 'faults[0].rate', code: 'schema', expected: 'a rate like 40G' }],
+    ['{at: 1ms, kind: linkRate, link: h1:p0, rate: fast}', { path: 'faults[0].rate', code: 'value', expected: 'a rate like 40G', actual: '"fast"' }],
+    ['{at: 1ms, kind: mtuMismatch, node: sw1, port: p9, mtu: 1000}', { path: 'faults[0].port', code: 'reference', expected: 'a port of sw1 (p1, p2)' }],
+    ['{at: 1ms, kind: mtuMismatch, node: sw1, port: p1, mtu: 20}', { path: 'faults[0].mtu', code: 'schema', expected: 'an IP MTU in bytes, an integer 68..65535' }],
+    ['{at: 1ms, kind: dscpMisconfig, node: sw1, dscp: 64, priority: 0}', { path: 'faults[0].dscp', code: 'schema', expected: 'a DSCP, an integer 0..63' }],
+    ['{at: 1ms, kind: dscpMisconfig, node: sw1, dscp: 26}', { path: 'faults[0].priority', code: 'schema', expected: 'a priority, an integer 0..7 (required)' }],
+    ['{at: 1ms, kind: dscpMisconfig, node: h1, port: p0, priority: 0}', { path: 'faults[0].port', code: 'value', expected: 'no port on a host' }],
+    ['{at: 1ms, kind: ecmpMisconfig, node: sw1}', { path: 'faults[0].seed', code: 'value', expected: 'seed, hash or fields' }],
+    ['{at: 1ms, kind: ecmpMisconfig, node: h1, seed: 1}', { path: 'faults[0].node', code: 'reference', expected: 'the name of a switch' }],
+    ['{at: 1ms, kind: ecmpMisconfig, node: sw1, fields: []}', { path: 'faults[0].fields', code: 'schema', expected: 'the fields hashed' }],
+    ['{at: 1ms, kind: ecmpMisconfig, node: sw1, fields: [dstMac]}', { path: 'faults[0].fields[0]', code: 'schema', expected: 'one of "srcIp", "dstIp", "srcPort"' }],
   ];
   for (const [item, want] of cases) assertProblem(() => withFaults(item), { file: 'f.yaml', ...want });
 });

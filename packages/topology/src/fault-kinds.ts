@@ -32,7 +32,13 @@ const link = { ...endpoint, description: 'an endpoint node:port of a declared li
 
 /** The table: one entry per kind. */
 export const FAULT_KINDS: Readonly<Record<FaultKind, KindDef>> = {
-  linkDown: { target: 'link', lasting: true, summary: 'the link carries nothing (both ways); frames on it are lost as link_down', keys: { link }, required: ['link'] },
+  linkDown: {
+    target: 'link',
+    lasting: true,
+    summary: 'the link carries nothing (both ways, or one `direction`: a one-way failure); frames on it are lost as link_down',
+    keys: { link, direction },
+    required: ['link'],
+  },
   linkUp: { target: 'link', lasting: false, summary: 'the link carries frames again', keys: { link }, required: ['link'] },
   linkFlap: {
     target: 'link',
@@ -126,6 +132,47 @@ export const FAULT_KINDS: Readonly<Record<FaultKind, KindDef>> = {
     keys: { node: nodeName, port, priority },
     required: ['node', 'port'],
   },
+  // Issue 24, link and configuration faults (appended: the table's order is the schema's).
+  linkRate: {
+    target: 'link',
+    lasting: true,
+    summary: 'the link trained down to a lower `rate` (one or both directions): frames serialize slower, ECMP still uses it; `for` restores the configured rate',
+    keys: { link, direction, rate },
+    required: ['link', 'rate'],
+  },
+  mtuMismatch: {
+    target: 'node',
+    lasting: true,
+    summary: "a port's MTU lowered to `mtu` (the largest IP packet) below its peer's: larger frames it would send or take are dropped as mtu_exceeded",
+    keys: { node: nodeName, port, mtu: { type: 'integer', minimum: 68, maximum: 65535, description: 'an IP MTU in bytes, an integer 68..65535' } },
+    required: ['node', 'port', 'mtu'],
+  },
+  dscpMisconfig: {
+    target: 'node',
+    lasting: true,
+    summary: 'a switch classifies `dscp` (or every DSCP) arriving on `port` (or any) to `priority`; a host NIC marks what it sends with `dscp` (or everything) for `priority` instead (e.g. RoCE to a lossy queue)',
+    keys: { node: nodeName, port, dscp: { type: 'integer', minimum: 0, maximum: 63, description: 'a DSCP, an integer 0..63' }, priority },
+    required: ['node', 'priority'],
+  },
+  ecmpMisconfig: {
+    target: 'switch',
+    lasting: true,
+    summary: 'the switch hashes ECMP with another `seed`, `hash` function, or fewer `fields` (polarization)',
+    keys: {
+      node: nodeName,
+      seed: { type: 'integer', minimum: 0, maximum: 4294967295, description: 'an ECMP seed, an unsigned 32-bit integer' },
+      hash: { enum: ['rocelab', 'hpcc-ns3'], description: 'an ECMP hash: rocelab or hpcc-ns3' },
+      fields: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 3,
+        uniqueItems: true,
+        items: { enum: ['srcIp', 'dstIp', 'srcPort'], description: 'a hashed field: srcIp, dstIp or srcPort' },
+        description: 'the fields hashed, a non-empty list of srcIp, dstIp, srcPort',
+      },
+    },
+    required: ['node'],
+  },
 };
 
 export const FAULT_KIND_NAMES = Object.keys(FAULT_KINDS) as FaultKind[];
@@ -177,9 +224,15 @@ export function resolveFault(written: RawFault, index: number, path: string, ctx
   return { index, atPs, forPs: def.lasting ? forPs : null, kind: params.kind, target: targetOf(params), params, raw, ...(drawn.drawnFrom === null ? {} : { drawnFrom: drawn.drawnFrom }) };
 }
 
+/** A rate for a message, in the unit a topology file would write it. */
+function formatRate(bps: number): string {
+  return bps % 1e9 === 0 ? `${bps / 1e9} Gb/s` : bps % 1e6 === 0 ? `${bps / 1e6} Mb/s` : `${bps} bit/s`;
+}
+
 function targetOf(p: FaultParams): string {
   if ('link' in p) return `${p.link.node}:${p.link.port}`;
   if (p.kind === 'egressStuck' || p.kind === 'egressSlow' || p.kind === 'switchPauseStorm') return `${p.node}:${p.port}`;
+  if (p.kind === 'mtuMismatch') return `${p.node}:${p.port}`;
   if (p.kind === 'packetEvent') return `${p.from}>${p.to}`;
   return p.node;
 }
@@ -231,6 +284,7 @@ function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultCon
   const directionOf = (): LinkDirectionChoice => (str('direction') as LinkDirectionChoice | null) ?? 'both';
   switch (kind) {
     case 'linkDown':
+      return { kind, link: pfcLink(linkRef()), direction: directionOf() };
     case 'linkUp':
       return { kind, link: pfcLink(linkRef()) };
     case 'linkFlap':
@@ -285,6 +339,36 @@ function resolveParams(raw: RawFault, at: (key: string) => string, ctx: FaultCon
     case 'egressSlow':
     case 'switchPauseStorm':
       return switchPort(kind, raw, at, ctx, problems, nodeRef(), portOf);
+    case 'linkRate': {
+      const link = pfcLink(linkRef());
+      const direction = directionOf();
+      const rateBps = problems.parse(at('rate'), 0, () => parseRate(raw.rate as string | number));
+      const near = `${link.node}:${link.port}`;
+      const far = ctx.peers?.get(near);
+      const ends = direction === 'out' ? [near] : direction === 'in' ? [far] : [near, far];
+      // The first direction it would not lower (once: both directions of a link usually share a rate).
+      const over = ends.find((end) => end !== undefined && rateBps > 0 && !(rateBps < (ctx.linkRates?.get(end) ?? Infinity)));
+      if (over !== undefined) problems.add('value', at('rate'), `a rate below the link's configured ${formatRate(ctx.linkRates!.get(over)!)} (${over} transmits at it; a link trains down, never up)`, describeValue(raw.rate));
+      return { kind, link, direction, rateBps };
+    }
+    case 'mtuMismatch': {
+      const node = nodeRef();
+      return { kind, node: node?.name ?? '', port: portOf(node) ?? '', ipMtuBytes: num('mtu') ?? 0 };
+    }
+    case 'dscpMisconfig': {
+      const node = nodeRef();
+      const port = portOf(node);
+      if (node?.role === 'host' && port !== null) problems.add('value', at('port'), 'no port on a host (a NIC marks what it sends on its one port)', describeValue(raw.port));
+      return { kind, node: node?.name ?? '', port, dscp: num('dscp'), priority: num('priority') ?? 0 };
+    }
+    case 'ecmpMisconfig': {
+      const node = nodeRef();
+      const hash = (str('hash') as 'rocelab' | 'hpcc-ns3' | null) ?? null;
+      const fields = Array.isArray(raw.fields) ? [...(raw.fields as Array<'srcIp' | 'dstIp' | 'srcPort'>)] : null;
+      const seed = num('seed');
+      if (seed === null && hash === null && fields === null) problems.add('value', at('seed'), 'seed, hash or fields (what the misconfiguration changes)', 'none of them');
+      return { kind, node: node?.name ?? '', seed, hash, fields };
+    }
     case 'packetEvent': {
       const flow = raw.flow as { from: string; to: string; workload?: number };
       for (const key of ['from', 'to'] as const) {
@@ -319,7 +403,7 @@ function switchPort(
   }
   if (kind !== 'egressSlow') return { kind, node, port, priority };
   const rateBps = problems.parse(at('rate'), 0, () => parseRate(raw.rate as string | number));
-  const lineBps = ctx.portRatesBps?.get(endpoint);
+  const lineBps = ctx.linkRates?.get(endpoint);
   if (lineBps !== undefined && rateBps >= lineBps) problems.add('value', at('rate'), `a rate below ${endpoint}'s link rate (${lineBps / 1e9} Gb/s): a slower drain`, describeValue(raw.rate));
   return { kind, node, port, priority, rateBps };
 }

@@ -141,7 +141,7 @@ faults:
       { index: 2, atPs: 2_000_000_000, kind: 'linkDown', target: 's:p1', forPs: null },
     ],
   );
-  assert.deepEqual(pod.faults[0]!.params, { kind: 'linkDown', link: { node: 'h', port: 'eth0' } });
+  assert.deepEqual(pod.faults[0]!.params, { kind: 'linkDown', link: { node: 'h', port: 'eth0' }, direction: 'both' });
 });
 
 test('node order in the file does not change the numbering', () => {

@@ -99,7 +99,8 @@ export type WatchdogActionChoice = 'drop' | 'forward' | 'alert';
 
 /** A fault's own parameters in base units (ps, bit/s, bytes), by kind. */
 export type FaultParams =
-  | { kind: 'linkDown' | 'linkUp'; link: Endpoint }
+  | { kind: 'linkDown'; link: Endpoint; direction: LinkDirectionChoice }
+  | { kind: 'linkUp'; link: Endpoint }
   | { kind: 'linkFlap'; link: Endpoint; periodPs: number; count: number }
   | { kind: 'loss'; link: Endpoint; direction: LinkDirectionChoice; rate: number; dropIpIdLowByte: number | null }
   | { kind: 'corrupt'; link: Endpoint; direction: LinkDirectionChoice; rate: number }
@@ -112,7 +113,12 @@ export type FaultParams =
   | { kind: 'packetEvent'; from: string; to: string; workload: number | null; packets: number[]; action: PacketAction }
   | { kind: 'kill' | 'restart'; node: string }
   | { kind: 'egressStuck' | 'switchPauseStorm'; node: string; port: string; priority: number | null }
-  | { kind: 'egressSlow'; node: string; port: string; priority: number | null; rateBps: number };
+  | { kind: 'egressSlow'; node: string; port: string; priority: number | null; rateBps: number }
+  // Issue 24, link and configuration faults:
+  | { kind: 'linkRate'; link: Endpoint; direction: LinkDirectionChoice; rateBps: number }
+  | { kind: 'mtuMismatch'; node: string; port: string; ipMtuBytes: number }
+  | { kind: 'dscpMisconfig'; node: string; port: string | null; dscp: number | null; priority: number }
+  | { kind: 'ecmpMisconfig'; node: string; seed: number | null; hash: 'rocelab' | 'hpcc-ns3' | null; fields: Array<'srcIp' | 'dstIp' | 'srcPort'> | null };
 
 export type FaultKind = FaultParams['kind'];
 
@@ -160,8 +166,10 @@ export interface FaultContext {
   seed: number | null;
   /** The endpoints `node:port` of links in credit flow control (absent: none). */
   creditEndpoints?: ReadonlySet<string>;
-  /** Per endpoint `node:port`, the rate it transmits at, bit/s (absent: not checked). */
-  portRatesBps?: ReadonlyMap<string, number>;
+  /** Per endpoint `node:port`, the configured rate (bit/s) of what it transmits (absent: unknown, no rate check). */
+  linkRates?: ReadonlyMap<string, number>;
+  /** Per endpoint `node:port`, the endpoint at the other end of its link (absent: unknown). */
+  peers?: ReadonlyMap<string, string>;
 }
 
 export interface PodSpec {

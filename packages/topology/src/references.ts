@@ -66,6 +66,7 @@ export function faultContext(nodes: ReadonlyMap<string, NodeSpec>, links: readon
     for (const [x, y] of [[l.a.node, l.b.node], [l.b.node, l.a.node]] as const) neighbours.set(x, (neighbours.get(x) ?? new Set()).add(y));
   }
   const creditEndpoints = new Set(links.filter((l) => l.aToB.credit !== undefined).flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`]));
-  const portRatesBps = new Map(links.flatMap((l) => [[`${l.a.node}:${l.a.port}`, l.aToB.rateBps] as const, [`${l.b.node}:${l.b.port}`, l.bToA.rateBps] as const]));
-  return { nodes, endpoints: new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`])), neighbours, restartGapPs: restartGaps(links), seed, creditEndpoints, portRatesBps };
+  const peers = new Map(links.flatMap((l) => [[`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`] as const, [`${l.b.node}:${l.b.port}`, `${l.a.node}:${l.a.port}`] as const]));
+  const linkRates = new Map(links.flatMap((l) => [[`${l.a.node}:${l.a.port}`, l.aToB.rateBps] as const, [`${l.b.node}:${l.b.port}`, l.bToA.rateBps] as const]));
+  return { nodes, endpoints: new Set(links.flatMap((l) => [`${l.a.node}:${l.a.port}`, `${l.b.node}:${l.b.port}`])), neighbours, restartGapPs: restartGaps(links), seed, creditEndpoints, linkRates, peers };
 }
