@@ -26,7 +26,7 @@ test('roce-lossy-queue fails, with its margin, when the buffer drops of the DSCP
   const file = edited('roce-lossy-queue.yaml', "labels: {node: tor1, reason: buffer}, op: '>', value: 10000, description: 'while", "labels: {node: tor1, reason: buffer}, op: '<', value: 10000, description: 'while");
   const r = cli(['drill', 'run', file, '--variant', 'switch-map', '--out', tmp()], {}, 300_000);
   assert.equal(r.status, 1, r.stderr);
-  assert.match(r.stdout, /^FAIL  expect\[4\] +switch-map: while tor1 drops RoCE at the lossy buffer threshold \(30,394 measured\)\n +measured 30394; expected < 10000; 20394 the wrong side$/m);
+  assert.match(r.stdout, /^FAIL  expect\[4\] +switch-map: while tor1 drops RoCE at the lossy buffer threshold \(30,394 measured\)\n +measured 30394 packets; expected < 10000 packets; 20394 packets the wrong side$/m);
   assert.match(r.stdout, /^FAIL: 3 of 4 expectations hold; failing: expect\[4\] \(switch-map\)$/m);
 });
 
