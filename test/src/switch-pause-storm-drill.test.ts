@@ -16,7 +16,7 @@ test('switch-pause-storm fails with its margins when its containment bounds are 
   let text = readFileSync(join(ROOT, 'drills', 'switch-pause-storm.yaml'), 'utf8');
   for (const [from, to] of [
     ['during: 6ms-8ms, min: 9G,', 'during: 6ms-8ms, min: 9.5G,'],
-    ['priority: 3, within: 3ms}', 'priority: 3, within: 1.5ms}'],
+    ['priority: 3, within: 3ms,', 'priority: 3, within: 1.5ms,'],
   ]) {
     assert.ok(text.includes(from!), `the drill holds ${from}`);
     text = text.replace(from!, to!);
