@@ -1,0 +1,46 @@
+/*
+ * librocelab's internal contract: what the parts of the device (verbs, rdma_cm, clocks, the TSC,
+ * sockets) use of the core, which owns the program's channel to its host's member.
+ *
+ * A program runs in lockstep with its host: its virtual time stands still while it runs and moves
+ * only while it waits (a wait is a request whose reply comes when its condition holds). Every reply
+ * carries the host's virtual time, so reading a clock costs no round trip.
+ */
+#ifndef ROCELAB_CORE_H
+#define ROCELAB_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 1 when the program runs under a rocelab host (ROCELAB_CHANNEL_FD names its channel), else 0:
+ * then every interposed call passes through to libc and the device lists nothing. */
+int rocelab_attached(void);
+
+/* The program's virtual time, in picoseconds (the last reply's, plus the CPU model's charges). */
+uint64_t rocelab_now_ps(void);
+
+/* A wait: returns once the host's virtual time has reached `ps` (at once if it has). */
+void rocelab_wait_until_ps(uint64_t ps);
+
+/* A wait for anything the program could see: a completion, a CM or socket event, a write into its
+ * registered memory, or its own timer. What a program that spins on memory or a clock is given. */
+void rocelab_wait_any(void);
+
+/*
+ * One request and its reply (rocelab_proto.h): `req` of `req_len` bytes, with `fd_out` passed
+ * along (SCM_RIGHTS) when >= 0; the reply's body goes to `rep` (at most `rep_cap` bytes). Returns
+ * the reply's errno (0 = success). Thread-safe: one request at a time per program.
+ */
+int rocelab_call(uint32_t type, const void *req, size_t req_len, int fd_out, void *rep, size_t rep_cap, size_t *rep_len);
+
+/* A line in the program's log on its host (the run result's program log, and stderr under -v). */
+void rocelab_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* What every unimplemented call does: logs "NAME is not supported by rocelab0", sets errno and
+ * returns EOPNOTSUPP (callers return it, or -1/NULL as the verb's convention says). */
+int rocelab_unsupported(const char *name);
+
+/* The TSC's virtual frequency, in MHz: what /proc/cpuinfo's "cpu MHz" says under rocelab. */
+double rocelab_tsc_mhz(void);
+
+#endif

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+/**
+ * Builds the rocelab0 device (issue 25) with the system compiler against Debian's headers:
+ * librocelab.so (the program's channel to its host, clocks, the TSC, sockets), libibverbs.so.1,
+ * librdmacm.so.1 and libmlx5.so.1 with rdma-core's symbol versions, the Node binding the host uses
+ * (rocelab_native.node), and the C test programs. Everything lands in packages/native/dist.
+ *
+ * A target is rebuilt when one of its sources (or a header) is newer than it. Without gcc or the
+ * headers (libibverbs-dev, librdmacm-dev, libcapstone-dev) nothing is built and a host that runs
+ * programs says so when the pod loads; ROCELAB_REQUIRE_NATIVE=1 (CI) makes that a build failure.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PKG = join(ROOT, 'packages/native');
+const C = join(PKG, 'c');
+const OUT = join(PKG, 'dist');
+const LIB = join(OUT, 'lib');
+
+const CFLAGS = ['-O2', '-g', '-Wall', '-Wextra', '-Wno-unused-parameter', '-fPIC', '-D_GNU_SOURCE', '-std=gnu11', `-I${join(C, 'include')}`];
+const RPATH = '-Wl,-rpath,$ORIGIN';
+
+const cfiles = (dir) => (existsSync(join(C, dir)) ? readdirSync(join(C, dir)).filter((f) => f.endsWith('.c')).sort().map((f) => join(C, dir, f)) : []);
+const headers = () => [join(C, 'include'), ...['core', 'verbs', 'rdmacm', 'mlx5', 'addon', 'test'].map((d) => join(C, d))].flatMap((d) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.h') || f.endsWith('.map')).map((f) => join(d, f)) : []));
+
+/** Each shared object: its sources, its soname, its version script, what it links. */
+const LIBRARIES = [
+  { out: join(LIB, 'librocelab.so'), dir: 'core', soname: 'librocelab.so', map: null, libs: ['-lcapstone', '-ldl', '-lpthread'] },
+  { out: join(LIB, 'libibverbs.so.1'), dir: 'verbs', soname: 'libibverbs.so.1', map: 'verbs/libibverbs.map', libs: [`-L${LIB}`, '-lrocelab', '-lpthread', RPATH] },
+  { out: join(LIB, 'librdmacm.so.1'), dir: 'rdmacm', soname: 'librdmacm.so.1', map: 'rdmacm/librdmacm.map', libs: [`-L${LIB}`, '-l:libibverbs.so.1', '-lrocelab', '-lpthread', RPATH] },
+  { out: join(LIB, 'libmlx5.so.1'), dir: 'mlx5', soname: 'libmlx5.so.1', map: 'mlx5/libmlx5.map', libs: [`-L${LIB}`, '-lrocelab', RPATH] },
+];
+
+function newest(files) {
+  return Math.max(0, ...files.map((f) => statSync(f).mtimeMs));
+}
+
+function stale(out, inputs) {
+  return !existsSync(out) || statSync(out).mtimeMs < newest(inputs);
+}
+
+function gcc(args) {
+  execFileSync('gcc', args, { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+function missing() {
+  const need = [];
+  try {
+    execFileSync('gcc', ['--version'], { stdio: 'ignore' });
+  } catch {
+    need.push('gcc');
+  }
+  for (const [header, pkg] of [['/usr/include/infiniband/verbs.h', 'libibverbs-dev'], ['/usr/include/rdma/rdma_cma.h', 'librdmacm-dev'], ['/usr/include/capstone/capstone.h', 'libcapstone-dev'], ['/usr/include/node/node_api.h', "Node's headers (nodejs)"]]) if (!existsSync(header)) need.push(pkg);
+  return need;
+}
+
+const need = missing();
+if (need.length > 0) {
+  const text = `build-native: the rocelab0 device is not built: install ${need.join(', ')} (hosts that run native programs are refused until then)`;
+  if (process.env.ROCELAB_REQUIRE_NATIVE === '1') {
+    console.error(text);
+    process.exit(1);
+  }
+  console.warn(text);
+  process.exit(0);
+}
+
+mkdirSync(LIB, { recursive: true });
+const common = headers();
+let built = 0;
+for (const lib of LIBRARIES) {
+  const sources = cfiles(lib.dir);
+  if (sources.length === 0) continue;
+  if (!stale(lib.out, [...sources, ...common])) continue;
+  const map = lib.map === null ? [] : [`-Wl,--version-script=${join(C, lib.map)}`];
+  gcc([...CFLAGS, '-shared', `-Wl,-soname,${lib.soname}`, ...map, '-o', lib.out, ...sources, ...lib.libs]);
+  built++;
+}
+// The program's channel is found by soname: librocelab.so beside the device's libraries.
+const addon = cfiles('addon');
+const addonOut = join(OUT, 'rocelab_native.node');
+if (addon.length > 0 && stale(addonOut, [...addon, ...common])) {
+  gcc([...CFLAGS, '-I/usr/include/node', '-shared', '-o', addonOut, ...addon]);
+  built++;
+}
+mkdirSync(join(OUT, 'test'), { recursive: true });
+for (const source of cfiles('test')) {
+  const out = join(OUT, 'test', source.slice(source.lastIndexOf('/') + 1, -2));
+  if (!stale(out, [source, ...common])) continue;
+  gcc([...CFLAGS, '-o', out, source, '-libverbs', '-lrdmacm', '-lpthread']);
+  built++;
+}
+console.log(`build-native: ${built} target(s) built in packages/native/dist`);
