@@ -2,7 +2,7 @@
 /**
  * Builds the rocelab0 device (issue 25) with the system compiler against Debian's headers:
  * librocelab.so (the program's channel to its host, clocks, the TSC, sockets), libibverbs.so.1,
- * librdmacm.so.1 and libmlx5.so.1 with rdma-core's symbol versions, the Node binding the host uses
+ * librdmacm.so.1, libmlx5.so.1 and libefa.so.1 with rdma-core's symbol versions, the Node binding the host uses
  * (rocelab_native.node), and the C test programs. Everything lands in packages/native/dist.
  *
  * A target is rebuilt when one of its sources (or a header) is newer than it. Without gcc or the
@@ -24,7 +24,7 @@ const CFLAGS = ['-O2', '-g', '-Wall', '-Wextra', '-Wno-unused-parameter', '-fPIC
 const RPATH = '-Wl,-rpath,$ORIGIN';
 
 const cfiles = (dir) => (existsSync(join(C, dir)) ? readdirSync(join(C, dir)).filter((f) => f.endsWith('.c')).sort().map((f) => join(C, dir, f)) : []);
-const headers = () => [join(C, 'include'), ...['core', 'verbs', 'rdmacm', 'mlx5', 'addon', 'test'].map((d) => join(C, d))].flatMap((d) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.h') || f.endsWith('.map')).map((f) => join(d, f)) : []));
+const headers = () => [join(C, 'include'), ...['core', 'verbs', 'rdmacm', 'mlx5', 'efa', 'addon', 'test'].map((d) => join(C, d))].flatMap((d) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.h') || f.endsWith('.map')).map((f) => join(d, f)) : []));
 
 /** Each shared object: its sources, its soname, its version script, what it links. */
 const LIBRARIES = [
@@ -32,6 +32,7 @@ const LIBRARIES = [
   { out: join(LIB, 'libibverbs.so.1'), dir: 'verbs', soname: 'libibverbs.so.1', map: 'verbs/libibverbs.map', libs: [`-L${LIB}`, '-lrocelab', '-lpthread', RPATH] },
   { out: join(LIB, 'librdmacm.so.1'), dir: 'rdmacm', soname: 'librdmacm.so.1', map: 'rdmacm/librdmacm.map', libs: [`-L${LIB}`, '-l:libibverbs.so.1', '-lrocelab', '-lpthread', RPATH] },
   { out: join(LIB, 'libmlx5.so.1'), dir: 'mlx5', soname: 'libmlx5.so.1', map: 'mlx5/libmlx5.map', libs: [`-L${LIB}`, '-lrocelab', RPATH] },
+  { out: join(LIB, 'libefa.so.1'), dir: 'efa', soname: 'libefa.so.1', map: 'efa/libefa.map', libs: [`-L${LIB}`, '-lrocelab', RPATH] },
 ];
 
 function newest(files) {
@@ -43,7 +44,13 @@ function stale(out, inputs) {
 }
 
 function gcc(args) {
-  execFileSync('gcc', args, { stdio: ['ignore', 'inherit', 'inherit'] });
+  try {
+    execFileSync('gcc', args, { stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch {
+    // gcc printed what went wrong; the command line says which target it was.
+    console.error(`build-native: gcc failed: gcc ${args.join(' ')}`);
+    process.exit(1);
+  }
 }
 
 function missing() {

@@ -23,3 +23,4 @@ export * from './pacing.js';
 export * from './segmentation.js';
 export * from './selective-repeat.js';
 export * from './memory-region.js';
+export type { QpOverrides } from './qp-setup.js';

@@ -43,7 +43,7 @@ function afterRegion(r: RegionHandle): bigint {
 }
 
 export class MemoryRegions {
-  private readonly regions: Region[] = [];
+  private readonly regions: Array<Region | null> = [];
   private nextAddress = FIRST_ADDRESS;
 
   /** Register `bytes` (kept, not copied: the region is the application's buffer) for the given remote accesses. */
@@ -52,6 +52,25 @@ export class MemoryRegions {
     this.regions.push({ ...handle, bytes, access: new Set(access) });
     this.nextAddress = afterRegion(handle);
     return handle;
+  }
+
+  /**
+   * Register `bytes` at the address a native program has them at (issue 25: its own virtual
+   * address, or the iova it chose), so that remote peers name its buffers as it told them. The
+   * rkey follows the registration order, as `register`'s does.
+   */
+  registerAt(address: bigint, bytes: Uint8Array, access: readonly RemoteAccess[]): RegionHandle {
+    const handle = nextRegion(this.regions.length, address, bytes.length);
+    this.regions.push({ ...handle, bytes, access: new Set(access) });
+    return handle;
+  }
+
+  /** Deregister the region of `rkey`: later accesses by it fail as a wrong rkey (its number is never given again). */
+  deregister(rkey: number): boolean {
+    const i = (rkey >>> 8) - 1;
+    if (this.regions[i]?.rkey !== rkey) return false;
+    this.regions[i] = null;
+    return true;
   }
 
   /**
@@ -70,7 +89,7 @@ export class MemoryRegions {
   /** Where `[address, address + length)` lies in the region of `rkey`, if `access` is allowed there. */
   locate(address: bigint, lengthBytes: number, rkey: number, access: RemoteAccess): { bytes: Uint8Array; offset: number } | AccessError {
     const region = this.regions[(rkey >>> 8) - 1];
-    if (region === undefined || region.rkey !== rkey) return 'rkey';
+    if (region == null || region.rkey !== rkey) return 'rkey';
     if (!region.access.has(access)) return 'access';
     const offset = address - region.address;
     if (offset < 0n || offset + BigInt(lengthBytes) > BigInt(region.lengthBytes)) return 'bounds';

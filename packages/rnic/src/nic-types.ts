@@ -158,6 +158,9 @@ export interface MessageSender extends Paced {
 /** A QP this host sends on: its RC requester and DCQCN reaction point. */
 export interface SenderQp extends MessageSender {
   req: RcRequester;
+  /** Its retransmission (or RNR wait) timer and its READ-response notification point's timer. */
+  rtoTimer: number;
+  readNpTimer: number;
   /** Memory-backed QPs: the application's work by WR id. */
   app: Map<number, AppWork> | null;
   /** The notification point for the READ responses coming back on it (made at the first CE mark). */

@@ -20,7 +20,7 @@ import { NicPfc, type NicPfcTimer } from './nic-pfc.js';
 import { NicTransmit } from './nic-transmit.js';
 import type { AppWork, HostQueue, NicFault, NicHost, QpEnd, ReceiverQp, SenderQp } from './nic-types.js';
 import { Pacer } from './pacing.js';
-import { createQps, notificationPoint, type QpConfig } from './qp-setup.js';
+import { addReceiver, addSender, createQps, notificationPoint, type QpConfig, type QpOverrides, type QpTimerHandlers } from './qp-setup.js';
 import type { Completion } from './rc-requester.js';
 
 export interface NicConfig extends HostAddress, QpConfig {
@@ -42,8 +42,7 @@ export class Nic {
   private readonly senderByKey = new Map<string, SenderQp>();
   private readonly memory: MemoryRegions;
   private readonly wakeTimer: number;
-  private readonly rtoTimers: number;
-  private readonly readNpTimers: number;
+  private readonly timers: TimerTable;
   readonly pfc: NicPfc;
   readonly pacer: Pacer;
   private readonly tx: NicTransmit;
@@ -75,8 +74,9 @@ export class Nic {
     this.wakeTimer = timers.register(() => this.kick());
     const pfcTimers = new Map(PFC_TIMERS.map((name) => [name, timers.register((nowPs) => this.onPfcTimer(nowPs, name))]));
     timers.skip(2);
-    const qps = createQps(ctx.name, config, out, timers, { rto: (nowPs, q) => this.onRto(nowPs, q), np: (nowPs, q, timer) => this.onNpTimer(nowPs, q, timer) });
-    ({ senders: this.senders, receivers: this.receivers, rtoTimers: this.rtoTimers, readNpTimers: this.readNpTimers } = qps);
+    this.timers = timers;
+    const qps = createQps(ctx.name, config, out, timers, this.qpTimers);
+    ({ senders: this.senders, receivers: this.receivers } = qps);
     for (const q of this.senders) {
       this.senderByQpn.set(q.end.qpn, q);
       this.senderByKey.set(q.end.key, q);
@@ -198,7 +198,7 @@ export class Nic {
     if (frame.ecn === 3 && this.config.settings.dcqcn.enabled && this.config.settings.dcqcn.variant !== 'hpcc-ns3') {
       q.np ??= notificationPoint(this.config.settings);
       if (q.np!.onCe(nowPs)) this.queueCnp(q.end);
-      this.armNotificationPoint(this.readNpTimers + q.index, q.np);
+      this.armNotificationPoint(q.readNpTimer, q.np);
     }
     const target = q.req.responseTarget(frame.psn);
     if (target === null) {
@@ -311,6 +311,29 @@ export class Nic {
     return id;
   }
 
+  private readonly qpTimers: QpTimerHandlers = { rto: (nowPs, q) => this.onRto(nowPs, q), np: (nowPs, q, timer) => this.onNpTimer(nowPs, q, timer) };
+
+  /**
+   * Bring up a memory-backed QP's requester at run time (a native program's QP reaching RTS,
+   * issue 25): it sends to `end.qpn` at `end.peer` and takes its turns in the round robin after
+   * the pod's planned QPs. Its timers are registered now, after every other.
+   */
+  addAppSender(end: QpEnd, overrides: QpOverrides): void {
+    if (this.senderByQpn.has(end.qpn)) throw new Error(`${this.ctx.name}: a QP that sends to QP ${end.qpn} already exists`);
+    const q = addSender(this.ctx.name, this.config, this.ctx.ports[PORT]!.out, this.timers, this.qpTimers, end, this.senders.length, overrides);
+    this.senders.push(q);
+    this.senderByQpn.set(end.qpn, q);
+    this.senderByKey.set(end.key, q);
+  }
+
+  /** Bring up a memory-backed QP's responder at run time (a native program's QP reaching RTR): frames to `end.qpn` reach it. */
+  addAppReceiver(end: QpEnd, overrides: QpOverrides): void {
+    if (this.receiverByQpn.has(end.qpn)) throw new Error(`${this.ctx.name}: QP ${end.qpn} already receives`);
+    const r = addReceiver(this.config, this.ctx.ports[PORT]!.out, this.timers, this.qpTimers, end, overrides);
+    this.receivers.push(r);
+    this.receiverByQpn.set(end.qpn, r);
+  }
+
   /** Whether the memory-backed QP `qpn` that sends from here is in error (a work request posted to it now is flushed). */
   appQpInError(qpn: number): boolean {
     return this.senderByQpn.get(qpn)?.req.state === 'error';
@@ -357,7 +380,7 @@ export class Nic {
 
   /** Keep the QP's timer on the requester's deadline (RTO or RNR wait). */
   private armRequester(q: SenderQp): void {
-    this.arm(this.rtoTimers + q.index, q.req.deadlinePs());
+    this.arm(q.rtoTimer, q.req.deadlinePs());
   }
 
   /** The paper NP sends a pending CNP at the end of its window. */

@@ -41,10 +41,18 @@ export interface QpTimerHandlers {
 export interface Qps {
   senders: SenderQp[];
   receivers: ReceiverQp[];
-  /** The first requester's retransmission timer; requester `i`'s is `rtoTimers + i`. */
-  rtoTimers: number;
-  /** The first requester's READ-response notification point timer, likewise. */
-  readNpTimers: number;
+}
+
+/**
+ * A QP a program brings up at run time (issue 25): its PSNs, path MTU and retry budget are the
+ * program's (`ibv_modify_qp`), not the host's defaults. Null fields take the host's settings.
+ */
+export interface QpOverrides {
+  initialPsn: number;
+  mtu: number | null;
+  retryCount: number | null;
+  rnrRetry: number | null;
+  maxRdAtomic: number | null;
 }
 
 /** The notification point DCQCN puts at a receiver (none without DCQCN, nor under hpcc-ns3, whose CNPs ride ACKs). */
@@ -54,12 +62,54 @@ export function notificationPoint(s: NicSettings): DcqcnNotificationPoint | null
 
 /** The host's QPs, their timers registered in this order: retransmission (one per requester), responder NP (one per responder), READ NP (one per requester). */
 export function createQps(host: string, config: QpConfig, out: LinkDirectionConfig, timers: TimerTable, on: QpTimerHandlers): Qps {
-  const s = config.settings;
   const rc = (ends: readonly QpEnd[]) => (config.rebooted === true ? [] : ends.filter((e) => !isTcp(e)));
-  const senders: SenderQp[] = rc(config.requesters).map((end, index) => ({
+  const senders: SenderQp[] = rc(config.requesters).map((end, index) => newSender(host, config, out, end, index, null));
+  const rtoTimers = timers.registerEach(senders.length, (nowPs, i) => on.rto(nowPs, senders[i]!));
+  const receivers: ReceiverQp[] = [];
+  const receiverNps = timers.registerEach(rc(config.responders).length, (nowPs, i) => on.np(nowPs, receivers[i]!, receivers[i]!.timer));
+  for (const [index, end] of rc(config.responders).entries()) receivers.push(newReceiver(config, out, end, receiverNps + index, null));
+  const readNpTimers = timers.registerEach(senders.length, (nowPs, i) => on.np(nowPs, senders[i]!, readNpTimers + i));
+  senders.forEach((q, i) => {
+    q.rtoTimer = rtoTimers + i;
+    q.readNpTimer = readNpTimers + i;
+  });
+  return { senders, receivers };
+}
+
+/**
+ * A requester brought up at run time (a program's QP reaching RTS), its timers registered now,
+ * after every timer of the pod's start: a pod without programs keeps every timer id.
+ */
+export function addSender(host: string, config: QpConfig, out: LinkDirectionConfig, timers: TimerTable, on: QpTimerHandlers, end: QpEnd, index: number, overrides: QpOverrides): SenderQp {
+  const q = newSender(host, config, out, end, index, overrides);
+  q.rtoTimer = timers.register((nowPs) => on.rto(nowPs, q));
+  q.readNpTimer = timers.register((nowPs) => on.np(nowPs, q, q.readNpTimer));
+  return q;
+}
+
+/** A responder brought up at run time (a program's QP reaching RTR), its timer registered now. */
+export function addReceiver(config: QpConfig, out: LinkDirectionConfig, timers: TimerTable, on: QpTimerHandlers, end: QpEnd, overrides: QpOverrides): ReceiverQp {
+  let r: ReceiverQp | null = null;
+  const timer = timers.register((nowPs) => on.np(nowPs, r!, timer));
+  r = newReceiver(config, out, end, timer, overrides);
+  return r;
+}
+
+function newSender(host: string, config: QpConfig, out: LinkDirectionConfig, end: QpEnd, index: number, o: QpOverrides | null): SenderQp {
+  const s = config.settings;
+  return {
     index,
     end,
-    req: new RcRequester({ mtu: out.mtu, recovery: s.recovery, ackTimeoutPs: s.ackTimeoutPs, retryCount: s.retryCount, rnrRetry: s.rnrRetry, initialPsn: 0, ...selectiveRepeatOf(host, config, end) }),
+    req: new RcRequester({
+      mtu: Math.min(out.mtu, o?.mtu ?? Infinity),
+      recovery: s.recovery,
+      ackTimeoutPs: s.ackTimeoutPs,
+      retryCount: o?.retryCount ?? s.retryCount,
+      rnrRetry: o?.rnrRetry ?? s.rnrRetry,
+      initialPsn: o?.initialPsn ?? 0,
+      ...(o?.maxRdAtomic == null ? {} : { maxRdAtomic: o.maxRdAtomic }),
+      ...selectiveRepeatOf(host, config, end),
+    }),
     rp: s.dcqcn.enabled ? new DcqcnReactionPoint(s.dcqcn.params, out.rateBps) : null,
     ...unpaced(config.dscpMap[end.dscp]!),
     messages: new Map(),
@@ -68,18 +118,17 @@ export function createQps(host: string, config: QpConfig, out: LinkDirectionConf
     cnps: 0,
     app: end.memory === true ? new Map<number, AppWork>() : null,
     np: null,
-  }));
-  const rtoTimers = timers.registerEach(senders.length, (nowPs, i) => on.rto(nowPs, senders[i]!));
-  const receivers: ReceiverQp[] = [];
-  const receiverNps = timers.registerEach(rc(config.responders).length, (nowPs, i) => on.np(nowPs, receivers[i]!, receivers[i]!.timer));
-  for (const [index, end] of rc(config.responders).entries()) {
-    const resp = new RcResponder({ initialPsn: 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery, mtu: out.mtu, atomicReplyCache: s.atomicReplyCache });
-    // An application posts its own receives; the built-in traffic has them posted for it.
-    if (end.memory !== true) resp.postReceive(s.postedReceives);
-    receivers.push({ timer: receiverNps + index, end, resp, np: notificationPoint(s), rp: null, ...unpaced(config.dscpMap[end.dscp]!), out: null, writeTarget: null, receives: [] });
-  }
-  const readNpTimers = timers.registerEach(senders.length, (nowPs, i) => on.np(nowPs, senders[i]!, readNpTimers + i));
-  return { senders, receivers, rtoTimers, readNpTimers };
+    rtoTimer: -1,
+    readNpTimer: -1,
+  };
+}
+
+function newReceiver(config: QpConfig, out: LinkDirectionConfig, end: QpEnd, timer: number, o: QpOverrides | null): ReceiverQp {
+  const s = config.settings;
+  const resp = new RcResponder({ initialPsn: o?.initialPsn ?? 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery, mtu: Math.min(out.mtu, o?.mtu ?? Infinity), atomicReplyCache: s.atomicReplyCache });
+  // An application posts its own receives; the built-in traffic has them posted for it.
+  if (end.memory !== true) resp.postReceive(s.postedReceives);
+  return { timer, end, resp, np: notificationPoint(s), rp: null, ...unpaced(config.dscpMap[end.dscp]!), out: null, writeTarget: null, receives: [] };
 }
 
 /** A requester's selective-repeat parameters (none under go-back). */

@@ -40,6 +40,14 @@ void rocelab_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * returns EOPNOTSUPP (callers return it, or -1/NULL as the verb's convention says). */
 int rocelab_unsupported(const char *name);
 
+/* What the host said at HELLO (NULL when detached). */
+struct rl_hello_rep;
+const struct rl_hello_rep *rocelab_host(void);
+
+/* Registered memory (verbs.c): the page ranges now shared with the host, which only the NIC
+ * changes behind the program's back. The spin detector (spin.c) watches reads of them. */
+void rocelab_memory_shared(uintptr_t start, uintptr_t end);
+
 /* The TSC's virtual frequency, in MHz: what /proc/cpuinfo's "cpu MHz" says under rocelab. */
 double rocelab_tsc_mhz(void);
 

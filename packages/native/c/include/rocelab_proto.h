@@ -48,6 +48,8 @@ enum rl_type {
 	RL_POST_SRQ_RECV = 37, /* rl_post (qpn = srq handle) + n x rl_recv_wr -> rl_post_rep */
 	RL_DESTROY_SRQ = 38,   /* rl_handle */
 
+	RL_GET_ASYNC_EVENT = 26, /* -> rl_async_event: a wait */
+
 	RL_SLEEP_UNTIL = 40, /* rl_time: a wait until that virtual instant */
 	RL_WAIT_ANY = 41,    /* a wait for the next thing the program could see */
 
@@ -96,6 +98,7 @@ struct rl_reg_mr {
 	uint64_t map_length;
 	uint32_t access;     /* IBV_ACCESS_* */
 	uint32_t pad;
+	uint64_t iova;       /* the address remote peers name (ibv_reg_mr_iova2; = addr otherwise) */
 };
 
 struct rl_reg_mr_rep {
@@ -211,6 +214,11 @@ struct rl_recv_wr {
 	uint32_t num_sge;
 	uint32_t pad;
 	struct rl_sge sg_list[RL_MAX_SGE];
+};
+
+struct rl_async_event {
+	uint32_t event_type; /* enum ibv_event_type */
+	uint32_t element;    /* the QP number, CQ or SRQ handle it is about */
 };
 
 struct rl_create_srq {
