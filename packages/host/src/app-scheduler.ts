@@ -47,6 +47,12 @@ export class AppScheduler<A extends AppEvents = AppEvents> {
     this.toApp(() => this.app?.onReceive(qpn, r));
   }
 
+  /** Registered memory changed: only an application that listens for it (`onMemory`) is told, so no other gets an event more. */
+  memory(): void {
+    const app = this.app;
+    if (app?.onMemory !== undefined) this.toApp(() => app.onMemory!());
+  }
+
   private toApp(event: () => void): void {
     if (this.app === null) return;
     if (this.pending.length === 0) this.ctx.setTimer(this.timer, this.ctx.nowPs);

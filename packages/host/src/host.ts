@@ -114,6 +114,10 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
     this.app.receive(qpn, receive);
   }
 
+  onAppMemory(): void {
+    this.app.memory();
+  }
+
   onStackFrame(nowPs: number, frame: Frame): void {
     this.tcp.onFrame(nowPs, frame);
   }

@@ -3,14 +3,25 @@
  * loads and the Node binding its host uses.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-/** packages/native/dist: `lib/` holds libibverbs.so.1, librdmacm.so.1, libmlx5.so.1 and librocelab.so. */
-export const NATIVE_DIST = dirname(fileURLToPath(import.meta.url));
-export const NATIVE_LIB_DIR = join(NATIVE_DIST, 'lib');
+/**
+ * packages/native/dist: `lib/` holds libibverbs.so.1, librdmacm.so.1, libmlx5.so.1, libefa.so.1
+ * and librocelab.so. Found through the package, not this file's place: a member runs this code
+ * from a bundle elsewhere (scripts/bundle-members.mjs). ROCELAB_NATIVE_DIST overrides it.
+ */
+export function nativeDist(): string {
+  const env = process.env['ROCELAB_NATIVE_DIST'];
+  if (env !== undefined && env !== '') return env;
+  return join(dirname(createRequire(import.meta.url).resolve('@rocelab/native/package.json')), 'dist');
+}
+
+export function nativeLibDir(): string {
+  return join(nativeDist(), 'lib');
+}
 
 /** Whether the device was built (gcc and the headers were there when `npm run build` ran). */
 export function nativeBuilt(): boolean {
-  return existsSync(join(NATIVE_LIB_DIR, 'libibverbs.so.1')) && existsSync(join(NATIVE_LIB_DIR, 'librocelab.so'));
+  return existsSync(join(nativeLibDir(), 'libibverbs.so.1')) && existsSync(join(nativeLibDir(), 'librocelab.so'));
 }

@@ -72,6 +72,11 @@ export interface AppEvents {
   onReceive(qpn: number, receive: AppReceive): void;
   /** After the completions and receives of this instant were handed in, or when the timer the app armed fired. */
   run(nowPs: number): void;
+  /**
+   * A remote WRITE, atomic or READ response changed the host's registered memory (native programs
+   * that spin on memory wait for this, issue 25). Absent: the NIC does not report it, and no event is made.
+   */
+  onMemory?(): void;
 }
 
 /** What happened to one message this host posted (the run's per-flow results). */
@@ -217,4 +222,6 @@ export interface NicHost {
   onAppReceive(qpn: number, receive: AppReceive): void;
   /** A frame for the host's own stack (TCP) reached host memory. */
   onStackFrame(nowPs: number, frame: Frame): void;
+  /** A memory-backed QP's packet changed registered memory (see `AppEvents.onMemory`). */
+  onAppMemory(): void;
 }

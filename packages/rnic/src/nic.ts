@@ -167,6 +167,7 @@ export class Nic {
       case 'accepted':
         this.ctx.deliver(frame);
         if (result.messageBytes !== null) this.stats.messagesReceived += result.messages ?? 1;
+        if (r.end.memory === true && (frame.payloadBytes > 0 || frame.opcode === Opcode.fetchAdd || frame.opcode === Opcode.compareSwap)) this.host.onAppMemory();
         break;
       case 'outOfSequence':
       case 'duplicate':
@@ -207,7 +208,10 @@ export class Nic {
       this.ctx.deliver(frame);
       this.stats.readBytesReceived += frame.payloadBytes;
       const data = frame.rdma?.data;
-      if (data !== undefined && data.length > 0) q.app?.get(target.wrId)?.local?.set(data, target.offsetBytes);
+      if (data !== undefined && data.length > 0) {
+        q.app?.get(target.wrId)?.local?.set(data, target.offsetBytes);
+        this.host.onAppMemory();
+      }
     }
     this.complete(q, q.req.onReadResponse(nowPs, frame.psn));
     this.armRequester(q);
