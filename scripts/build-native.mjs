@@ -24,7 +24,7 @@ const CFLAGS = ['-O2', '-g', '-Wall', '-Wextra', '-Wno-unused-parameter', '-fPIC
 const RPATH = '-Wl,-rpath,$ORIGIN';
 
 const cfiles = (dir) => (existsSync(join(C, dir)) ? readdirSync(join(C, dir)).filter((f) => f.endsWith('.c')).sort().map((f) => join(C, dir, f)) : []);
-const headers = () => [join(C, 'include'), ...['core', 'verbs', 'rdmacm', 'mlx5', 'efa', 'addon', 'test'].map((d) => join(C, d))].flatMap((d) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.h') || f.endsWith('.map')).map((f) => join(d, f)) : []));
+const headers = () => [join(C, 'include'), ...['core', 'verbs', 'rdmacm', 'mlx5', 'efa', 'addon', 'launch', 'test'].map((d) => join(C, d))].flatMap((d) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.h') || f.endsWith('.map')).map((f) => join(d, f)) : []));
 
 /** Each shared object: its sources, its soname, its version script, what it links. */
 const LIBRARIES = [
@@ -91,6 +91,14 @@ const addon = cfiles('addon');
 const addonOut = join(OUT, 'rocelab_native.node');
 if (addon.length > 0 && stale(addonOut, [...addon, ...common])) {
   gcc([...CFLAGS, '-I/usr/include/node', '-shared', '-o', addonOut, ...addon]);
+  built++;
+}
+// The launcher a host starts each program through (not preloaded, not linked to the device).
+const launch = cfiles('launch');
+const launchOut = join(OUT, 'bin', 'rocelab-launch');
+mkdirSync(join(OUT, 'bin'), { recursive: true });
+if (launch.length > 0 && stale(launchOut, [...launch, ...common])) {
+  gcc([...CFLAGS, '-o', launchOut, ...launch]);
   built++;
 }
 mkdirSync(join(OUT, 'test'), { recursive: true });

@@ -27,6 +27,7 @@ enum rl_type {
 	RL_HELLO = 1,       /* rl_hello -> rl_hello_rep */
 	RL_LOG = 2,         /* text (not NUL-terminated) -> nothing but the header */
 	RL_UNSUPPORTED = 3, /* text: the call's name; counted in the program's report */
+	RL_EXIT = 4,        /* rl_exit, from rocelab-launch once the program ended: never answered */
 
 	RL_REG_MR = 10,   /* rl_reg_mr + the memfd -> rl_reg_mr_rep */
 	RL_DEREG_MR = 11, /* rl_handle */
@@ -89,6 +90,12 @@ struct rl_hello_rep {
 	uint32_t tsc_khz;   /* the TSC's virtual frequency */
 	uint32_t host_index; /* the host's index in the pod (QP numbers and rkeys are derived from it) */
 	char node[RL_NODE_NAME];
+};
+
+struct rl_exit {
+	int32_t code;   /* the exit status, or -1 when a signal ended it */
+	int32_t signal; /* that signal, or 0 */
+	char error[200]; /* why it could not run at all (exec failed), or empty */
 };
 
 struct rl_reg_mr {
