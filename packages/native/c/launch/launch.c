@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,6 +67,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int fd = atoi(fd_text);
+	/* A program never outlives its host: the launcher dies with the member, the program with the launcher. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	move_env("ROCELAB_CHILD_PRELOAD", "LD_PRELOAD");
 	move_env("ROCELAB_CHILD_LIBRARY_PATH", "LD_LIBRARY_PATH");
 	/* Errors of exec reach the host through a close-on-exec pipe: empty means it ran. */
@@ -80,6 +83,7 @@ int main(int argc, char **argv)
 		return 127;
 	}
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(errpipe[0]);
 		execvp(argv[1], argv + 1);
 		int e = errno;
