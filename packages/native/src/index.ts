@@ -14,3 +14,7 @@ export const NATIVE_LIB_DIR = join(NATIVE_DIST, 'lib');
 export function nativeBuilt(): boolean {
   return existsSync(join(NATIVE_LIB_DIR, 'libibverbs.so.1')) && existsSync(join(NATIVE_LIB_DIR, 'librocelab.so'));
 }
+
+export * from './binding.js';
+export * from './channel.js';
+export * as proto from './proto.js';
