@@ -105,7 +105,9 @@ mkdirSync(join(OUT, 'test'), { recursive: true });
 for (const source of cfiles('test')) {
   const out = join(OUT, 'test', source.slice(source.lastIndexOf('/') + 1, -2));
   if (!stale(out, [source, ...common])) continue;
-  gcc([...CFLAGS, '-o', out, source, '-libverbs', '-lrdmacm', '-lpthread']);
+  // Test programs may call the core directly (rocelab_*: core.h); rpath finds it without LD_PRELOAD.
+  const core = existsSync(join(LIB, 'librocelab.so')) ? [`-L${LIB}`, `-Wl,-rpath,${LIB}`, '-lrocelab'] : [];
+  gcc([...CFLAGS, '-o', out, source, '-libverbs', '-lrdmacm', ...core, '-lpthread']);
   built++;
 }
 console.log(`build-native: ${built} target(s) built in packages/native/dist`);

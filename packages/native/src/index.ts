@@ -25,3 +25,7 @@ export function nativeLibDir(): string {
 export function nativeBuilt(): boolean {
   return existsSync(join(nativeLibDir(), 'libibverbs.so.1')) && existsSync(join(nativeLibDir(), 'librocelab.so'));
 }
+
+export * from './binding.js';
+export * from './channel.js';
+export * as proto from './proto.js';

@@ -12,9 +12,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rocelab_proto.h"
+
 /* 1 when the program runs under a rocelab host (ROCELAB_CHANNEL_FD names its channel), else 0:
  * then every interposed call passes through to libc and the device lists nothing. */
 int rocelab_attached(void);
+
+/* The host as its HELLO reply described it (node name, IPv4 address, MAC, MTU, link rate, TSC
+ * frequency, index in the pod); NULL when detached. */
+const struct rl_hello_rep *rocelab_host(void);
+
+/* The channel's descriptor (a high number, close-on-exec), or -1 when detached: what an interposed
+ * close, dup2 or closefrom must leave alone, since a program must not cut itself off its host. */
+int rocelab_channel_fd(void);
 
 /* The program's virtual time, in picoseconds (the last reply's, plus the CPU model's charges). */
 uint64_t rocelab_now_ps(void);
@@ -30,6 +40,10 @@ void rocelab_wait_any(void);
  * One request and its reply (rocelab_proto.h): `req` of `req_len` bytes, with `fd_out` passed
  * along (SCM_RIGHTS) when >= 0; the reply's body goes to `rep` (at most `rep_cap` bytes). Returns
  * the reply's errno (0 = success). Thread-safe: one request at a time per program.
+ * `req` is the body: the core puts the rl_hdr before it. `rep` receives what follows the reply's
+ * rl_rep_hdr, cut at `rep_cap`; `*rep_len` (when not NULL) is how much was stored. EMSGSIZE for a
+ * request over RL_MAX_MESSAGE; ENODEV when detached. A broken channel never returns: the core
+ * prints one line on stderr and the program exits 70.
  */
 int rocelab_call(uint32_t type, const void *req, size_t req_len, int fd_out, void *rep, size_t rep_cap, size_t *rep_len);
 

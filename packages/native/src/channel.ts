@@ -1,0 +1,223 @@
+/**
+ * The host's end of a native program's channel (issue 25; the protocol is proto.ts): starts the
+ * program with librocelab preloaded and the channel as fd 3, hands the engine its requests one at
+ * a time, and sends back the engine's replies.
+ *
+ * next() is synchronous on purpose. The program runs in lockstep with its host's engine: virtual
+ * time stands still while the program computes and moves only while it waits for a reply. So while
+ * the program runs, the engine must not run anything at all (no event, no window of the pod), and
+ * the simplest way to hold it is to block its thread in next() until the program asks something.
+ * The output goes to files, not pipes, for the same reason: the host's event loop does not turn
+ * while it waits, so nothing would drain a pipe, and a program that printed 64 KiB would block
+ * forever in write() instead of sending its next request.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { binding, type NativeBinding } from './binding.js';
+import { NATIVE_LIB_DIR } from './index.js';
+import { Hdr, RL_MAX_MESSAGE, encodeReply, rlTypeName } from './proto.js';
+
+/** The descriptor a program finds its channel on (ROCELAB_CHANNEL_FD). */
+export const CHANNEL_FD = 3;
+/** How much of a program's stdout and of its stderr is kept: the end of each. */
+export const OUTPUT_TAIL_BYTES = 64 * 1024;
+
+export interface ProgramOptions {
+  /** The executable (a path, or a name looked up in PATH) and its arguments. */
+  argv: readonly string[];
+  /** Added to this process's environment (the channel's variables are set over them). */
+  env?: Readonly<Record<string, string>>;
+  cwd?: string;
+}
+
+/** One request from the program: its type (proto.ts's RL), its body (after the rl_hdr), and the descriptor that came with it (-1 if none; the caller owns it). */
+export interface Request {
+  type: number;
+  body: Uint8Array;
+  fd: number;
+}
+
+export interface ProgramExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last OUTPUT_TAIL_BYTES of each. */
+  stdout: string;
+  stderr: string;
+  /** Why it never ran (spawn failed: ENOENT, EACCES), when it did not. */
+  error?: string;
+}
+
+/** A program's channel misbehaved: it did not ask within the timeout, or sent a malformed packet. */
+export class ProgramChannelError extends Error {
+  constructor(
+    readonly code: 'ETIMEDOUT' | 'proto',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProgramChannelError';
+  }
+}
+
+export class ProgramChannel {
+  readonly pid: number | undefined;
+  /** Resolves once the program ended (never rejects), with its status and the end of its output. */
+  readonly exited: Promise<ProgramExit>;
+  private readonly native: NativeBinding;
+  private readonly child: ChildProcess;
+  private readonly name: string;
+  private readonly rx = new Uint8Array(RL_MAX_MESSAGE);
+  private hostFd: number;
+  /** The type of the request awaiting its reply, or null: exactly one reply per request, in order. */
+  private pending: number | null = null;
+  private peerGone = false;
+  private ended = false;
+
+  constructor(options: ProgramOptions) {
+    const [file, ...args] = options.argv;
+    if (file === undefined) throw new Error('ProgramChannel: expected argv with at least the program, got []');
+    this.native = binding();
+    this.name = basename(file);
+    const [hostFd, childFd] = this.native.socketpair();
+    this.hostFd = hostFd;
+    const dir = mkdtempSync(join(tmpdir(), 'rocelab-program-'));
+    const outFile = join(dir, 'stdout');
+    const errFile = join(dir, 'stderr');
+    const out = openSync(outFile, 'w');
+    const err = openSync(errFile, 'w');
+    const prior = (key: string, sep: string): string => {
+      const v = options.env?.[key] ?? process.env[key];
+      return v !== undefined && v !== '' ? `${sep}${v}` : '';
+    };
+    const env = {
+      ...process.env,
+      ...options.env,
+      ROCELAB_CHANNEL_FD: String(CHANNEL_FD),
+      LD_LIBRARY_PATH: `${NATIVE_LIB_DIR}${prior('LD_LIBRARY_PATH', ':')}`,
+      LD_PRELOAD: `${join(NATIVE_LIB_DIR, 'librocelab.so')}${prior('LD_PRELOAD', ' ')}`,
+    };
+    try {
+      this.child = spawn(file, args, { cwd: options.cwd, env, stdio: ['ignore', out, err, childFd] });
+    } catch (e) {
+      this.native.close(hostFd);
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    } finally {
+      // The child holds its own copies now; with the parent's end of childFd closed, the program's
+      // exit is the channel's EOF.
+      closeSync(out);
+      closeSync(err);
+      this.native.close(childFd);
+    }
+    this.pid = this.child.pid;
+    this.exited = new Promise((resolve) => {
+      const finish = (code: number | null, signal: NodeJS.Signals | null, error?: string): void => {
+        if (this.ended) return;
+        this.ended = true;
+        const result: ProgramExit = { code, signal, stdout: tail(outFile), stderr: tail(errFile) };
+        if (error !== undefined) result.error = error;
+        rmSync(dir, { recursive: true, force: true });
+        resolve(result);
+      };
+      this.child.once('exit', (code, signal) => finish(code, signal));
+      // Only a spawn that failed ends the program here; an error from kill() on a live one does not.
+      this.child.on('error', (e) => {
+        if (this.child.pid === undefined) finish(null, null, `cannot start ${file}: ${e.message}`);
+      });
+    });
+  }
+
+  /**
+   * Blocks until the program's next request; null once it closed its channel (it exited, or was
+   * killed). Throws ProgramChannelError 'ETIMEDOUT' when none came within `timeoutMs` (wall time: a
+   * guard against a hung program, never a decision of the run), or 'proto' for a malformed packet.
+   */
+  next(timeoutMs: number): Request | null {
+    if (this.pending !== null) throw new Error(`ProgramChannel ${this.where()}: next() before the reply to ${rlTypeName(this.pending)} (one reply per request, in order)`);
+    if (this.hostFd < 0) return null;
+    let got;
+    try {
+      got = this.native.recv(this.hostFd, this.rx, timeoutMs);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ETIMEDOUT') throw new ProgramChannelError('ETIMEDOUT', `program ${this.where()}: expected a request on its channel within ${timeoutMs} ms, got none (is it blocked outside rocelab, in a call rocelab0 does not interpose?)`);
+      throw e;
+    }
+    if (got.bytes === 0) {
+      if (got.fd >= 0) this.native.close(got.fd);
+      this.close();
+      return null;
+    }
+    const hdr = got.bytes >= Hdr.size ? Hdr.decode(this.rx) : null;
+    if (hdr === null || hdr.len !== got.bytes) {
+      if (got.fd >= 0) this.native.close(got.fd);
+      throw new ProgramChannelError('proto', `program ${this.where()}: expected a request whose rl_hdr.len is its size, got ${got.bytes} bytes${hdr === null ? '' : ` saying ${hdr.len} (${rlTypeName(hdr.type)})`}`);
+    }
+    this.pending = hdr.type;
+    return { type: hdr.type, body: this.rx.slice(Hdr.size, got.bytes), fd: got.fd };
+  }
+
+  /**
+   * Answers the request next() returned: its type, an errno (0: success), the host's virtual time
+   * now, and the body. False when the program is gone (its next next() returns null).
+   */
+  reply(type: number, err: number, nowPs: bigint, body?: Uint8Array): boolean {
+    if (this.pending === null) throw new Error(`ProgramChannel ${this.where()}: a reply (${rlTypeName(type)}) without a request`);
+    if (this.pending !== type) throw new Error(`ProgramChannel ${this.where()}: a reply of type ${rlTypeName(type)} to ${rlTypeName(this.pending)}`);
+    this.pending = null;
+    if (this.hostFd < 0 || this.peerGone) return false;
+    try {
+      this.native.send(this.hostFd, encodeReply(type, err, nowPs, body));
+      return true;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'EPIPE' || code === 'ECONNRESET') {
+        this.peerGone = true;
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /** SIGKILL to the program's PID (nothing if it already ended). Its channel then reads EOF. */
+  kill(): void {
+    if (!this.ended && this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+
+  /** Releases the host's end of the channel (next() does once it reads EOF). */
+  close(): void {
+    if (this.hostFd < 0) return;
+    const fd = this.hostFd;
+    this.hostFd = -1;
+    this.pending = null;
+    this.native.close(fd);
+  }
+
+  private where(): string {
+    return `${this.name} (pid ${this.pid ?? 'none'})`;
+  }
+}
+
+/** The last OUTPUT_TAIL_BYTES of a file, as text. */
+function tail(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const n = Math.min(size, OUTPUT_TAIL_BYTES);
+    const buf = Buffer.alloc(n);
+    let at = 0;
+    while (at < n) {
+      const r = readSync(fd, buf, at, n - at, size - n + at);
+      if (r === 0) break;
+      at += r;
+    }
+    return buf.subarray(0, at).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
