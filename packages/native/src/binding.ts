@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { NATIVE_DIST } from './index.js';
+import { nativeDist } from './index.js';
 
 export interface Received {
   /** Bytes of the packet now at the start of the buffer; 0: the peer closed its end (EOF). */
@@ -29,7 +29,7 @@ export interface NativeBinding {
 
 /** Where `npm run build` puts the binding (a function: index.ts re-exports this module, so NATIVE_DIST is not read while modules load). */
 export function bindingPath(): string {
-  return join(NATIVE_DIST, 'rocelab_native.node');
+  return join(nativeDist(), 'rocelab_native.node');
 }
 
 let cached: NativeBinding | undefined;

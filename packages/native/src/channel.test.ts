@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { binding, bindingPath } from './binding.js';
 import { ProgramChannel, ProgramChannelError, type Request } from './channel.js';
-import { NATIVE_DIST, NATIVE_LIB_DIR } from './index.js';
+import { nativeDist, nativeLibDir } from './index.js';
 import { Hello, HelloRep, RL, RegMr, RegMrRep, Time, decodeExact, decodeText, rlTypeName } from './proto.js';
 
-const PROBE = join(NATIVE_DIST, 'test', 'channel-probe');
-const built = existsSync(bindingPath()) && existsSync(join(NATIVE_LIB_DIR, 'librocelab.so')) && existsSync(PROBE);
+const PROBE = join(nativeDist(), 'test', 'channel-probe');
+const built = existsSync(bindingPath()) && existsSync(join(nativeLibDir(), 'librocelab.so')) && existsSync(PROBE);
 const skip = !built && 'the native parts are not built (npm run build needs gcc and the -dev packages)';
 
 const HOST = { ip: 0x0a000001, mtu: 3, mac: 0x020000000001, linkBps: 100e9, tscKhz: 2_500_000, hostIndex: 3, node: 'h1' };
@@ -119,7 +119,7 @@ test('a program whose host closes the channel says so and exits 70 at once', { s
 });
 
 test('a program that cannot start: its channel reads EOF and exited says why', { skip }, async () => {
-  const ch = new ProgramChannel({ argv: [join(NATIVE_DIST, 'no-such-program')] });
+  const ch = new ProgramChannel({ argv: [join(nativeDist(), 'no-such-program')] });
   assert.equal(ch.next(10_000), null);
   const exit = await ch.exited;
   assert.equal(exit.code, null);
@@ -128,7 +128,7 @@ test('a program that cannot start: its channel reads EOF and exited says why', {
 
 test('without ROCELAB_CHANNEL_FD a program runs detached, librocelab preloaded or not', { skip }, () => {
   for (const preload of [true, false]) {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...(preload ? { LD_PRELOAD: join(NATIVE_LIB_DIR, 'librocelab.so') } : {}) };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...(preload ? { LD_PRELOAD: join(nativeLibDir(), 'librocelab.so') } : {}) };
     delete env.ROCELAB_CHANNEL_FD;
     const run = spawnSync(PROBE, ['basic'], { env, encoding: 'utf8', timeout: 10_000 });
     assert.equal(run.status, 0, run.stderr);

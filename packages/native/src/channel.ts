@@ -16,8 +16,8 @@ import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { binding, type NativeBinding } from './binding.js';
-import { NATIVE_LIB_DIR } from './index.js';
-import { Hdr, RL_MAX_MESSAGE, encodeReply, rlTypeName } from './proto.js';
+import { nativeDist, nativeLibDir } from './index.js';
+import { Exit, Hdr, RL, RL_MAX_MESSAGE, encodeReply, rlTypeName } from './proto.js';
 
 /** The descriptor a program finds its channel on (ROCELAB_CHANNEL_FD). */
 export const CHANNEL_FD = 3;
@@ -60,8 +60,19 @@ export class ProgramChannelError extends Error {
   }
 }
 
+/** How the program ended, as its launcher said on the channel (RL_EXIT), at the instant it closed it. */
+export interface LaunchExit {
+  code: number | null;
+  signal: string | null;
+  /** Why it never ran (exec failed), or null. */
+  error: string | null;
+}
+
 export class ProgramChannel {
   readonly pid: number | undefined;
+  private launchExit: LaunchExit | null = null;
+  private readonly outFile: string;
+  private readonly errFile: string;
   /** Resolves once the program ended (never rejects), with its status and the end of its output. */
   readonly exited: Promise<ProgramExit>;
   private readonly native: NativeBinding;
@@ -90,15 +101,19 @@ export class ProgramChannel {
       const v = options.env?.[key] ?? process.env[key];
       return v !== undefined && v !== '' ? `${sep}${v}` : '';
     };
+    this.outFile = outFile;
+    this.errFile = errFile;
+    // The launcher (rocelab-launch) puts the device in place for the program only, waits for it and
+    // says how it ended on the channel; it leads a process group of its own, killed as one.
     const env = {
       ...process.env,
       ...options.env,
       ROCELAB_CHANNEL_FD: String(CHANNEL_FD),
-      LD_LIBRARY_PATH: `${NATIVE_LIB_DIR}${prior('LD_LIBRARY_PATH', ':')}`,
-      LD_PRELOAD: `${join(NATIVE_LIB_DIR, 'librocelab.so')}${prior('LD_PRELOAD', ' ')}`,
+      ROCELAB_CHILD_LIBRARY_PATH: nativeLibDir(),
+      ROCELAB_CHILD_PRELOAD: `${join(nativeLibDir(), 'librocelab.so')}${prior('LD_PRELOAD', ' ')}`,
     };
     try {
-      this.child = spawn(file, args, { cwd: options.cwd, env, stdio: ['ignore', out, err, childFd] });
+      this.child = spawn(join(nativeDist(), 'bin', 'rocelab-launch'), [file, ...args], { cwd: options.cwd, env, stdio: ['ignore', out, err, childFd], detached: true });
     } catch (e) {
       this.native.close(hostFd);
       rmSync(dir, { recursive: true, force: true });
@@ -153,6 +168,12 @@ export class ProgramChannel {
       if (got.fd >= 0) this.native.close(got.fd);
       throw new ProgramChannelError('proto', `program ${this.where()}: expected a request whose rl_hdr.len is its size, got ${got.bytes} bytes${hdr === null ? '' : ` saying ${hdr.len} (${rlTypeName(hdr.type)})`}`);
     }
+    if (hdr.type === RL.EXIT) {
+      // The launcher's last word: the program ended. It is not answered; EOF follows.
+      const e = Exit.decode(this.rx, Hdr.size);
+      this.launchExit = { code: e.code < 0 ? null : e.code, signal: e.signal === 0 ? null : signalName(e.signal), error: e.error === '' ? null : e.error };
+      return this.next(timeoutMs);
+    }
     this.pending = hdr.type;
     return { type: hdr.type, body: this.rx.slice(Hdr.size, got.bytes), fd: got.fd };
   }
@@ -179,9 +200,28 @@ export class ProgramChannel {
     }
   }
 
-  /** SIGKILL to the program's PID (nothing if it already ended). Its channel then reads EOF. */
+  /** SIGKILL to the launcher's process group, the program with it (nothing if it already ended). Its channel then reads EOF. */
   kill(): void {
-    if (!this.ended && this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    if (this.ended || this.child.pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    try {
+      process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** How the program ended, once its channel read EOF after the launcher's RL_EXIT; null before, or if the launcher died first. */
+  exitStatus(): LaunchExit | null {
+    return this.launchExit;
+  }
+
+  /** The end of its stdout and stderr so far (files: readable while the host waits). */
+  stdout(): string {
+    return tail(this.outFile);
+  }
+
+  stderr(): string {
+    return tail(this.errFile);
   }
 
   /** Releases the host's end of the channel (next() does once it reads EOF). */
@@ -196,6 +236,12 @@ export class ProgramChannel {
   private where(): string {
     return `${this.name} (pid ${this.pid ?? 'none'})`;
   }
+}
+
+const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 3: 'SIGQUIT', 4: 'SIGILL', 5: 'SIGTRAP', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 9: 'SIGKILL', 10: 'SIGUSR1', 11: 'SIGSEGV', 12: 'SIGUSR2', 13: 'SIGPIPE', 14: 'SIGALRM', 15: 'SIGTERM' };
+
+function signalName(n: number): string {
+  return SIGNALS[n] ?? `signal ${n}`;
 }
 
 /** The last OUTPUT_TAIL_BYTES of a file, as text. */

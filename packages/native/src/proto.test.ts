@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { NATIVE_DIST } from './index.js';
+import { nativeDist } from './index.js';
 import {
   HelloRep,
   ProtoError,
@@ -26,7 +26,7 @@ import {
   rlTypeName,
 } from './proto.js';
 
-const LAYOUT = join(NATIVE_DIST, 'test', 'proto-layout');
+const LAYOUT = join(nativeDist(), 'test', 'proto-layout');
 
 test('every struct of rocelab_proto.h has the size and offsets the C compiler gives it', { skip: !existsSync(LAYOUT) && 'proto-layout is not built (npm run build needs gcc)' }, () => {
   const c = JSON.parse(execFileSync(LAYOUT, { encoding: 'utf8', timeout: 10_000 })) as Record<string, { size: number; offsets: Record<string, number> }>;
@@ -38,7 +38,7 @@ test('every struct of rocelab_proto.h has the size and offsets the C compiler gi
 test('a struct round-trips field for field, 64-bit ids as bigint and lengths as numbers', () => {
   const rep = { ip: 0x0a000001, mtu: 3, mac: 0x02_00_00_00_00_07, linkBps: 100e9, tscKhz: 2_500_000, hostIndex: 6, node: 'h7' };
   assert.deepEqual(HelloRep.decode(HelloRep.encode(rep)), rep);
-  const mr = { addr: 0x7fff_0000_1000n, length: 4096, mapStart: 0x7fff_0000_1000n, mapLength: 8192, access: 7 };
+  const mr = { addr: 0x7fff_0000_1000n, length: 4096, mapStart: 0x7fff_0000_1000n, mapLength: 8192, access: 7, iova: 0x7fff_0000_1000n };
   assert.deepEqual(decodeExact(RegMr, RegMr.encode(mr), RL.REG_MR), mr);
   const wc = { wrId: 0xffff_ffff_ffff_fffen, status: 0, opcode: 128, byteLen: 64, immData: 0x01020304, qpNum: 0x100, srcQp: 0x200, wcFlags: 3, vendorErr: 0 };
   assert.deepEqual(Wc.decode(Wc.encode(wc)), wc);
@@ -77,8 +77,8 @@ test('a poll reply holds up to RL_MAX_POLL completions', () => {
 });
 
 test('bad bytes from a program are a ProtoError naming the message and what was expected', () => {
-  assert.throws(() => decodeExact(RegMr, new Uint8Array(39), RL.REG_MR), { name: 'ProtoError', message: 'RL_REG_MR: expected a body of 40 bytes (rl_reg_mr), got 39' });
-  const huge = RegMr.encode({ addr: 0n, length: 0, mapStart: 0n, mapLength: 0, access: 0 });
+  assert.throws(() => decodeExact(RegMr, new Uint8Array(39), RL.REG_MR), { name: 'ProtoError', message: 'RL_REG_MR: expected a body of 48 bytes (rl_reg_mr), got 39' });
+  const huge = RegMr.encode({ addr: 0n, length: 0, mapStart: 0n, mapLength: 0, access: 0, iova: 0n });
   new DataView(huge.buffer).setBigUint64(8, 1n << 60n, true);
   assert.throws(() => RegMr.decode(huge), /rl_reg_mr.length: expected a value below 2\^53/);
   const wr = encodePostSend(1, []);

@@ -19,6 +19,7 @@ export const RL = {
   HELLO: 1,
   LOG: 2,
   UNSUPPORTED: 3,
+  EXIT: 4,
   REG_MR: 10,
   DEREG_MR: 11,
   CREATE_CQ: 20,
@@ -27,6 +28,7 @@ export const RL = {
   REQ_NOTIFY_CQ: 23,
   GET_CQ_EVENT: 24,
   CREATE_CHANNEL: 25,
+  GET_ASYNC_EVENT: 26,
   CREATE_QP: 30,
   MODIFY_QP: 31,
   QUERY_QP: 32,
@@ -61,7 +63,7 @@ export class ProtoError extends Error {
  * A field's C type: u32/i32; u64 as bigint (addresses, ids, times) or u64n as a number; the node
  * name (char[RL_NODE_NAME], NUL-terminated); sges (struct rl_sge[RL_MAX_SGE]).
  */
-type Kind = 'u32' | 'i32' | 'u64' | 'u64n' | 'node' | 'sges';
+type Kind = 'u32' | 'i32' | 'u64' | 'u64n' | 'node' | 'error' | 'sges';
 type Fields = readonly (readonly [string, Kind])[];
 
 export interface Sge {
@@ -76,6 +78,7 @@ interface KindType {
   u64: bigint;
   u64n: number;
   node: string;
+  error: string;
   sges: Sge[];
 }
 
@@ -84,8 +87,10 @@ type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capita
 /** The decoded struct: C's field names in camelCase, padding left out. */
 export type StructValue<F extends Fields> = { [E in F[number] as E[0] extends 'pad' ? never : Camel<E[0]>]: KindType[E[1]] };
 
-const KIND_SIZE: Record<Kind, number> = { u32: 4, i32: 4, u64: 8, u64n: 8, node: RL_NODE_NAME, sges: 16 * RL_MAX_SGE };
-const KIND_ALIGN: Record<Kind, number> = { u32: 4, i32: 4, u64: 8, u64n: 8, node: 1, sges: 8 };
+/** rl_exit's error text (char[200]). */
+export const RL_EXIT_ERROR = 200;
+const KIND_SIZE: Record<Kind, number> = { u32: 4, i32: 4, u64: 8, u64n: 8, node: RL_NODE_NAME, error: RL_EXIT_ERROR, sges: 16 * RL_MAX_SGE };
+const KIND_ALIGN: Record<Kind, number> = { u32: 4, i32: 4, u64: 8, u64n: 8, node: 1, error: 1, sges: 8 };
 
 function camel(name: string): string {
   return name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -143,8 +148,9 @@ export class Struct<T> {
         case 'u64n':
           out[f.js] = u64ToNumber(view.getBigUint64(f.offset, true), `${this.name}.${f.c}`);
           break;
-        case 'node': {
-          const raw = bytes.subarray(at + f.offset, at + f.offset + RL_NODE_NAME);
+        case 'node':
+        case 'error': {
+          const raw = bytes.subarray(at + f.offset, at + f.offset + KIND_SIZE[f.kind]);
           const end = raw.indexOf(0);
           out[f.js] = new TextDecoder().decode(end < 0 ? raw : raw.subarray(0, end));
           break;
@@ -187,10 +193,12 @@ export class Struct<T> {
         case 'u64n':
           view.setBigUint64(f.offset, BigInt(x as number), true);
           break;
-        case 'node': {
+        case 'node':
+        case 'error': {
+          const size = KIND_SIZE[f.kind];
           const text = new TextEncoder().encode(x as string);
-          if (text.byteLength >= RL_NODE_NAME) throw new RangeError(`${this.name}.${f.c}: expected a name of at most ${RL_NODE_NAME - 1} bytes, got ${text.byteLength}`);
-          into.fill(0, at + f.offset, at + f.offset + RL_NODE_NAME);
+          if (text.byteLength >= size) throw new RangeError(`${this.name}.${f.c}: expected a text of at most ${size - 1} bytes, got ${text.byteLength}`);
+          into.fill(0, at + f.offset, at + f.offset + size);
           into.set(text, at + f.offset);
           break;
         }
@@ -237,7 +245,10 @@ export const RegMr = struct('rl_reg_mr', [
   ['map_length', 'u64n'],
   ['access', 'u32'],
   ['pad', 'u32'],
+  ['iova', 'u64'],
 ]);
+export const Exit = struct('rl_exit', [['code', 'i32'], ['signal', 'i32'], ['error', 'error']]);
+export const AsyncEvent = struct('rl_async_event', [['event_type', 'u32'], ['element', 'u32']]);
 export const RegMrRep = struct('rl_reg_mr_rep', [['handle', 'u32'], ['lkey', 'u32'], ['rkey', 'u32'], ['pad', 'u32']]);
 export const CreateCq = struct('rl_create_cq', [['cqe', 'u32'], ['channel', 'u32']]);
 export const PollCq = struct('rl_poll_cq', [['cq', 'u32'], ['max', 'u32']]);
@@ -330,7 +341,7 @@ export type CreateSrqValue = ReturnType<typeof CreateSrq.decode>;
 
 /** Every struct of rocelab_proto.h by its C name: what the layout test compares with the compiler. */
 export const STRUCTS: readonly Struct<unknown>[] = [
-  Hdr, RepHdr, Handle, Time, Hello, HelloRep, RegMr, RegMrRep, CreateCq, PollCq, PollCqRep, Wc, ReqNotify,
+  Hdr, RepHdr, Handle, Time, Hello, HelloRep, Exit, RegMr, RegMrRep, AsyncEvent, CreateCq, PollCq, PollCqRep, Wc, ReqNotify,
   CreateQp, CreateQpRep, QpAttr, Post, PostRep, SgeStruct, SendWr, RecvWr, CreateSrq,
 ] as readonly Struct<unknown>[];
 

@@ -32,7 +32,9 @@ int main(void) {
 	S(rl_time); F(rl_time, ps); END();
 	S(rl_hello); F(rl_hello, version); F(rl_hello, pid); END();
 	S(rl_hello_rep); F(rl_hello_rep, ip); F(rl_hello_rep, mtu); F(rl_hello_rep, mac); F(rl_hello_rep, link_bps); F(rl_hello_rep, tsc_khz); F(rl_hello_rep, host_index); F(rl_hello_rep, node); END();
-	S(rl_reg_mr); F(rl_reg_mr, addr); F(rl_reg_mr, length); F(rl_reg_mr, map_start); F(rl_reg_mr, map_length); F(rl_reg_mr, access); F(rl_reg_mr, pad); END();
+	S(rl_reg_mr); F(rl_reg_mr, addr); F(rl_reg_mr, length); F(rl_reg_mr, map_start); F(rl_reg_mr, map_length); F(rl_reg_mr, access); F(rl_reg_mr, pad); F(rl_reg_mr, iova); END();
+	S(rl_exit); F(rl_exit, code); F(rl_exit, signal); F(rl_exit, error); END();
+	S(rl_async_event); F(rl_async_event, event_type); F(rl_async_event, element); END();
 	S(rl_reg_mr_rep); F(rl_reg_mr_rep, handle); F(rl_reg_mr_rep, lkey); F(rl_reg_mr_rep, rkey); F(rl_reg_mr_rep, pad); END();
 	S(rl_create_cq); F(rl_create_cq, cqe); F(rl_create_cq, channel); END();
 	S(rl_poll_cq); F(rl_poll_cq, cq); F(rl_poll_cq, max); END();
