@@ -40,6 +40,12 @@ void rocelab_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * returns EOPNOTSUPP (callers return it, or -1/NULL as the verb's convention says). */
 int rocelab_unsupported(const char *name);
 
+/* Told by the core on every request it makes (rocelab_call, and the waits): the program has done
+ * something besides reading a clock. clock.c owns the count this resets: a program that reads its
+ * clocks (or the TSC) ROCELAB_SPIN_READS times in a row with no request between is given a
+ * rocelab_wait_any() on its next read, so a loop that waits for time to pass sees it pass. */
+void rocelab_note_call(void);
+
 /* The TSC's virtual frequency, in MHz: what /proc/cpuinfo's "cpu MHz" says under rocelab. */
 double rocelab_tsc_mhz(void);
 
