@@ -31,12 +31,19 @@
  * - bytes that decode as rdtsc in data placed inside an executable section (a jump table, a
  *   literal pool) would be rewritten: a linear sweep cannot tell them from code. objdump -d makes
  *   the same mistake, and the test holds the two to the same count on perftest;
+ * - clocks read by a direct system call (syscall(SYS_clock_gettime), inline "syscall") or through
+ *   vDSO symbols looked up by hand: only the libc functions are interposed (clock.c);
  * - a program that installs its SIGILL handler with a direct rt_sigaction system call, or blocks
  *   SIGILL with a direct rt_sigprocmask, replaces or defeats the emulation (sigaction, signal,
  *   sigprocmask and pthread_sigmask are interposed: the program's own SIGILL handler is kept
  *   behind ours and called for every SIGILL that is not an emulated TSC read);
  * - dlopen is interposed, so glibc sees librocelab as the caller: a dlopen that relies on its
  *   caller's DT_RPATH/DT_RUNPATH or on "$ORIGIN" resolves against librocelab's instead.
+ *
+ * What this asks of the core: rocelab_now_ps() must be async-signal-safe (the handler calls it
+ * at every TSC read), and a rocelab_wait_any() must be possible from a signal handler that
+ * interrupted the program's own code (the spin rule), never the core's; its constructor must run
+ * before this one (ROCELAB_TSC_CTOR_PRIORITY).
  *
  * glibc's own two sites (the jitter of the adaptive mutex's back-off) are emulated like any other
  * but do not count as clock reads: they run inside pthread_mutex_lock, where a wait for the host
