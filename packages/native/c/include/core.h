@@ -62,6 +62,12 @@ const struct rl_hello_rep *rocelab_host(void);
  * changes behind the program's back. The spin detector (spin.c) watches reads of them. */
 void rocelab_memory_shared(uintptr_t start, uintptr_t end);
 
+/* Told by the core on every request it makes (rocelab_call, and the waits): the program has done
+ * something besides reading a clock. clock.c owns the count this resets: a program that reads its
+ * clocks (or the TSC) ROCELAB_SPIN_READS times in a row with no request between is given a
+ * rocelab_wait_any() on its next read, so a loop that waits for time to pass sees it pass. */
+void rocelab_note_call(void);
+
 /* The TSC's virtual frequency, in MHz: what /proc/cpuinfo's "cpu MHz" says under rocelab. */
 double rocelab_tsc_mhz(void);
 
