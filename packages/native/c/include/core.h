@@ -48,6 +48,15 @@ const struct rl_hello_rep *rocelab_host(void);
  * changes behind the program's back. The spin detector (spin.c) watches reads of them. */
 void rocelab_memory_shared(uintptr_t start, uintptr_t end);
 
+/* The spin detector's hook: rocelab_call calls it first on every request, before it touches the
+ * channel or any buffer (a call leaves counting mode, in which registered pages are PROT_NONE and a
+ * syscall on them fails with EFAULT). The detector ignores it for the wait it makes itself. */
+void rocelab_spin_note_call(void);
+
+/* Accesses to registered memory the spin detector has single-stepped (its counting mode's work):
+ * for tests and the program's report. */
+uint64_t rocelab_spin_steps(void);
+
 /* The TSC's virtual frequency, in MHz: what /proc/cpuinfo's "cpu MHz" says under rocelab. */
 double rocelab_tsc_mhz(void);
 
