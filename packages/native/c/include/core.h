@@ -54,10 +54,6 @@ void rocelab_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * returns EOPNOTSUPP (callers return it, or -1/NULL as the verb's convention says). */
 int rocelab_unsupported(const char *name);
 
-/* What the host said at HELLO (NULL when detached). */
-struct rl_hello_rep;
-const struct rl_hello_rep *rocelab_host(void);
-
 /* Registered memory (verbs.c): the page ranges now shared with the host, which only the NIC
  * changes behind the program's back. The spin detector (spin.c) watches reads of them. */
 void rocelab_memory_shared(uintptr_t start, uintptr_t end);
@@ -67,6 +63,15 @@ void rocelab_memory_shared(uintptr_t start, uintptr_t end);
  * clocks (or the TSC) ROCELAB_SPIN_READS times in a row with no request between is given a
  * rocelab_wait_any() on its next read, so a loop that waits for time to pass sees it pass. */
 void rocelab_note_call(void);
+
+/* The spin detector's hook: rocelab_call calls it first on every request, before it touches the
+ * channel or any buffer (a call leaves counting mode, in which registered pages are PROT_NONE and a
+ * syscall on them fails with EFAULT). The detector ignores it for the wait it makes itself. */
+void rocelab_spin_note_call(void);
+
+/* Accesses to registered memory the spin detector has single-stepped (its counting mode's work):
+ * for tests and the program's report. */
+uint64_t rocelab_spin_steps(void);
 
 /* The TSC's virtual frequency, in MHz: what /proc/cpuinfo's "cpu MHz" says under rocelab. */
 double rocelab_tsc_mhz(void);
