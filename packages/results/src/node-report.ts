@@ -153,25 +153,6 @@ export interface ProgramReport {
   error: string | null;
 }
 
-/** The tail of a program's output as a report keeps it: at most PROGRAM_OUTPUT_MAX_BYTES of UTF-8, cut at a character boundary. */
-export function outputTail(text: string, maxBytes = PROGRAM_OUTPUT_MAX_BYTES): string {
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= maxBytes) return text;
-  let start = bytes.length - maxBytes;
-  // A UTF-8 continuation byte is 10xxxxxx: start at the next character's first byte.
-  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++;
-  return new TextDecoder().decode(bytes.subarray(start));
-}
-
-/**
- * A program that fails the run (`rocelab run` exits 3): one rocelab could not run, one a signal
- * killed, one that exited with a code other than 0. One still running when the run ended does
- * not (as an app that had not returned).
- */
-export function programFailed(p: ProgramReport): boolean {
-  return p.status === 'failed' || p.status === 'killed' || (p.status === 'exited' && p.exitCode !== 0);
-}
-
 /** One figure per priority. */
 const zeros = (): number[] => new Array<number>(PFC_PRIORITIES).fill(0);
 

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { outputTail, programFailed, type NodeReport, type ProgramReport } from '@rocelab/results';
+import { outputTail, programEnding, programFailed, type NodeReport, type ProgramReport } from '@rocelab/results';
 import { fromWireNode, ReportPayloadError, toWireNode } from './report-wire.js';
-import { APP_FAILED_EXIT, assembleResult, exitCodeOf, failedPrograms, failedProgramsText, programEnding, type NodeFinal, type RunMeta } from './result.js';
+import { APP_FAILED_EXIT, assembleResult, exitCodeOf, failedPrograms, failedProgramsText, type NodeFinal, type RunMeta } from './result.js';
 
 function program(over: Partial<ProgramReport> = {}): ProgramReport {
   return {

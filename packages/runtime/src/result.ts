@@ -15,7 +15,9 @@ import {
   type FabricSummary,
   type FlowResult,
   type FlowTotals,
+  programEnding,
   programFailed,
+  programName,
   type AppReport,
   type HostResults,
   type NodeReport,
@@ -245,25 +247,6 @@ export function failedAppsText(command: string, result: RunResult): string {
 export function failedPrograms(result: Pick<RunResult, 'programs'>): ProgramReport[] {
   // A result from an older rocelab has no programs.
   return (result.programs ?? []).filter(programFailed);
-}
-
-/** How a program ended, in a few words: `exited 1`, `killed by SIGSEGV`, `failed: …`, `still running`. */
-export function programEnding(p: ProgramReport): string {
-  switch (p.status) {
-    case 'exited':
-      return `exited ${p.exitCode ?? '?'}`;
-    case 'killed':
-      return `killed by ${p.signal ?? 'a signal'}`;
-    case 'failed':
-      return `failed: ${p.error ?? 'no reason given'}`;
-    case 'running':
-      return 'still running';
-  }
-}
-
-/** `program ib_write_bw on h1[0]`: how the messages name a program. */
-export function programName(p: Pick<ProgramReport, 'node' | 'index' | 'argv'>): string {
-  return `program ${p.argv[0]?.split('/').pop() ?? '?'} on ${p.node}[${p.index}]`;
 }
 
 /** One line per failed program for stderr, and why the exit code is what it is; empty when none failed. */

@@ -5,6 +5,7 @@ import type { ProgramReport } from '@rocelab/results';
 import { assembleResult, exitCodeOf, type NodeFinal } from '@rocelab/runtime';
 import { programSection } from './program-text.js';
 import { resultText } from './result-text.js';
+import { programLine } from './topology.js';
 
 function program(over: Partial<ProgramReport> = {}): ProgramReport {
   return {
@@ -85,4 +86,9 @@ test('no programs, no section; a run whose programs all exited 0 exits 0', () =>
   assert.deepEqual(programSection(result([])), []);
   assert.deepEqual(programSection({ programs: undefined as unknown as ProgramReport[] }), [], 'a result from before issue 25');
   assert.equal(exitCodeOf(result([program()])), 0);
+});
+
+test('topology validate describes each program as a pasteable command line, expanded, and runs none', () => {
+  const line = programLine({ node: 'h1', index: 1, argv: ['/opt/bw', '-d', 'rocelab0', 'it\'s', '10.0.1.2'], env: { MSG: 'a b' }, cwd: '/pods', timeoutMs: 60_000, where: 'nodes[0].programs[1]' });
+  assert.equal(line, "program h1[1]: MSG='a b' /opt/bw -d rocelab0 'it'\\''s' 10.0.1.2 (in /pods, timeout 60 s): not run (a program is code: only the commands that run the pod run it)");
 });

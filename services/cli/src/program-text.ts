@@ -3,8 +3,8 @@
  * per program a header line (where it ran, its command line, how it ended and when in virtual
  * time), then what it printed, indented, as a terminal would have shown it.
  */
-import { programEnding, type RunResult } from '@rocelab/runtime';
-import type { ProgramReport } from '@rocelab/results';
+import { programEnding, type ProgramReport } from '@rocelab/results';
+import type { RunResult } from '@rocelab/runtime';
 
 export function programSection(r: Pick<RunResult, 'programs'>): string[] {
   // A result from an older rocelab has no programs.
