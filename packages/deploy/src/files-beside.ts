@@ -1,12 +1,14 @@
 /**
- * The files a topology names besides itself: app modules and size CDFs. Deployments that carry
- * the topology file alone (a Kubernetes ConfigMap, a Docker config) cannot carry these, and the
- * containers load the topology again: they refuse such a pod up front.
+ * The files a topology names besides itself: app modules, native programs and size CDFs.
+ * Deployments that carry the topology file alone (a Kubernetes ConfigMap, a Docker config)
+ * cannot carry these, and the containers load the topology again: they refuse such a pod up
+ * front. A program is refused even by a name on PATH: it is code, and those images carry
+ * neither the rocelab0 device's libraries nor the programs (issue 25).
  */
 import type { PodSpec } from '@rocelab/topology';
 
 export function filesBeside(pod: PodSpec): string[] {
-  return [...pod.apps.map((a) => `app ${a.module} (${a.node})`), ...cdfSources(pod.workloads).map((s) => `CDF file ${s}`)];
+  return [...pod.apps.map((a) => `app ${a.module} (${a.node})`), ...pod.programs.map((p) => `program ${p.argv[0]} (${p.node})`), ...cdfSources(pod.workloads).map((s) => `CDF file ${s}`)];
 }
 
 /** `… got app a.mjs (h1), CDF file x.txt and 2 more`: the first three. */

@@ -23,6 +23,7 @@ import {
   type RawTopology,
 } from '@rocelab/topology';
 import { drillSchema, type ExpectationKind } from './drill-schema.js';
+import { captureGroups, variantOfValue } from './program-result.js';
 import { DRILL_METRIC_NAMES } from './metrics.js';
 
 /** A problem and the file it is in. */
@@ -385,6 +386,32 @@ function checkExpectation(item: RawDrill['expect'][number], i: number, file: str
     if (hasKey && item.value === undefined && item.min === undefined && item.max === undefined) add('key', 'a key with value, min or max', item.key, 'value');
     if (pod !== null && typeof item.node === 'string' && !pod.apps.some((a) => a.node === item.node)) add('node', `a host that runs an app (${pod.apps.map((a) => a.node).join(', ') || 'none does'})`, item.node);
   }
+  if (item.kind === 'programResult') checkProgramResult(item, pod, names, add);
   const variant = typeof item.variant === 'string' ? item.variant : null;
   return { id: path, kind: item.kind, variant, description: typeof item.description === 'string' ? item.description : null, why: typeof item.why === 'string' ? item.why : null, raw: item };
+}
+
+/** programResult's keys together: a program that exists, a usable regex, a bound that goes with it. */
+function checkProgramResult(item: RawDrill['expect'][number], pod: PodSpec | null, variants: readonly string[], add: (key: string, expected: string, actual: unknown, code?: Problem['code']) => void): void {
+  const match = item.match;
+  if (typeof match === 'string') {
+    const groups = captureGroups(match);
+    if (groups === null) add('match', 'a regular expression (JavaScript syntax) with one capture group', match, 'value');
+    else if (groups !== 1) add('match', 'a regular expression with exactly one capture group: the number to read', `${match} (${groups} groups)`, 'value');
+  }
+  const hasOp = item.op !== undefined;
+  const hasValue = item.value !== undefined;
+  if (hasOp !== hasValue) add(hasOp ? 'op' : 'value', 'op and value together (the number compared, and what with)', hasOp ? item.op : item.value, 'value');
+  if ((hasOp || hasValue) && match === undefined) add(hasOp ? 'op' : 'value', 'a bound only with match (the number it bounds is what match captures)', hasOp ? item.op : item.value, 'value');
+  if (typeof item.value === 'string') {
+    const other = variantOfValue(item.value);
+    if (!variants.includes(other)) add('value', `variant:NAME naming a variant of this drill (${variants.join(', ')})`, item.value);
+    else if (typeof item.variant !== 'string') add('value', `variant: set too, to the variant whose figure is compared with ${other}'s`, item.value, 'value');
+    else if (item.variant === other) add('value', `another variant than the expectation's own (${item.variant})`, item.value, 'value');
+  }
+  if (pod === null || typeof item.node !== 'string') return;
+  const hosts = [...new Set(pod.programs.map((p) => p.node))];
+  const count = pod.programs.filter((p) => p.node === item.node).length;
+  if (count === 0) add('node', `a host that runs programs (${hosts.join(', ') || 'none does'})`, item.node);
+  else if (typeof item.index === 'number' && item.index >= count) add('index', `a program of ${item.node} (0..${count - 1})`, item.index, 'value');
 }

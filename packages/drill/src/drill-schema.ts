@@ -66,6 +66,25 @@ export const EXPECTATION_KINDS = {
     required: [],
     summary: "a value the apps (of `node`, or every app that reported `key`) reported equals `value` or lies in [`min`, `max`]; or, with `finished: true`, every app finished",
   },
+  programResult: {
+    keys: {
+      node: name,
+      index: { type: 'integer', minimum: 0, description: "a program's place in its host's programs list, an integer from 0 (default 0)" },
+      exitCode: { type: 'integer', minimum: 0, maximum: 255, description: 'the exit code it must exit with, an integer 0..255' },
+      match: { type: 'string', minLength: 1, description: 'a regular expression with one capture group, matched against its stdout (^ and $ match at each line)' },
+      op: { enum: ['<', '<=', '==', '>=', '>'], description: 'a comparison' },
+      value: {
+        anyOf: [
+          { type: 'number', description: 'a number, or variant:NAME (the same figure in variant NAME)' },
+          { type: 'string', pattern: '^variant:[a-z][a-z0-9-]*$', description: 'a number, or variant:NAME (the same figure in variant NAME)' },
+        ],
+        description: 'a number, or variant:NAME (the same figure in variant NAME)',
+      },
+    },
+    required: ['node'],
+    summary:
+      "a host's native program (of `node`, its `index`-th) exits with `exitCode` (0 when nothing else is asked), and the number `match`'s group captures from its stdout (the first match) compares by `op` with `value`: a number, or `variant:NAME`, the same number in that variant",
+  },
   watchdogDetected: {
     keys: { node: name, port: { type: 'string', description: 'a port of the node' }, priority: { type: 'integer', minimum: 0, maximum: 7, description: 'a priority 0..7' }, within: duration },
     required: ['node', 'within'],

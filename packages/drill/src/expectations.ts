@@ -11,6 +11,8 @@ import { findDeadlock } from './deadlock.js';
 import { goodputRate, type Expectation } from './drill-file.js';
 import { backAbove, defaultBaselineUs, firstDetection, flowSeries, goodputOver, recoveryStart, type RecoveryFrom } from './incident.js';
 import { metricValue } from './metrics.js';
+import { outcome, round } from './outcome.js';
+import { programCompared, programOperand, programResult, variantOfValue } from './program-result.js';
 import type { AuditOutcome, ExpectationOutcome } from './report-model.js';
 
 /** What a variant's run left behind. */
@@ -37,15 +39,28 @@ const PS_PER_US = 1e6;
 export function evaluate(expectations: readonly Expectation[], variants: readonly VariantData[]): ExpectationOutcome[] {
   const byName = new Map(variants.map((v) => [v.name, v]));
   return expectations.flatMap((e) => {
-    if (isAcrossVariants(e)) return [ratioOutcome(e, ratioOperand(e, byName.get(e.raw.variantA as string)!), ratioOperand(e, byName.get(e.raw.variantB as string)!))];
+    if (isAcrossVariants(e)) {
+      const [a, b] = comparedVariants(e);
+      return [ratioOutcome(e, ratioOperand(e, byName.get(a)!), ratioOperand(e, byName.get(b)!))];
+    }
     const targets = e.variant === null ? variants : [byName.get(e.variant)!];
     return targets.map((v) => one(e, v));
   });
 }
 
-/** goodputRatio and fctSlowdownRatio compare two variants; every other kind is evaluated in one. */
+/**
+ * goodputRatio and fctSlowdownRatio compare two variants, and so does a programResult whose
+ * `value` is `variant:NAME` (a figure against the same figure in another variant); every other
+ * kind, and every other programResult, is evaluated in one.
+ */
 export function isAcrossVariants(e: Expectation): boolean {
-  return e.kind === 'goodputRatio' || e.kind === 'fctSlowdownRatio';
+  return e.kind === 'goodputRatio' || e.kind === 'fctSlowdownRatio' || (e.kind === 'programResult' && typeof e.raw.value === 'string');
+}
+
+/** The two variants an expectation across variants compares, in its order: `a` against `b`. */
+export function comparedVariants(e: Expectation): [string, string] {
+  if (e.kind === 'programResult') return [e.variant!, variantOfValue(e.raw.value as string)];
+  return [e.raw.variantA as string, e.raw.variantB as string];
 }
 
 /** The expectations of `expectations` that apply to `v` alone, evaluated over it (in file order). */
@@ -62,6 +77,8 @@ export function evaluateVariant(expectations: readonly Expectation[], v: Variant
 export interface RatioOperand {
   variant: string;
   value: number | null;
+  /** programResult: what the figure was read from (`program ib_write_bw on h1[0] exited 0`), or why there is none. */
+  note?: string;
 }
 
 export function ratioOperand(e: Expectation, v: VariantData): RatioOperand {
@@ -70,11 +87,13 @@ export function ratioOperand(e: Expectation, v: VariantData): RatioOperand {
     const values = slowdowns(e, v);
     return { variant: v.name, value: values.length === 0 ? null : nearestRank(values, e.raw.percentile as number)! };
   }
+  if (e.kind === 'programResult') return programOperand(e, v);
   throw new Error(`${e.kind} is evaluated in one variant`);
 }
 
 /** A ratio expectation from its operands: `a` of variantA, `b` of variantB. */
 export function ratioOutcome(e: Expectation, a: RatioOperand, b: RatioOperand): ExpectationOutcome {
+  if (e.kind === 'programResult') return programCompared(e, a, b);
   return e.kind === 'goodputRatio' ? goodputRatio(e, a, b) : fctSlowdownRatio(e, a, b);
 }
 
@@ -90,6 +109,8 @@ function one(e: Expectation, v: VariantData): ExpectationOutcome {
       return timeToRecover(e, v);
     case 'appResult':
       return appResult(e, v);
+    case 'programResult':
+      return programResult(e, v);
     case 'watchdogDetected':
       return watchdogDetected(e, v);
     case 'flowGoodput':
@@ -123,15 +144,6 @@ const count = (what: string): Unit => (n) => `${round(n)} ${what}`;
 const timeUnit: Unit = (ps) => (!Number.isFinite(ps) ? '∞' : Math.abs(ps) >= 1e9 ? `${round(ps / 1e9)} ms` : Math.abs(ps) >= 1e6 || ps === 0 ? `${round(ps / 1e6)} µs` : `${round(ps / 1e3)} ns`);
 const rateUnit: Unit = (bps) => `${round(bps / 1e9)} Gb/s`;
 const ratioUnit: Unit = (r) => (Number.isFinite(r) ? `${round(r)}×` : '∞');
-function round(x: number): string {
-  if (!Number.isFinite(x)) return String(x);
-  const digits = Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 1 ? 3 : 4;
-  return String(Number(x.toFixed(digits)));
-}
-
-function outcome(e: Expectation, v: string | null, what: string, pass: boolean, measured: string, expected: string, margin: string, value: number | null): ExpectationOutcome {
-  return { id: e.id, kind: e.kind, variant: v, description: e.description ?? what, pass, measured, expected, margin, value, ...(e.why === null ? {} : { why: e.why }) };
-}
 
 const limitsOf = (e: Expectation): { min?: number; max?: number } => ({ ...(e.raw.min === undefined ? {} : { min: e.raw.min as number }), ...(e.raw.max === undefined ? {} : { max: e.raw.max as number }) });
 

@@ -77,6 +77,8 @@ export interface VariantRun {
   probes: { sent: number; lost: number; p50Ns: number | null; p99Ns: number | null };
   /** The error of each app that failed (issue 22): a drill whose app failed exits 3 even when its expectations hold. */
   failedApps: string[];
+  /** Each native program that failed, was killed or exited non-zero (issue 25): `program ib_write_bw on h1[0] exited 1`; the drill exits 3 for it too. Absent in a report from before. */
+  failedPrograms?: string[];
 }
 
 export interface VariantOutcome {

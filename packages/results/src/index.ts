@@ -23,6 +23,7 @@ export { defaultWindow, measure, naturalCompare, type Measurement, type Unit, ty
 export { compareTraces, evaluate, formatNumber, formatValue, type CompareOptions, type Comparison, type ComparisonRow } from './compare.js';
 export { MAX_TABLE_ROWS, comparisonJson, formatComparison } from './compare-report.js';
 export * from './node-report.js';
+export { outputTail, programEnding, programFailed, programName } from './programs.js';
 export * from './summary.js';
 export * from './flows.js';
 export * from './probes.js';

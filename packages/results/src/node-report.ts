@@ -90,6 +90,8 @@ export interface NodeReport {
   host: HostReport | null;
   /** The application the host ran (issue 13); absent without one. */
   app?: AppReport;
+  /** The native programs the host ran (issue 25), in its `programs` order; absent (or empty) without any. */
+  programs?: ProgramReport[];
   /** A switch with Tagger on; absent otherwise. */
   tagger?: TaggerReport;
 }
@@ -109,6 +111,46 @@ export interface AppReport {
   /** Its last log lines (`rdma.log`), oldest first. */
   log: string[];
   workRequests: { posted: number; completed: number; failed: number };
+}
+
+/** The last this many bytes of a program's stdout and of its stderr are kept (the head of a long output is dropped). */
+export const PROGRAM_OUTPUT_MAX_BYTES = 64 * 1024;
+/** The last this many lines of rocelab's own log about a program are kept. */
+export const PROGRAM_LOG_MAX_LINES = 100;
+
+/**
+ * What a host's native program did (issue 25): how it ended, when in virtual time, its output,
+ * and what it asked of the rocelab0 device that the device does not do. Filled by the runtime
+ * that runs it; assembled into the run result's `programs` and read by `programResult`.
+ */
+export interface ProgramReport {
+  node: string;
+  /** Its place in its host's `programs` list. */
+  index: number;
+  /** The command line it ran, expanded (ProgramSpec.argv). */
+  argv: string[];
+  /**
+   * `running`: it had not exited when the run ended; `exited`: it exited by itself (any code);
+   * `killed`: a signal ended it; `failed`: rocelab could not run it or gave up on it (not found,
+   * its wall-clock timeout between two waits, a crash of the device): `error` says which.
+   */
+  status: 'running' | 'exited' | 'killed' | 'failed';
+  /** Its exit code when `exited`; else null. */
+  exitCode: number | null;
+  /** The signal that ended it (`SIGSEGV`) when `killed`; else null. */
+  signal: string | null;
+  /** Virtual time it started and exited (null: it had not), ps. */
+  startedPs: number;
+  exitedPs: number | null;
+  /** The last PROGRAM_OUTPUT_MAX_BYTES of each, as UTF-8 text. */
+  stdout: string;
+  stderr: string;
+  /** The last PROGRAM_LOG_MAX_LINES lines of rocelab's own log about it (unsupported calls, waits), oldest first. */
+  log: string[];
+  /** Calls it made that rocelab0 does not implement (each failed with EOPNOTSUPP), by name, counted. */
+  unsupported: Record<string, number>;
+  /** Why it `failed`, naming the program and its node; null otherwise. */
+  error: string | null;
 }
 
 /** One figure per priority. */

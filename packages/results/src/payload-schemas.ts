@@ -10,7 +10,7 @@
  * Plain JSON: the reports stay JSON on the wire because they are summary-shaped (optional parts,
  * per-reason and per-peer maps) and read only by the summary, which shows them as they are.
  */
-import type { AppReport } from './node-report.js';
+import type { AppReport, ProgramReport } from './node-report.js';
 import type { HostResults } from '@rocelab/host';
 import type { MessageResult, WorkOpcode } from '@rocelab/rnic';
 
@@ -43,6 +43,7 @@ const STATUSES: Record<MessageResult['status'], true> = {
   lost: true,
 };
 const APP_STATUSES: Record<AppReport['status'], true> = { running: true, finished: true, failed: true };
+const PROGRAM_STATUSES: Record<ProgramReport['status'], true> = { running: true, exited: true, killed: true, failed: true };
 const TRANSPORTS: Record<NonNullable<MessageResult['transport']>, true> = { tcp: true, dctcp: true };
 const oneOf = (values: Record<string, true>): Schema => ({ enum: Object.keys(values) });
 
@@ -102,12 +103,30 @@ const appReport = closed('an app report', {
   workRequests: closed('work request counts {posted, completed, failed}', { posted: num, completed: num, failed: num }),
 });
 
+const nullableStr: Schema = { type: ['string', 'null'] };
+
+const programReport = closed('a program report', {
+  node: str,
+  index: num,
+  argv: { type: 'array', items: str },
+  status: oneOf(PROGRAM_STATUSES),
+  exitCode: nullableNum,
+  signal: nullableStr,
+  startedPs: num,
+  exitedPs: nullableNum,
+  stdout: str,
+  stderr: str,
+  log: { type: 'array', items: str },
+  unsupported: counts,
+  error: nullableStr,
+});
+
 /** A `NodeReport` (node-report.ts). */
 export function nodeReportSchema(): Schema {
   return closed(
     'a node report',
     { node: str, role: str, ports: { type: 'array', items: portReport }, host: { anyOf: [{ type: 'null' }, hostReport] } },
-    { app: appReport, tagger: closed('a Tagger report', { retagged: num, demoted: num, dropped: num }) },
+    { app: appReport, programs: { type: 'array', items: programReport }, tagger: closed('a Tagger report', { retagged: num, demoted: num, dropped: num }) },
   );
 }
 

@@ -5,7 +5,7 @@
  */
 import { DROP_REASONS, type DropReason } from '@rocelab/sim';
 import type { Host } from '@rocelab/host';
-import type { HostReport, NodeReport, PortReport } from '@rocelab/results';
+import type { HostReport, NodeReport, PortReport, ProgramReport } from '@rocelab/results';
 import type { PodSpec } from '@rocelab/topology';
 import { PFC_PRIORITIES } from '@rocelab/wire';
 import type { PodEngine } from './pod-model.js';
@@ -54,14 +54,26 @@ export function nodeReport(engine: PodEngine, index: number, role: string): Node
   });
   const app = host?.app.attached ?? null;
   const tagger = sw?.tagger ?? null;
+  const programs = host === null ? [] : programReports(host);
   return {
     node: ctx.name,
     role,
     ports,
     host: host === null ? null : hostReport(host),
     ...(app === null ? {} : { app: app.report() }),
+    ...(programs.length === 0 ? {} : { programs }),
     ...(tagger === null ? {} : { tagger: { ...tagger.stats } }),
   };
+}
+
+/**
+ * The seam for the native programs' runtime (issue 25): the reports of the programs `host` runs,
+ * in its `programs` order, each as it stands now (`running` until it exits). They travel in the
+ * node's report (`NodeReport.programs`, checked by payload-schemas.ts) and are gathered into the
+ * run result's `programs` by `assembleResult`. None until a host runs programs.
+ */
+function programReports(_host: Host): ProgramReport[] {
+  return [];
 }
 
 function hostReport(host: Host): HostReport {

@@ -15,10 +15,14 @@ import {
   type FabricSummary,
   type FlowResult,
   type FlowTotals,
+  programEnding,
+  programFailed,
+  programName,
   type AppReport,
   type HostResults,
   type NodeReport,
   type ProbeSummary,
+  type ProgramReport,
 } from '@rocelab/results';
 import type { MessageResult, ProbeResults } from '@rocelab/rnic';
 import { combineTraceHashes, DROP_REASONS, type DropReason } from '@rocelab/sim';
@@ -102,6 +106,8 @@ export interface RunResult {
   pssMiBPerNode: number | null;
   /** The hosts' applications (issue 13), in node order; empty without any. */
   apps: AppReport[];
+  /** The hosts' native programs (issue 25), in node order then each host's `programs` order; empty without any. */
+  programs: ProgramReport[];
 }
 
 export interface RunMeta {
@@ -198,6 +204,7 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     rssMiBPerNode: meanMiB(finals.map((f) => f.rssBytes)) ?? 0,
     pssMiBPerNode: meanMiB(finals.map((f) => f.pssBytes)),
     apps: finals.flatMap((f) => (f.report.app === undefined ? [] : [f.report.app])),
+    programs: finals.flatMap((f) => f.report.programs ?? []),
   };
 }
 
@@ -213,10 +220,13 @@ function meanMiB(bytes: readonly number[]): number | null {
  */
 export function exitCodeOf(result: RunResult): number {
   if (!(result.conservation && result.causalityViolations === 0 && unplannedLosses(result).length === 0)) return 1;
-  return failedApps(result).length > 0 ? APP_FAILED_EXIT : 0;
+  return failedApps(result).length > 0 || failedPrograms(result).length > 0 ? APP_FAILED_EXIT : 0;
 }
 
-/** `rocelab run` and `up` when the pod ran and held its audit, but an app failed (docs/errors.md). */
+/**
+ * `rocelab run` and `up` when the pod ran and held its audit, but an app or a native program
+ * failed (docs/errors.md): the code a user wrote is what went wrong, not the fabric.
+ */
 export const APP_FAILED_EXIT = 3;
 
 /** The apps that failed: each names its node and its error. */
@@ -231,6 +241,21 @@ export function failedAppsText(command: string, result: RunResult): string {
   const lines = failed.slice(0, 10).map((a) => `${command}: ${a.error} (failed at ${((a.finishedPs ?? 0) / 1e6).toFixed(3)} us)\n`);
   if (failed.length > 10) lines.push(`${command}: and ${failed.length - 10} more apps failed (the result lists them)\n`);
   return `${lines.join('')}${command}: ${failed.length} app${failed.length === 1 ? '' : 's'} failed, so the run exits ${APP_FAILED_EXIT}\n`;
+}
+
+/** The native programs that fail the run (`programFailed`: could not run, killed, or exited non-zero). */
+export function failedPrograms(result: Pick<RunResult, 'programs'>): ProgramReport[] {
+  // A result from an older rocelab has no programs.
+  return (result.programs ?? []).filter(programFailed);
+}
+
+/** One line per failed program for stderr, and why the exit code is what it is; empty when none failed. */
+export function failedProgramsText(command: string, result: Pick<RunResult, 'programs'>): string {
+  const failed = failedPrograms(result);
+  if (failed.length === 0) return '';
+  const lines = failed.slice(0, 10).map((p) => `${command}: ${programName(p)} ${programEnding(p)}${p.exitedPs === null ? '' : ` (at ${(p.exitedPs / 1e6).toFixed(3)} us)`}\n`);
+  if (failed.length > 10) lines.push(`${command}: and ${failed.length - 10} more programs failed (the result lists them)\n`);
+  return `${lines.join('')}${command}: ${failed.length} program${failed.length === 1 ? '' : 's'} failed or exited non-zero, so the run exits ${APP_FAILED_EXIT}\n`;
 }
 
 /** Nodes lost because the process hosting them died, not because a fault killed them. */

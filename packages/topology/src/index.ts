@@ -23,6 +23,7 @@ export { HOST_EXTENSION, hostCpuOf, type HostCpuSettings } from './host-extensio
 export { formatIpv4, inSubnet, parseIpv4, parseSubnet, prefixMask } from './ipv4.js';
 export { loadTopologyFile, parseTopology, parseYaml, topologyFromData } from './load.js';
 export { APP_MEMORY_MAX, APP_MEMORY_MIN, APP_REGIONS_MAX, declareAppRegions } from './apps.js';
+export { DEFAULT_PROGRAM_TIMEOUT_MS, PROGRAM_TIMEOUT_MAX_MS, PROGRAM_TIMEOUT_MIN_MS, expandNames, isProgramPath, type PodNames, type Unexpanded } from './programs.js';
 export { InputFileError, MAX_INPUT_FILE_BYTES, MAX_TRACE_FILE_BYTES, checkInputFile, readInputFile } from './input-file.js';
 export { MAC_BASE } from './nodes.js';
 export { NO_IMPAIRMENTS } from './links.js';

@@ -78,7 +78,7 @@ export function resolveNodes(raw: readonly RawNode[], pipelineDefaults: RawPipel
   const names = [...firstAt.keys()].sort(compareNames);
   const nodes = names.map((name, index): NodeSpec => {
     const { ip, subnet, pipelinePs } = parsed.get(name)!;
-    const { name: _name, role, ip: _ip, subnet: _subnet, pipelineLatency: _pipeline, app: _app, ...config } = raw[firstAt.get(name)!]!;
+    const { name: _name, role, ip: _ip, subnet: _subnet, pipelineLatency: _pipeline, app: _app, programs: _programs, ...config } = raw[firstAt.get(name)!]!;
     return { index, name, role, ip, subnet, pipelinePs, mac: MAC_BASE + index + 1, ports: [], config };
   });
   return {

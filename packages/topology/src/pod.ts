@@ -187,6 +187,32 @@ export interface PodSpec {
   defaults: Readonly<Record<string, unknown>>;
   /** The hosts' applications, in node order (issue 13); carried with their bundled source, so a member reads no file. */
   apps: AppSpec[];
+  /** The hosts' native programs (issue 25), in node order then list order; empty without any. */
+  programs: ProgramSpec[];
+}
+
+/**
+ * A native program a host's member runs as its child process (issue 25), resolved from the
+ * file's `programs:` (programs.ts): what every process of the pod agrees on before it starts.
+ */
+export interface ProgramSpec {
+  node: string;
+  /** Its place in its host's `programs` list: two programs of a host are told apart by it. */
+  index: number;
+  /**
+   * The command line with `{h2}` and `{h2.name}` expanded. `argv[0]` is an absolute path when
+   * the file gave a path (checked executable when the file was read), else a bare name for the
+   * program's PATH to find when it starts.
+   */
+  argv: string[];
+  /** Variables the file sets, added to what the runtime gives every program; values expanded like argv. */
+  env: Record<string, string>;
+  /** Absolute: the file's `cwd` relative to the topology file, by default the topology file's directory. */
+  cwd: string;
+  /** The wall-clock time it may run between two of its waits before the run fails (`timeout`, default 60 s): a failure, never an outcome. */
+  timeoutMs: number;
+  /** Where the file declares it (`nodes[3].programs[0]`), for the runtime's errors to name. */
+  where: string;
 }
 
 /** A host's application: its module bundled (@rocelab/app `bundleApp`), its args and limits. */

@@ -4,6 +4,7 @@
  * collected before failing, so the error lists every one of them.
  */
 import { resolveApps } from './apps.js';
+import { resolvePrograms } from './programs.js';
 import { describeValue, Problems, TopologyError } from './errors.js';
 import type { SchemaExtensions } from './extensions.js';
 import { resolveLinks } from './links.js';
@@ -22,6 +23,7 @@ export function resolvePod(raw: RawTopology, file: string, ext: SchemaExtensions
   const faults = resolveFaults(raw, links, table, problems);
   if (problems.list.length > 0) throw new TopologyError(file, problems.list);
   const apps = resolveApps(raw, file, table, problems);
+  const programs = resolvePrograms(raw, file, table, problems);
   if (problems.list.length > 0) throw new TopologyError(file, problems.list);
   attachPorts(table, links);
   const pod: PodSpec = {
@@ -36,6 +38,7 @@ export function resolvePod(raw: RawTopology, file: string, ext: SchemaExtensions
     faults,
     defaults: extensionDefaults(raw),
     apps,
+    programs,
   };
   runChecks(pod, raw, table.declaredAt, ext, problems);
   if (problems.list.length > 0) throw new TopologyError(file, problems.list);

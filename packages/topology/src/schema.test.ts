@@ -46,7 +46,7 @@ test('without the extension its keys are unknown', () => {
     file: 'x.yaml',
     code: 'schema',
     path: 'nodes[0].acme',
-    expected: 'one of the keys name, role, ip, subnet, pipelineLatency, app, switch',
+    expected: 'one of the keys name, role, ip, subnet, pipelineLatency, app, programs, switch',
     actual: 'unknown key "acme"',
   });
   assertProblem(() => parseTopology(`${BASE}workloads: [{kind: ping, hosts: [h]}]\n`, 'x.yaml'), { file: 'x.yaml', code: 'schema', path: 'workloads[0].kind', expected: 'one of "flow"' });

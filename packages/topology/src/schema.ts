@@ -48,7 +48,15 @@ export interface RawNode {
   subnet?: string;
   pipelineLatency?: string;
   app?: RawApp;
+  programs?: RawProgram[];
   [extension: string]: unknown;
+}
+/** A native program a host runs (issue 25): its argv (`{h2}` expands to h2's address), environment, directory and wall-clock limit. */
+export interface RawProgram {
+  run: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  timeout?: string;
 }
 /** A host's application (issue 13): a module path relative to the topology file, and its args. */
 export interface RawApp {
@@ -133,7 +141,7 @@ export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
     ),
   );
   const node = object(
-    'a node {name, role, ip?, subnet?, pipelineLatency?, app?}',
+    'a node {name, role, ip?, subnet?, pipelineLatency?, app?, programs?}',
     extensionKeys(
       'node',
       {
@@ -153,6 +161,25 @@ export function createTopologySchema(ext: SchemaExtensions = {}): JsonSchema {
           },
           ['module'],
         ),
+        programs: {
+          type: 'array',
+          description: 'a list of native programs, each {run, env?, cwd?, timeout?}',
+          items: object(
+            'a program {run, env?, cwd?, timeout?}',
+            {
+              run: {
+                type: 'array',
+                minItems: 1,
+                items: { type: 'string', description: 'an argument, a string ({h2} is the address of host h2, {h2.name} its name)' },
+                description: 'a command line [program, args...]: the program a name on PATH or a path relative to the topology file, each argument a string',
+              },
+              env: { type: 'object', additionalProperties: { type: 'string', description: 'a string' }, description: 'environment variables {NAME: value}, each value a string' },
+              cwd: { type: 'string', minLength: 1, description: 'a directory relative to the topology file' },
+              timeout: { type: 'string', description: 'a wall-clock duration like 60s or 500ms: the longest the program may run between two waits' },
+            },
+            ['run'],
+          ),
+        },
       },
       ext.node,
     ),

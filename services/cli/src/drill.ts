@@ -22,6 +22,7 @@ import {
   fileStems,
   incidentFigures,
   incidentText,
+  comparedVariants,
   isAcrossVariants,
   loadDrill,
   ratioOperand,
@@ -45,8 +46,8 @@ import {
   type VariantData,
   type VariantOutcome,
 } from '@rocelab/drill';
-import { parseTraceFile, TRACE_FILE_NAMES, type TraceFileName, type TraceTables } from '@rocelab/results';
-import { APP_FAILED_EXIT, DEFAULT_PCAP_SNAPLEN, DEFAULT_TRACE_SETTINGS, failedApps, podContext, prepareRunFiles, renumberFrom, RunFilesError, type FaultLogEntry, type RunResult } from '@rocelab/runtime';
+import { parseTraceFile, programEnding, programName, TRACE_FILE_NAMES, type TraceFileName, type TraceTables } from '@rocelab/results';
+import { APP_FAILED_EXIT, DEFAULT_PCAP_SNAPLEN, DEFAULT_TRACE_SETTINGS, failedApps, failedPrograms, podContext, prepareRunFiles, renumberFrom, RunFilesError, type FaultLogEntry, type RunResult } from '@rocelab/runtime';
 import { declareAppRegions, InputFileError, loadTopologyFile, MAX_TRACE_FILE_BYTES, readInputFile, TopologyError } from '@rocelab/topology';
 import { DockerRunError } from '@rocelab/deploy';
 import { appliedEndPs, appliedFaults } from './drill-draft.js';
@@ -111,10 +112,12 @@ export async function drillRunCommand(file: string, options: DrillRunOptions): P
   }
   process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : reportText(report, out));
   if (!report.pass) return 1;
-  // An app that failed fails the drill too, whatever the expectations say: an app's own error is a result nobody checked.
+  // An app or a program that failed fails the drill too, whatever the expectations say: its own error is a result nobody checked.
   const failed = report.variants.flatMap((v) => v.run.failedApps.map((error) => `rocelab drill (variant ${v.name}): ${error}\n`));
-  if (failed.length === 0) return 0;
-  process.stderr.write(`${failed.join('')}rocelab drill: ${failed.length} app${failed.length === 1 ? '' : 's'} failed, so the drill exits ${APP_FAILED_EXIT}\n`);
+  const programs = report.variants.flatMap((v) => (v.run.failedPrograms ?? []).map((text) => `rocelab drill (variant ${v.name}): ${text}\n`));
+  if (failed.length === 0 && programs.length === 0) return 0;
+  const counted = [failed.length > 0 ? `${failed.length} app${failed.length === 1 ? '' : 's'} failed` : '', programs.length > 0 ? `${programs.length} program${programs.length === 1 ? '' : 's'} failed or exited non-zero` : ''].filter(Boolean).join(' and ');
+  process.stderr.write(`${failed.join('')}${programs.join('')}rocelab drill: ${counted}, so the drill exits ${APP_FAILED_EXIT}\n`);
   return APP_FAILED_EXIT;
 }
 
@@ -132,7 +135,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
   const variants = drill.variants.filter((v) => options.variant === null || v.name === options.variant);
   // Expectations about variants not run (--variant) are left out.
   const ran = new Set(variants.map((v) => v.name));
-  const expectations = drill.expectations.filter((e) => (isAcrossVariants(e) ? ran.has(e.raw.variantA as string) && ran.has(e.raw.variantB as string) : e.variant === null || ran.has(e.variant)));
+  const expectations = drill.expectations.filter((e) => (isAcrossVariants(e) ? comparedVariants(e).every((name) => ran.has(name)) : e.variant === null || ran.has(e.variant)));
   const across = expectations.filter(isAcrossVariants);
   const operands = new Map<Expectation, Map<string, RatioOperand>>(across.map((e) => [e, new Map()]));
   const stems = fileStems(variants.map((v) => v.name));
@@ -143,7 +146,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     if (!options.json) process.stderr.write(`drill ${drill.name}: variant ${variant.name} (${options.mode}${options.workers ? ` ×${options.workers}` : ''})\n`);
     const { result, data } = await runVariant(drill, variant, out, options, options.replays?.get(variant.name) ?? []);
     const outcomes = evaluateVariant(expectations, data);
-    for (const e of across) if (e.raw.variantA === variant.name || e.raw.variantB === variant.name) operands.get(e)!.set(variant.name, ratioOperand(e, data));
+    for (const e of across) if (comparedVariants(e).includes(variant.name)) operands.get(e)!.set(variant.name, ratioOperand(e, data));
     const entry = { ...variantOutcome(variant, result, outcomes, options.replays?.get(variant.name) ?? [], data.pcaps), audit: audit(data), incidents: incidentFigures(data.pod.faults, data.tables, data.traceOriginPs) };
     entry.pass = entry.pass && entry.audit.pass;
     // Who paused whom, what happened on each link, and the files to open (issue 24).
@@ -161,7 +164,10 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     kept.push(acrossVariantData(variant.name, data.tables, result.nodes));
     await observe?.(data, result);
   }
-  const acrossOutcomes = across.map((e) => ratioOutcome(e, operands.get(e)!.get(e.raw.variantA as string)!, operands.get(e)!.get(e.raw.variantB as string)!));
+  const acrossOutcomes = across.map((e) => {
+    const [a, b] = comparedVariants(e);
+    return ratioOutcome(e, operands.get(e)!.get(a)!, operands.get(e)!.get(b)!);
+  });
   const acrossPlots = await acrossVariantPlots(kept);
   for (const p of acrossPlots) writeFileSync(join(out, p.ref.file), p.svg);
   const report: DrillReport = {
@@ -206,6 +212,7 @@ function variantOutcome(variant: DrillVariant, result: RunResult, outcomes: Expe
       pausedPorts: result.summary.portTotals.pausedPorts,
       probes: { sent: result.probes.sent, lost: result.probes.lost, p50Ns: result.probes.p50Ns, p99Ns: result.probes.p99Ns },
       failedApps: failedApps(result).map((a) => a.error ?? `app ${a.module} on ${a.node} failed`),
+      failedPrograms: failedPrograms(result).map((p) => `${programName(p)} ${programEnding(p)}`),
     },
     faults: [...faultsOf(variant), ...replayedFaults(replayed)],
     expectations: outcomes,
@@ -257,13 +264,19 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
  * containers mount this directory, not the drill's).
  */
 function podYaml(drill: Drill, variant: DrillVariant, dir: string): string {
-  const topology = JSON.parse(JSON.stringify(variant.topology)) as { workloads?: Array<Record<string, unknown>>; nodes?: Array<{ app?: { module?: unknown } }> };
+  const topology = JSON.parse(JSON.stringify(variant.topology)) as { workloads?: Array<Record<string, unknown>>; nodes?: Array<{ app?: { module?: unknown }; programs?: Array<{ run?: unknown[]; cwd?: unknown }> }> };
   const from = dirname(variant.pod.file);
   // An app module is named relative to its topology file, which is not beside pod.yaml: it is
   // written as an absolute path, so that the bundler still finds the modules it imports (issue 24:
   // a drill of examples/rdma-hello/pod.yaml could not run its apps).
   for (const n of topology.nodes ?? []) {
     if (typeof n.app?.module === 'string' && !isAbsolute(n.app.module)) n.app.module = join(from, n.app.module);
+    // A program's path and directory are relative to its topology file too, and it starts there by default (issue 25).
+    for (const p of n.programs ?? []) {
+      const run0 = p.run?.[0];
+      if (typeof run0 === 'string' && run0.includes('/') && !isAbsolute(run0)) p.run![0] = join(from, run0);
+      p.cwd = typeof p.cwd === 'string' ? resolve(from, p.cwd) : from;
+    }
   }
   for (const w of topology.workloads ?? []) {
     const sizes = w.sizes as { cdf?: string } | undefined;

@@ -1,9 +1,11 @@
 /**
  * The run's result as text for a terminal (`rocelab run` without --json, the audit `rocelab up`
  * prints when stopped): the audit first, the nodes lost during the run, then what happened in the fabric — paused ports,
- * transport trouble per host, flows (stalled ones flagged) and probe latency percentiles.
+ * transport trouble per host, flows (stalled ones flagged) and probe latency percentiles — and last the apps and the
+ * native programs, a program's output in full (program-text.ts).
  */
 import type { RunResult } from '@rocelab/runtime';
+import { programSection } from './program-text.js';
 
 export function resultText(r: RunResult): string {
   const drops = Object.entries(r.droppedByReason)
@@ -18,7 +20,7 @@ export function resultText(r: RunResult): string {
     `conservation ${r.conservation ? 'holds' : 'FAILS'}, causality violations ${r.causalityViolations}`,
     `trace hash ${r.traceHash}`,
   ];
-  return [...lines, ...lostSection(r), ...pfcSection(r), ...hostSection(r), ...flowSection(r), ...probeSection(r), ...appSection(r), ''].join('\n');
+  return [...lines, ...lostSection(r), ...pfcSection(r), ...hostSection(r), ...flowSection(r), ...probeSection(r), ...appSection(r), ...programSection(r), ''].join('\n');
 }
 
 /** One line per node lost during the run: when, why, and when it came back. */

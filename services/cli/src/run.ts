@@ -7,7 +7,7 @@
  * before anything starts.
  */
 import { resolve } from 'node:path';
-import { exitCodeOf, failedAppsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { exitCodeOf, failedAppsText, failedProgramsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { declareAppRegions, InputFileError, loadTopologyFile, planMembers, readInputFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, DockerRunFailure, K8sRunError, K8sRunFailure } from '@rocelab/deploy';
 import { watchParent } from './parent-watch.js';
@@ -82,7 +82,7 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
   process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : resultText(result));
   const lost = unplannedLosses(result);
   if (lost.length > 0) process.stderr.write(`rocelab run: ${lost.map((n) => `${n.node} was lost at ${n.atNs / 1e6} ms (its process died${n.restartedAtNs === null ? '' : `; back at ${n.restartedAtNs / 1e6} ms`})`).join('; ')}: no fault asked for it, so the run exits 1\n`);
-  else if (result.conservation && result.causalityViolations === 0) process.stderr.write(failedAppsText('rocelab run', result));
+  else if (result.conservation && result.causalityViolations === 0) process.stderr.write(failedAppsText('rocelab run', result) + failedProgramsText('rocelab run', result));
   return exitCodeOf(result);
 }
 

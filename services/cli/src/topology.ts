@@ -2,7 +2,7 @@
  * `rocelab topology validate FILE`: the schema and the wiring rules, before anything starts.
  * `rocelab topology clos …`: a generated three-tier Clos as YAML on stdout.
  */
-import { ClosError, formatIpv4, generateClos, loadTopologyFile, type ClosOptions } from '@rocelab/topology';
+import { ClosError, formatIpv4, generateClos, loadTopologyFile, type ClosOptions, type ProgramSpec } from '@rocelab/topology';
 
 export function validateCommand(file: string): number {
   const pod = loadTopologyFile(file);
@@ -15,7 +15,19 @@ export function validateCommand(file: string): number {
     const nodes = pod.apps.filter((a) => a.module === module).map((a) => a.node);
     process.stdout.write(`app ${module} on ${nodes.join(', ')}: bundled and type-checked, not run (an app is code: only the commands that run the pod run it, in its sandbox)\n`);
   }
+  for (const p of pod.programs) process.stdout.write(`${programLine(p)}\n`);
   return 0;
+}
+
+/** A program as `topology validate` describes it: where it runs and what, expanded; not run. */
+export function programLine(p: ProgramSpec): string {
+  const env = Object.entries(p.env).map(([k, v]) => `${k}=${quoteArg(v)} `).join('');
+  return `program ${p.node}[${p.index}]: ${env}${p.argv.map(quoteArg).join(' ')} (in ${p.cwd}, timeout ${p.timeoutMs / 1000} s): not run (a program is code: only the commands that run the pod run it)`;
+}
+
+/** An argument as a shell would need it written, so the line can be pasted. */
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The options as a canonical command line, so the file records how to make it again. */

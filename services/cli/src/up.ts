@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { declareAppRegions, loadTopologyFile } from '@rocelab/topology';
-import { exitCodeOf, failedAppsText } from '@rocelab/runtime';
+import { exitCodeOf, failedAppsText, failedProgramsText } from '@rocelab/runtime';
 import { clearPodRecord, writePodRecord } from './pod-record.js';
 import { watchParent } from './parent-watch.js';
 import { startLocalPod, type LocalPod } from './pod-processes.js';
@@ -86,7 +86,7 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
       writeFileSync(options.faultLog, `${JSON.stringify({ pod: pod.name, seed: result.seed, virtualNs: result.virtualNs, traceHash: result.traceHash, faults: result.faults }, null, 2)}\n`);
       out.write(`fault log: ${options.faultLog} (replay: rocelab run ${file} --duration ${result.virtualNs}ns --seed ${result.seed} --faults ${options.faultLog})\n`);
     }
-    process.stderr.write(failedAppsText('rocelab up', result));
+    process.stderr.write(failedAppsText('rocelab up', result) + failedProgramsText('rocelab up', result));
     return exitCodeOf(result);
   } catch (err) {
     process.stderr.write(`rocelab up: ${err instanceof Error ? err.message : String(err)}\n`);
