@@ -11,6 +11,8 @@ import type { Frame } from '@rocelab/wire';
 import type { HostTraffic } from '@rocelab/workload';
 import { AppScheduler } from './app-scheduler.js';
 import { CpuQueue, HostCpu, type HostCpuConfig } from './host-cpu.js';
+import { STREAM_DEFAULTS } from './stream.js';
+import { HostStreams } from './streams.js';
 import { TcpStack, type TcpConnection } from './tcp-stack.js';
 import { Traffic, type HostResults, type PostTarget } from './traffic.js';
 
@@ -34,6 +36,8 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
   private readonly senders: readonly HostSender[];
   /** The CPU's pending operations (`host: {cpu}`); null: every verbs call takes effect at once. */
   readonly cpu: CpuQueue | null;
+  /** The byte streams of the host's native programs (their TCP to pod addresses, through the fabric). */
+  readonly streams: HostStreams;
 
   constructor(
     readonly ctx: NodeContext,
@@ -46,6 +50,20 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
     this.tcp = new TcpStack(ctx, config, this.nic, this.traffic, this.timers);
     // Its timer after every other: a pod without the model keeps its timer ids.
     this.cpu = config.cpu === undefined ? null : new CpuQueue(ctx, this.timers, new HostCpu(config.cpu, ctx.rng('cpu')));
+    // No timer until the first stream: its timer comes after every other, whenever that is.
+    this.streams = new HostStreams(ctx, {
+      ip: config.ip,
+      mac: config.mac,
+      gatewayMac: config.gatewayMac,
+      dscp: 0,
+      config: { ...STREAM_DEFAULTS, mssBytes: config.settings.tcp.mssBytes ?? ctx.ports[0]!.out.mtu },
+      timers: this.timers,
+      send: (frame) => {
+        this.nic.queueReply(frame);
+        this.nic.kick();
+      },
+    });
+    this.tcp.onStreamFrame = (nowPs, frame) => this.streams.onFrame(nowPs, frame);
     this.nic.setHostQueues(this.tcp.connections);
     this.senders = [...this.nic.senderQps, ...this.tcp.connections];
     if (config.rebooted !== true) this.traffic.start();
@@ -85,9 +103,9 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
     this.nic.onFault(nowPs, fault);
   }
 
-  /** Frames in the NIC's receive buffer, and TCP frames the stack has not processed yet. */
+  /** Frames in the NIC's receive buffer, TCP frames the stack has not processed yet, and SYNs held for a listener. */
   heldFrames(): number {
-    return this.nic.pfc.heldFrames + this.tcp.heldFrames;
+    return this.nic.pfc.heldFrames + this.tcp.heldFrames + this.streams.heldFrames;
   }
 
   heldFramesByPort(): readonly number[] {

@@ -72,6 +72,8 @@ export class TcpStack {
   private readonly stackTimer: number;
   /** Payload of every segment that reached the stack, in order or not, duplicates too. */
   receivedPayloadBytes = 0;
+  /** Where the host's streams' segments go past the receive latency (streams.ts); null: nowhere, they are misdelivered. */
+  onStreamFrame: ((nowPs: number, frame: Frame) => void) | null = null;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -138,7 +140,9 @@ export class TcpStack {
     const queue = this.incoming;
     while (this.incomingHead < queue.length && queue[this.incomingHead]!.atPs <= nowPs) {
       const { frame } = queue[this.incomingHead++]!;
-      if (frame.kind === FrameKind.tcpData) this.onSegment(frame);
+      // A stream's segment always has flags; the planned connections' frames never do.
+      if (frame.tcpFlags !== 0) this.onStreamSegment(nowPs, frame);
+      else if (frame.kind === FrameKind.tcpData) this.onSegment(frame);
       else this.onAck(nowPs, frame);
     }
     if (this.incomingHead === queue.length) {
@@ -148,6 +152,11 @@ export class TcpStack {
       this.ctx.setTimer(this.stackTimer, queue[this.incomingHead]!.atPs);
     }
     this.nic.kick();
+  }
+
+  private onStreamSegment(nowPs: number, frame: Frame): void {
+    if (this.onStreamFrame === null) return this.ctx.drop(frame, 'misdelivered', PORT);
+    this.onStreamFrame(nowPs, frame);
   }
 
   /** A segment reaches its connection's receiver: taken (in order or held) or a duplicate; every segment is ACKed, its CE echoed. */

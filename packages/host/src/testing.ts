@@ -1,6 +1,6 @@
 /** Test support: two hosts on one link, the real NICs and stacks in one engine. */
 import { DEFAULT_WIRE_MODEL, Engine } from '@rocelab/sim';
-import { testNodes } from '@rocelab/sim/testing';
+import { testNodes, type TestLink } from '@rocelab/sim/testing';
 import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
 import type { HostTraffic, MessagePost, Transport } from '@rocelab/workload';
 import { nicProfileSettings, type NicSettings, type QpEnd } from '@rocelab/rnic';
@@ -40,3 +40,22 @@ export function pair(sizeBytes: number, tweak: (s: NicSettings) => void = () => 
   return { engine, a, b, audit };
 }
 
+
+/** Two hosts on one link with no traffic (their streams are the test's), `link` impairing it. */
+export function idlePair(link: Omit<TestLink, 'a' | 'b'> = {}) {
+  const nodes = testNodes([{ a: 'a', b: 'b', ...link }]);
+  const engine = new Engine({ seed: 1, nodes, hosted: [0, 1], wire: DEFAULT_WIRE_MODEL });
+  const settings = (i: number) => nicProfileSettings('vendor', 'drill', { in: nodes[i]!.ports[0]!.out });
+  const host = (i: number, self: typeof A, peer: typeof A) => new Host(engine.context(i), { ip: self.ip, mac: self.mac, gatewayMac: peer.mac, requesters: [], responders: [], traffic: traffic([], []), settings: settings(i), wire: DEFAULT_WIRE_MODEL, dscpMap: DEFAULT_DSCP_MAP });
+  const a = host(0, A, B);
+  const b = host(1, B, A);
+  engine.attach(0, a);
+  engine.attach(1, b);
+  const audit = () => {
+    const stats = [0, 1].map((i) => engine.context(i).stats);
+    const sent = stats.reduce((n, s) => n + s.sent, 0);
+    const rest = stats.reduce((n, s) => n + s.delivered + s.droppedTotal(), 0) + engine.heldFrames(0) + engine.heldFrames(1);
+    return { sent, accounted: rest };
+  };
+  return { engine, a, b, audit, ips: { a: A.ip, b: B.ip } };
+}

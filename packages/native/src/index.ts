@@ -29,3 +29,4 @@ export function nativeBuilt(): boolean {
 export * from './binding.js';
 export * from './channel.js';
 export * as proto from './proto.js';
+export * as socketsProto from './sockets-proto.js';

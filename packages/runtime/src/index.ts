@@ -34,3 +34,4 @@ export * from './pod-token.js';
 export * from './http-limits.js';
 export * from './refusal-log.js';
 export * from './refusal-reporter.js';
+export * from './program-sockets.js';

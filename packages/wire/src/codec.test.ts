@@ -58,6 +58,20 @@ test('the RDMA fields of a memory-backed QP round-trip, bytes and 64-bit operand
   assert.equal(back.batch.frames[0]!.rdma!.operand.length, 0, 'an absent operand is empty');
 });
 
+test('a host stream\'s segment (issue 25) round-trips: its ports, flags and bytes', () => {
+  const batch = sampleBatch(2);
+  const data = new TextEncoder().encode('QPN 0x000102');
+  Object.assign(batch.frames[0]!, { kind: FrameKind.tcpData, opcode: 0, tcpSeq: 0xffff_fff0, tcpAck: 7, tcpDstPort: 18_515, tcpFlags: 0x18, payloadBytes: data.length, rdma: rdmaFields({ data }) });
+  Object.assign(batch.frames[1]!, { kind: FrameKind.tcpAck, tcpDstPort: 65_535, tcpFlags: 0x02 });
+  validateEnvelope({ type: 'batch', batch });
+  assert.deepStrictEqual(decodeEnvelope(encodeEnvelope({ type: 'batch', batch })), { type: 'batch', batch });
+  batch.frames[1]!.tcpDstPort = 65_536;
+  assert.throws(() => validateEnvelope({ type: 'batch', batch }), /Batch\.frames\[1\]\.tcpDstPort: expected a 16-bit value/);
+  batch.frames[1]!.tcpDstPort = 1;
+  batch.frames[1]!.rdma = rdmaFields({});
+  assert.throws(() => validateEnvelope({ type: 'batch', batch }), /Batch\.frames\[1\]\.rdma: expected RDMA fields on data and ACK frames and stream segments/);
+});
+
 test('RDMA fields that could not be on a real wire are refused with their path', () => {
   const batch = sampleBatch(1);
   batch.frames[0]!.rdma = rdmaFields({ data: new Uint8Array(3) });

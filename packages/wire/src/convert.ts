@@ -35,6 +35,8 @@ function toFrame(f: pb.Frame): Frame {
   frame.sackPsn = f.sackPsn;
   frame.tcpSeq = f.tcpSeq;
   frame.tcpAck = f.tcpAck;
+  frame.tcpDstPort = f.tcpDstPort;
+  frame.tcpFlags = f.tcpFlags;
   frame.dmaLength = f.dmaLength;
   frame.payloadBytes = f.payloadBytes;
   frame.pfcEnable = f.pfcEnable;

@@ -49,6 +49,9 @@ export const Opcode = {
   cnp: 0x81,
 } as const;
 
+/** TCP header flags (RFC 9293 §3.1), as a host stream's segment carries them in `tcpFlags`. */
+export const TcpFlag = { fin: 0x01, syn: 0x02, rst: 0x04, psh: 0x08, ack: 0x10, ece: 0x40 } as const;
+
 /** ECN codepoints of the IPv4 header (RFC 3168). */
 export const Ecn = { notEct: 0, ect1: 1, ect0: 2, ce: 3 } as const;
 
@@ -80,6 +83,14 @@ export interface Frame {
   /** TCP (kinds tcpData, tcpAck): the sequence number of the segment's first byte and the cumulative ACK, both 32 bits and wrapping. */
   tcpSeq: number;
   tcpAck: number;
+  /**
+   * A host stream's segment (issue 25, packages/host/src/streams.ts): its TCP destination port
+   * (the source port is `udpSrcPort`) and its TCP flags (`TcpFlag`), never 0 on such a segment,
+   * whose bytes are in `rdma.data`. Both 0 on the planned TCP connections' frames (port 5001,
+   * flags derived by the pcap encoder).
+   */
+  tcpDstPort: number;
+  tcpFlags: number;
   dmaLength: number;
   payloadBytes: number;
   pfcEnable: number;
@@ -153,6 +164,8 @@ export function newFrame(kind: FrameKind, fields?: Partial<Frame>): Frame {
     sackPsn: 0,
     tcpSeq: 0,
     tcpAck: 0,
+    tcpDstPort: 0,
+    tcpFlags: 0,
     dmaLength: 0,
     payloadBytes: 0,
     pfcEnable: 0,

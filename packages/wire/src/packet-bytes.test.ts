@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { frameBytes } from './bytes.js';
-import { FrameKind, Opcode, creditFrame, newFrame, pfcFrame, rdmaFields, u64Bytes, type Frame } from './frame.js';
+import { FrameKind, Opcode, TcpFlag, creditFrame, newFrame, pfcFrame, rdmaFields, u64Bytes, type Frame } from './frame.js';
 import { encodeFrame, roceIcrc } from './packet-bytes.js';
 
 const hex = (text: string): Uint8Array => Uint8Array.from(Buffer.from(text.replace(/\s+/g, ''), 'hex'));
@@ -252,6 +252,23 @@ test('a TCP segment and a TCP ACK encode as IPv4/TCP with their ports, numbers, 
   const pureAck = encodeFrame(newFrame(FrameKind.tcpAck, { ...fields, ecn: 0, becn: true }));
   assert.equal(pureAck.length, 14 + 20 + 32, 'no payload, no padding: 66 bytes is above the 60-byte minimum');
   assert.equal(new DataView(pureAck.buffer).getUint8(tcp + 13), 0x50, 'ACK and ECE');
+});
+
+test('a host stream\'s segment (issue 25) writes its own destination port, flags and bytes, with a checksum over them that verifies (odd length too)', () => {
+  const text = new TextEncoder().encode('hello');
+  const frame = newFrame(FrameKind.tcpData, { srcIp: 0x0a_01_01_01, dstIp: 0x0a_02_01_01, udpSrcPort: 32_768, tcpDstPort: 18_515, tcpFlags: TcpFlag.ack | TcpFlag.psh, tcpSeq: 1, tcpAck: 1, payloadBytes: text.length, rdma: rdmaFields({ data: text }) });
+  const segment = encodeFrame(frame);
+  const view = new DataView(segment.buffer);
+  const tcp = 34;
+  assert.deepEqual([view.getUint16(tcp), view.getUint16(tcp + 2), view.getUint8(tcp + 13)], [32_768, 18_515, 0x18]);
+  assert.equal(new TextDecoder().decode(segment.subarray(tcp + 32, tcp + 37)), 'hello');
+  let sum = 0x0a01 + 0x0101 + 0x0a02 + 0x0101 + 6 + 32 + 5;
+  for (let at = tcp; at < tcp + 37; at += 2) sum += at + 1 < tcp + 37 ? view.getUint16(at) : view.getUint8(at) << 8;
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  assert.equal(sum, 0xffff);
+  const syn = encodeFrame(newFrame(FrameKind.tcpAck, { udpSrcPort: 32_768, tcpDstPort: 18_515, tcpFlags: TcpFlag.syn }));
+  assert.equal(new DataView(syn.buffer).getUint8(tcp + 13), 0x02, 'SYN alone');
+  assert.throws(() => encodeFrame(newFrame(FrameKind.tcpAck, { tcpFlags: 256 })), /frame\.tcpFlags: expected an 8-bit value/);
 });
 
 test('a credit update is written as a minimum frame: the PFC address, EtherType 0x88B5, then per lane the IBA flow control packet\'s VL and FCCL', () => {

@@ -178,31 +178,39 @@ function ipv4Packet(frame: Frame, ipBytes: number, protocol: number): { bytes: U
 /**
  * A TCP segment or pure ACK (issue 14): source port the connection's entropy, destination port
  * 5001, ACK (and PSH with data), ECE for DCTCP's echo, a 64 KiB window, the timestamps option
- * zeroed, zero payload bytes, and a correct checksum over the pseudo-header.
+ * zeroed, zero payload bytes, and a correct checksum over the pseudo-header. A host stream's
+ * segment (`tcpFlags` set, issue 25) writes its own destination port, flags and bytes instead.
  */
 function encodeTcp(frame: Frame): Uint8Array {
   for (const [field, bits] of Object.entries(TCP_FIELD_BITS)) {
     const value = frame[field as keyof typeof TCP_FIELD_BITS];
     if (!isUint(value, 2 ** bits - 1)) refuse(field, bitsExpected(bits), value);
   }
+  if (!isUint(frame.tcpDstPort, 0xffff)) refuse('tcpDstPort', bitsExpected(16), frame.tcpDstPort);
+  if (!isUint(frame.tcpFlags, 0xff)) refuse('tcpFlags', bitsExpected(8), frame.tcpFlags);
+  const stream = frame.tcpFlags !== 0;
   const payloadBytes = frame.kind === FrameKind.tcpData ? frame.payloadBytes : 0;
   const ipBytes = IPV4_BYTES + TCP_BYTES + payloadBytes;
   if (ipBytes > 0xffff) refuse('payloadBytes', `at most ${0xffff - IPV4_BYTES - TCP_BYTES} (an IPv4 packet has at most 65535 bytes)`, payloadBytes);
   const { bytes, view } = ipv4Packet(frame, ipBytes, IP_PROTOCOL_TCP);
   const tcp = ETHERNET_BYTES + IPV4_BYTES;
   view.setUint16(tcp, frame.udpSrcPort);
-  view.setUint16(tcp + 2, TCP_DST_PORT);
+  view.setUint16(tcp + 2, stream ? frame.tcpDstPort : TCP_DST_PORT);
   view.setUint32(tcp + 4, frame.tcpSeq);
   view.setUint32(tcp + 8, frame.tcpAck);
   view.setUint8(tcp + 12, (TCP_BYTES / 4) << 4);
-  view.setUint8(tcp + 13, TCP_ACK | (payloadBytes > 0 ? TCP_PSH : 0) | (frame.becn ? TCP_ECE : 0));
+  view.setUint8(tcp + 13, stream ? frame.tcpFlags : TCP_ACK | (payloadBytes > 0 ? TCP_PSH : 0) | (frame.becn ? TCP_ECE : 0));
   view.setUint16(tcp + 14, 0xffff);
   view.setUint8(tcp + 20, 1); // NOP, NOP, timestamps (kind 8, length 10)
   view.setUint8(tcp + 21, 1);
   view.setUint8(tcp + 22, 8);
   view.setUint8(tcp + 23, 10);
+  const data = stream ? frame.rdma?.data : undefined;
+  if (data !== undefined && data.length > 0) bytes.set(data.subarray(0, payloadBytes), tcp + TCP_BYTES);
   let sum = (frame.srcIp >>> 16) + (frame.srcIp & 0xffff) + (frame.dstIp >>> 16) + (frame.dstIp & 0xffff) + IP_PROTOCOL_TCP + TCP_BYTES + payloadBytes;
-  for (let at = tcp; at < tcp + TCP_BYTES; at += 2) sum += view.getUint16(at); // the payload is zeros
+  // Over the header and the payload (zeros but for a stream's bytes; an odd last byte is padded with a zero, RFC 9293 §3.1).
+  const end = tcp + TCP_BYTES + (data === undefined ? 0 : payloadBytes);
+  for (let at = tcp; at < end; at += 2) sum += at + 1 < end ? view.getUint16(at) : view.getUint8(at) << 8;
   while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
   view.setUint16(tcp + 16, ~sum & 0xffff);
   return bytes;

@@ -40,6 +40,8 @@ export function checkFrame(f: Frame, i: number): void {
   if (!isUint(f.sackPsn, MAX24)) bad(i, 'sackPsn', 24, f.sackPsn);
   if (!isUint(f.tcpSeq, MAX32)) bad(i, 'tcpSeq', 32, f.tcpSeq);
   if (!isUint(f.tcpAck, MAX32)) bad(i, 'tcpAck', 32, f.tcpAck);
+  if (!isUint(f.tcpDstPort, MAX16)) bad(i, 'tcpDstPort', 16, f.tcpDstPort);
+  if (!isUint(f.tcpFlags, MAX8)) bad(i, 'tcpFlags', 8, f.tcpFlags);
   if (!isUint(f.dmaLength, MAX32)) bad(i, 'dmaLength', 32, f.dmaLength);
   if (!isUint(f.payloadBytes, MAX32)) bad(i, 'payloadBytes', 32, f.payloadBytes);
   if (!isUint(f.pfcEnable, MAX8)) bad(i, 'pfcEnable', 8, f.pfcEnable);
@@ -66,7 +68,9 @@ export function checkFrame(f: Frame, i: number): void {
 function checkRdma(f: Frame, i: number): void {
   const r = f.rdma!;
   const at = `Batch.frames[${i}].rdma`;
-  if (f.kind !== FrameKind.data && f.kind !== FrameKind.ack) invalid(at, 'RDMA fields on data and ACK frames only', `kind ${f.kind}`);
+  // A host stream's segment carries its bytes in rdma.data too (issue 25).
+  const stream = f.kind === FrameKind.tcpData && f.tcpFlags !== 0;
+  if (f.kind !== FrameKind.data && f.kind !== FrameKind.ack && !stream) invalid(at, 'RDMA fields on data and ACK frames and stream segments (TCP segments with flags) only', `kind ${f.kind}`);
   if (!Number.isSafeInteger(r.va) || r.va < 0) invalid(`${at}.va`, 'an address below 2^53', r.va);
   if (!isUint(r.rkey, MAX32)) invalid(`${at}.rkey`, bitsExpected(32), r.rkey);
   if (!isUint(r.immediate, MAX32)) invalid(`${at}.immediate`, bitsExpected(32), r.immediate);
