@@ -210,6 +210,10 @@ int rocelab_call(uint32_t type, const void *req, size_t req_len, int fd_out, voi
 	if (rep_len != NULL) *rep_len = 0;
 	if (chan < 0) return ENODEV;
 	if (req_len > RL_MAX_MESSAGE - sizeof(struct rl_hdr)) return EMSGSIZE;
+	/* The spin detector first (it leaves counting mode, unprotecting the pages a request may name),
+	 * then the clocks' count of reads with nothing else between. */
+	rocelab_spin_note_call();
+	rocelab_note_call();
 	pthread_mutex_lock(&lock);
 	int err = call_locked(type, req, req_len, fd_out, rep, rep_cap, rep_len);
 	pthread_mutex_unlock(&lock);

@@ -182,6 +182,9 @@ static sigaction_fn resolve_sigaction(void)
 
 EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	/* One interposed sigaction for the core: SIGILL is the TSC's (tsc.c), the rest the detector's. */
+	if (sig == SIGILL)
+		return rocelab_tsc_sigaction(sig, act, old);
 	sigaction_fn real = resolve_sigaction();
 	int slot = slot_of(sig);
 	if (slot < 0)
@@ -235,21 +238,21 @@ static sighandler_t pass_signal(const char *name, int sig, sighandler_t handler)
 
 EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	if (slot_of(sig) < 0 || !__atomic_load_n(&installed, __ATOMIC_ACQUIRE))
+	if (!rocelab_tsc_keeps(sig) && (slot_of(sig) < 0 || !__atomic_load_n(&installed, __ATOMIC_ACQUIRE)))
 		return pass_signal("signal", sig, handler);
 	return set_handler(sig, handler, SA_RESTART, true);
 }
 
 EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
 {
-	if (slot_of(sig) < 0 || !__atomic_load_n(&installed, __ATOMIC_ACQUIRE))
+	if (!rocelab_tsc_keeps(sig) && (slot_of(sig) < 0 || !__atomic_load_n(&installed, __ATOMIC_ACQUIRE)))
 		return pass_signal("bsd_signal", sig, handler);
 	return set_handler(sig, handler, SA_RESTART, true);
 }
 
 EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
 {
-	if (slot_of(sig) < 0 || !__atomic_load_n(&installed, __ATOMIC_ACQUIRE))
+	if (!rocelab_tsc_keeps(sig) && (slot_of(sig) < 0 || !__atomic_load_n(&installed, __ATOMIC_ACQUIRE)))
 		return pass_signal("sysv_signal", sig, handler);
 	return set_handler(sig, handler, SA_RESETHAND | SA_NODEFER, false);
 }

@@ -569,14 +569,16 @@ __attribute__((constructor(ROCELAB_TSC_CTOR_PRIORITY))) static void tsc_init(voi
 	rescan();
 }
 
-static int kept(int sig)
+/* Whether rocelab keeps SIGILL's handler (the program's stays behind it). spin.c owns the one
+ * interposed sigaction/signal and hands SIGILL here. */
+int rocelab_tsc_keeps(int sig)
 {
 	return sig == SIGILL && atomic_load(&active);
 }
 
-int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+int rocelab_tsc_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	if (!kept(sig)) return real_sigaction()(sig, act, old);
+	if (!rocelab_tsc_keeps(sig)) return real_sigaction()(sig, act, old);
 	pthread_mutex_lock(&sigill_lock);
 	if (old != NULL) *old = program_sigill;
 	if (act != NULL) program_sigill = *act;
@@ -584,16 +586,6 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	static atomic_int told;
 	if (act != NULL && !atomic_exchange(&told, 1)) rocelab_log("tsc: the program's SIGILL handler is kept behind rocelab's (which emulates rdtsc) and called for every other SIGILL");
 	return 0;
-}
-
-sighandler_t signal(int sig, sighandler_t handler)
-{
-	if (!kept(sig)) return NEXT(sighandler_t (*)(int, sighandler_t), "signal")(sig, handler);
-	struct sigaction act = {.sa_handler = handler, .sa_flags = SA_RESTART}, old;
-	sigemptyset(&act.sa_mask);
-	sigaction(sig, &act, &old);
-	/* sa_handler and sa_sigaction share their storage: this is whichever was set. */
-	return old.sa_handler;
 }
 
 /* A SIGILL raised while blocked kills the program whatever its handler: never let it be blocked. */

@@ -69,6 +69,12 @@ void rocelab_note_call(void);
  * syscall on them fails with EFAULT). The detector ignores it for the wait it makes itself. */
 void rocelab_spin_note_call(void);
 
+/* SIGILL belongs to tsc.c (it answers the rewritten rdtsc): spin.c's interposed sigaction and
+ * signal hand it there. */
+struct sigaction;
+int rocelab_tsc_keeps(int sig);
+int rocelab_tsc_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
 /* Accesses to registered memory the spin detector has single-stepped (its counting mode's work):
  * for tests and the program's report. */
 uint64_t rocelab_spin_steps(void);
