@@ -27,7 +27,7 @@ export interface NativeBinding {
   close(fd: number): void;
 }
 
-/** Where `npm run build` puts the binding (a function: index.ts re-exports this module, so NATIVE_DIST is not read while modules load). */
+/** Where `npm run build` puts the binding (a function: index.ts re-exports this module, so nativeDist() is not read while modules load). */
 export function bindingPath(): string {
   return join(nativeDist(), 'rocelab_native.node');
 }

@@ -13,9 +13,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { NATIVE_DIST } from './index.js';
+import { nativeDist } from './index.js';
 
-const C = join(NATIVE_DIST, '..', 'c');
+const C = join(nativeDist(), '..', 'c');
 const CFLAGS = ['-O2', '-g', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter', '-fPIC', '-D_GNU_SOURCE', '-std=gnu11', `-I${join(C, 'include')}`];
 const IB_WRITE_LAT = '/usr/bin/ib_write_lat';
 

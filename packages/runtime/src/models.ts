@@ -15,6 +15,7 @@ import { hostTraffic } from '@rocelab/workload';
 import { hostNames, linkRateOf } from './qp-plan.js';
 import { leakEveryNth } from './debug.js';
 import { AppHost } from './app-host.js';
+import { ProgramHost } from './program-host.js';
 import { idealFctOf } from './ideal-paths.js';
 import type { PodContext } from './pod-context.js';
 import type { PodEngine, PodModel } from './pod-model.js';
@@ -50,8 +51,10 @@ export function createModel(engine: PodEngine, pc: PodContext, index: number, op
     const cpu = hostCpuOf(pod, node);
     // A host that booted again runs no app: its memory and its QPs are gone.
     const app = options.rebooted ? undefined : pod.apps.find((a) => a.node === node.name);
-    const memory = app === undefined ? undefined : new MemoryRegions();
-    const host = new Host<AppHost>(ctx, {
+    // A host that booted again runs no program either: they died with it.
+    const programs = options.rebooted ? [] : pod.programs.filter((p) => p.node === node.name);
+    const memory = app === undefined && programs.length === 0 ? undefined : new MemoryRegions();
+    const host = new Host<AppHost | ProgramHost>(ctx, {
       ip: node.ip,
       mac: node.mac,
       gatewayMac: peerMac(0),
@@ -70,8 +73,9 @@ export function createModel(engine: PodEngine, pc: PodContext, index: number, op
       const machine = pc.appMachines.get(node.name);
       if (machine === undefined) throw new Error(`${node.name}: its app's machine was not prepared (prepareApps before the engine is built; a bug)`);
       pc.appMachines.delete(node.name);
-      host.attachApp(new AppHost(ctx, host, app, pc.appRegions, memory!, qps, pod, machine));
+      host.attachApp(new AppHost(ctx, host as Host<AppHost>, app, pc.appRegions, memory!, qps, pod, machine));
     }
+    if (programs.length > 0) host.attachApp(new ProgramHost(ctx, host as Host<ProgramHost>, programs, memory!, pod));
     return host;
   }
   // The topology loader already checked these settings; a problem here is a bug.

@@ -3,6 +3,7 @@
  * from the engine at scrape time. The endpoints start before the engine exists (their URLs go
  * to the controller in Hello); until then they answer 503.
  */
+import { AppHost } from './app-host.js';
 import type { Host } from '@rocelab/host';
 import type { Switch } from '@rocelab/switch';
 import { createNodeRegistry, serveMetrics, syncAppMetrics, type MetricsEndpoint, type NicMetricsSource, type NodeMetricsSource, type SwitchMetricsSource } from '@rocelab/telemetry';
@@ -42,7 +43,8 @@ export class NodeMetrics {
       registry = createNodeRegistry({ node: this.pod.nodes[index]!.name, role: this.pod.nodes[index]!.role, version: VERSION }, sourceOf(engine, index, this.windows));
       this.registries.set(index, { registry, model });
     }
-    const app = model?.kind === 'host' ? model.app.attached : null;
+    const attached = model?.kind === 'host' ? model.app.attached : null;
+    const app = attached instanceof AppHost ? attached : null;
     if (app !== null) syncAppMetrics(registry, app.spec.module, app.metrics);
     return registry;
   }

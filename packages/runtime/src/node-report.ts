@@ -9,10 +9,13 @@ import type { HostReport, NodeReport, PortReport, ProgramReport } from '@rocelab
 import type { PodSpec } from '@rocelab/topology';
 import { PFC_PRIORITIES } from '@rocelab/wire';
 import type { PodEngine } from './pod-model.js';
+import { AppHost } from './app-host.js';
+import { ProgramHost } from './program-host.js';
 
 const PRIORITIES = Array.from({ length: PFC_PRIORITIES }, (_, p) => p);
 
-export function nodeReport(engine: PodEngine, index: number, role: string): NodeReport {
+/** `final`: the run's end (programs still waiting are stopped then); a lease's report leaves them be. */
+export function nodeReport(engine: PodEngine, index: number, role: string, final = true): NodeReport {
   const ctx = engine.context(index);
   const model = engine.model(index);
   const now = engine.horizonPs;
@@ -52,9 +55,10 @@ export function nodeReport(engine: PodEngine, index: number, role: string): Node
       ...(tx.credit === null ? {} : { credit: { waitPs: PRIORITIES.map((p) => tx.credit!.waitPs(p, now)), updatesSent: tx.credit.updatesSent, updatesReceived: tx.credit.updatesReceived } }),
     };
   });
-  const app = host?.app.attached ?? null;
+  const attached = host?.app.attached ?? null;
+  const app = attached instanceof AppHost ? attached : null;
   const tagger = sw?.tagger ?? null;
-  const programs = host === null ? [] : programReports(host);
+  const programs = host === null ? [] : programReports(host, final);
   return {
     node: ctx.name,
     role,
@@ -72,8 +76,11 @@ export function nodeReport(engine: PodEngine, index: number, role: string): Node
  * node's report (`NodeReport.programs`, checked by payload-schemas.ts) and are gathered into the
  * run result's `programs` by `assembleResult`. None until a host runs programs.
  */
-function programReports(_host: Host): ProgramReport[] {
-  return [];
+function programReports(host: Host<AppHost | ProgramHost>, final: boolean): ProgramReport[] {
+  const programs = host.app.attached;
+  if (!(programs instanceof ProgramHost)) return [];
+  if (final) programs.stopAll();
+  return programs.outcomes();
 }
 
 function hostReport(host: Host): HostReport {

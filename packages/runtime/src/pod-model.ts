@@ -7,7 +7,8 @@ import type { Host } from '@rocelab/host';
 import type { Engine, OpaqueModel } from '@rocelab/sim';
 import type { Switch } from '@rocelab/switch';
 import type { AppHost } from './app-host.js';
+import type { ProgramHost } from './program-host.js';
 
-export type PodModel = Host<AppHost> | Switch | OpaqueModel;
+export type PodModel = Host<AppHost | ProgramHost> | Switch | OpaqueModel;
 
 export type PodEngine = Engine<PodModel>;

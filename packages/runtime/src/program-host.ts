@@ -19,38 +19,13 @@ import type { AppEvents, AppReceive, Completion, HostPeer, MemoryRegions, QpOver
 import { ROCE_DSCP } from '@rocelab/wire';
 import type { Host } from '@rocelab/host';
 import type { NodeContext } from '@rocelab/sim';
-import type { PodSpec } from '@rocelab/topology';
+import type { PodSpec, ProgramSpec } from '@rocelab/topology';
+import { PROGRAM_LOG_MAX_LINES, outputTail, type ProgramReport } from '@rocelab/results';
 import { ProgramChannel, binding, proto, type Request } from '@rocelab/native';
 import { hostNames } from './qp-plan.js';
+import { ProgramSockets } from './program-sockets.js';
 
-/** What the topology says a program is (resolved: `{h2}` expanded, paths absolute). */
-export interface NativeProgramSpec {
-  node: string;
-  index: number;
-  argv: string[];
-  env: Record<string, string>;
-  cwd: string;
-  /** Wall-clock limit on one stretch of a program's own computing (a failure, never an outcome). */
-  timeoutMs: number;
-}
-
-export type ProgramStatus = 'running' | 'exited' | 'killed' | 'failed';
-
-export interface NativeProgramOutcome {
-  node: string;
-  index: number;
-  argv: string[];
-  status: ProgramStatus;
-  exitCode: number | null;
-  signal: string | null;
-  startedPs: number;
-  exitedPs: number | null;
-  stdout: string;
-  stderr: string;
-  log: string[];
-  unsupported: Record<string, number>;
-  error: string | null;
-}
+type ProgramStatus = ProgramReport['status'];
 
 // ---- the channel's messages (packages/native/c/include/rocelab_proto.h) -----------------------
 
@@ -89,13 +64,14 @@ const WC_STATUS: Record<Completion['status'], number> = { success: 0, flushed: 5
 const WC_WITH_IMM = 2;
 const SEND_SIGNALED = 2;
 const QPS = { reset: 0, init: 1, rtr: 2, rts: 3, sqd: 4, sqe: 5, err: 6 } as const;
+/** enum ibv_qp_attr_mask (verbs.h). */
 const QP_STATE = 1 << 0;
-const QP_ACCESS = 1 << 3;
+const QP_AV = 1 << 7;
 const QP_PATH_MTU = 1 << 8;
-const QP_RETRY_CNT = 1 << 11;
-const QP_RNR_RETRY = 1 << 12;
-const QP_RQ_PSN = 1 << 13;
-const QP_MAX_QP_RD_ATOMIC = 1 << 14;
+const QP_RETRY_CNT = 1 << 10;
+const QP_RNR_RETRY = 1 << 11;
+const QP_RQ_PSN = 1 << 12;
+const QP_MAX_QP_RD_ATOMIC = 1 << 13;
 const QP_SQ_PSN = 1 << 16;
 const QP_DEST_QPN = 1 << 20;
 const ACCESS_REMOTE_WRITE = 2;
@@ -113,7 +89,6 @@ const MAX_HOSTS = 1 << 13;
 /** The TSC's virtual frequency: what /proc/cpuinfo says under rocelab (so perftest's figures are the same everywhere). */
 export const TSC_KHZ = 2_000_000;
 
-const LOG_LINES = 100;
 
 interface Mr {
   handle: number;
@@ -168,12 +143,14 @@ interface Waiter {
   type: number;
   ready(): boolean;
   answer(): Answer;
+  /** A poll with a timeout: ready at this virtual instant at the latest. */
+  deadlinePs?: number;
 }
 
 interface Program {
-  spec: NativeProgramSpec;
+  spec: ProgramSpec;
   channel: ProgramChannel;
-  outcome: NativeProgramOutcome;
+  outcome: ProgramReport;
   mrs: Map<number, Mr>;
   cqs: Map<number, Cq>;
   channels: Map<number, number[]>;
@@ -194,24 +171,33 @@ export class ProgramHost implements AppEvents {
   private readonly byResponderQpn = new Map<number, { program: Program; qp: Qp }>();
   private readonly pending = new Map<number, PendingWr>();
   private nextQp = 1;
+  private readonly sockets: ProgramSockets;
 
   constructor(
     private readonly ctx: NodeContext,
     private readonly host: Host<ProgramHost>,
-    specs: readonly NativeProgramSpec[],
+    specs: readonly ProgramSpec[],
     private readonly memory: MemoryRegions,
     pod: PodSpec,
   ) {
     this.hostIndex = hostNames(pod).indexOf(ctx.name);
     if (this.hostIndex < 0 || this.hostIndex >= MAX_HOSTS) throw new Error(`${ctx.name}: native programs run on the first ${MAX_HOSTS} hosts of a pod`);
     for (const n of pod.nodes) if (n.role === 'host') this.peersByIp.set(n.ip, { name: n.name, ip: n.ip, mac: n.mac });
+    const me = [...this.peersByIp.values()].find((h) => h.name === ctx.name)!;
+    // Socket news (a connection, bytes, a close) reach a waiting program at the same instant, through the app's timer.
+    this.sockets = new ProgramSockets({ streams: host.streams, ip: me.ip, isPodAddress: (ip) => this.peersByIp.has(ip), nowPs: () => ctx.nowPs }, (id) => {
+      const p = this.programs[id];
+      if (p === undefined) return;
+      p.seen++;
+      this.host.app.wakeAt(this.ctx.nowPs);
+    });
     for (const spec of specs) this.programs.push(this.start(spec));
     host.app.wakeAt(ctx.nowPs);
   }
 
   /** Every program's outcome as of now (a running one's output so far). */
-  outcomes(): NativeProgramOutcome[] {
-    return this.programs.map((p) => ({ ...p.outcome, stdout: p.channel.stdout(), stderr: p.channel.stderr(), log: [...p.outcome.log], unsupported: { ...p.outcome.unsupported } }));
+  outcomes(): ProgramReport[] {
+    return this.programs.map((p) => ({ ...p.outcome, stdout: outputTail(p.channel.stdout()), stderr: outputTail(p.channel.stderr()), log: [...p.outcome.log], unsupported: { ...p.outcome.unsupported } }));
   }
 
   /** The run ended: programs still waiting are stopped (their status says so). */
@@ -219,7 +205,8 @@ export class ProgramHost implements AppEvents {
     for (const p of this.programs) {
       if (p.done) continue;
       p.channel.kill();
-      this.finish(p, 'killed', `still ${p.waiter === null ? 'running' : 'waiting'} when the run ended at ${(this.ctx.nowPs / 1e6).toFixed(3)} us`);
+      this.finish(p, 'running', null);
+      this.log(p, `still ${p.waiter === null ? 'running' : 'waiting'} when the run ended: stopped`);
     }
   }
 
@@ -269,9 +256,9 @@ export class ProgramHost implements AppEvents {
 
   // --- serving one program until it waits -------------------------------------------------------
 
-  private start(spec: NativeProgramSpec): Program {
+  private start(spec: ProgramSpec): Program {
     const channel = new ProgramChannel({ argv: spec.argv, env: spec.env, cwd: spec.cwd });
-    const outcome: NativeProgramOutcome = { node: spec.node, index: spec.index, argv: spec.argv, status: 'running', exitCode: null, signal: null, startedPs: this.ctx.nowPs, exitedPs: null, stdout: '', stderr: '', log: [], unsupported: {}, error: null };
+    const outcome: ProgramReport = { node: spec.node, index: spec.index, argv: spec.argv, status: 'running', exitCode: null, signal: null, startedPs: this.ctx.nowPs, exitedPs: null, stdout: '', stderr: '', log: [], unsupported: {}, error: null };
     return { spec, channel, outcome, mrs: new Map(), cqs: new Map(), channels: new Map(), qps: new Map(), nextHandle: 1, seen: 0, waiter: null, sleepUntilPs: null, done: false };
   }
 
@@ -306,27 +293,39 @@ export class ProgramHost implements AppEvents {
   private finish(p: Program, status: ProgramStatus, error: string | null): void {
     p.done = true;
     p.waiter = null;
+    p.sleepUntilPs = null;
+    this.sockets.closeAll(this.programs.indexOf(p));
     p.outcome.status = status;
     p.outcome.exitedPs = this.ctx.nowPs;
     p.outcome.error = error;
     if (error !== null) this.log(p, `error: ${error}`);
     const exit = p.channel.exitStatus();
-    if (exit !== null) {
-      p.outcome.exitCode = exit.code;
+    if (status !== 'exited' || exit === null) return;
+    if (exit.error !== null) {
+      p.outcome.status = 'failed';
+      p.outcome.error = exit.error;
+      this.log(p, `error: ${exit.error}`);
+    } else if (exit.signal !== null) {
+      p.outcome.status = 'killed';
       p.outcome.signal = exit.signal;
-      if (status === 'exited' && exit.signal !== null) p.outcome.status = 'failed';
+    } else {
+      p.outcome.exitCode = exit.code;
     }
   }
 
   private armSleep(): void {
     let next: number | null = null;
-    for (const p of this.programs) if (!p.done && p.sleepUntilPs !== null) next = next === null ? p.sleepUntilPs : Math.min(next, p.sleepUntilPs);
+    for (const p of this.programs) {
+      if (p.done) continue;
+      const at = p.sleepUntilPs ?? p.waiter?.deadlinePs ?? null;
+      if (at !== null) next = next === null ? at : Math.min(next, at);
+    }
     this.host.app.wakeAt(next);
   }
 
   private log(p: Program, line: string): void {
     p.outcome.log.push(`${(this.ctx.nowPs / 1e6).toFixed(3)} us ${line}`);
-    if (p.outcome.log.length > LOG_LINES) p.outcome.log.shift();
+    if (p.outcome.log.length > PROGRAM_LOG_MAX_LINES) p.outcome.log.shift();
   }
 
   /** A completion into `cq`, and the event on its channel if it was armed. */
@@ -426,9 +425,16 @@ export class ProgramHost implements AppEvents {
         const seen = p.seen;
         return { type: T.waitAny, ready: () => p.seen !== seen, answer: () => ({ err: 0 }) };
       }
-      default:
+      default: {
+        if (req.type >= 50 && req.type < 70) {
+          const out = this.sockets.handle(this.programs.indexOf(p), req.type, req.body);
+          if (!('wait' in out)) return out;
+          const w = out.wait;
+          return { type: req.type, ready: () => w.ready() || (w.deadlinePs !== undefined && this.ctx.nowPs >= w.deadlinePs), answer: () => w.answer(), ...(w.deadlinePs === undefined ? {} : { deadlinePs: w.deadlinePs }) };
+        }
         this.log(p, `request type ${req.type} is not known to this host (a newer device library?)`);
         return { err: E.EOPNOTSUPP };
+      }
     }
   }
 
@@ -511,7 +517,7 @@ export class ProgramHost implements AppEvents {
     if (mask & QP_DEST_QPN) qp.destQpn = f(16);
     if (mask & QP_RQ_PSN) qp.rqPsn = f(20) & 0xff_ffff;
     if (mask & QP_SQ_PSN) qp.sqPsn = f(24) & 0xff_ffff;
-    if (mask & (1 << 7)) {
+    if (mask & QP_AV) {
       qp.destIp = f(32);
       // The traffic class's DSCP, when the program set one (perftest's --tclass); RoCE's otherwise.
       const tclass = f(40);
@@ -520,7 +526,6 @@ export class ProgramHost implements AppEvents {
     if (mask & QP_MAX_QP_RD_ATOMIC) qp.maxRdAtomic = f(44);
     if (mask & QP_RETRY_CNT) qp.retryCnt = f(60);
     if (mask & QP_RNR_RETRY) qp.rnrRetry = f(64);
-    void QP_ACCESS;
     if (!(mask & QP_STATE)) return { err: 0 };
     const to = f(8);
     if (to === QPS.rtr && !qp.receiving) {

@@ -163,7 +163,7 @@ export function nodeFinal(engine: PodEngine, index: number, role: string, memory
     pssBytes: memory.pssBytes,
     // A lease report leaves them out: a host's messages and probes are large and only the end's count.
     results: options.results ? resultsOverLives(engine, index) : null,
-    report: nodeReport(engine, index, role),
+    report: nodeReport(engine, index, role, options.results),
   };
 }
 

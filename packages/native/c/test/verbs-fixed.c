@@ -21,11 +21,16 @@
 #define BUF_SIZE 8192
 #define FIRST_RKEY 0x15a
 
+/* Microseconds since the program started (gettimeofday is virtual under rocelab). */
 static double now_us(void)
 {
+	static double start = -1;
 	struct timeval tv;
 	gettimeofday(&tv, NULL);
-	return (double)(tv.tv_sec % 1000) * 1e6 + (double)tv.tv_usec;
+	double t = (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+	if (start < 0)
+		start = t;
+	return t - start;
 }
 
 static void die(const char *what)
@@ -80,6 +85,7 @@ int main(int argc, char **argv)
 	struct ibv_qp *qp = ibv_create_qp(pd, &init);
 	if (!qp)
 		die("ibv_create_qp");
+	now_us();
 	printf("%s: qpn 0x%x rkey 0x%x buffer %p\n", argv[1], qp->qp_num, mr->rkey, (void *)buf);
 
 	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1, .qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ};
@@ -87,7 +93,7 @@ int main(int argc, char **argv)
 		die("INIT");
 	struct ibv_sge rsge = {.addr = (uintptr_t)buf + 4096, .length = 256, .lkey = mr->lkey};
 	struct ibv_recv_wr rwr = {.wr_id = 7, .sg_list = &rsge, .num_sge = 1}, *bad_r;
-	if (ibv_post_recv(qp, &rwr, &bad_r))
+	if (ibv_post_recv(qp, &rwr, &bad_r) || ibv_post_recv(qp, &rwr, &bad_r))
 		die("ibv_post_recv");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
@@ -131,6 +137,9 @@ int main(int argc, char **argv)
 			die("ibv_post_send SEND");
 		wc = wait_one(cq);
 		printf("server: %.3f us: SEND completed\n", now_us());
+		/* The client READs our reply back: keep the memory registered until it says goodbye. */
+		wc = wait_one(cq);
+		printf("server: %.3f us: goodbye, immediate 0x%x\n", now_us(), ntohl(wc.imm_data));
 	} else {
 		double t0 = now_us();
 		strcpy(buf, "hello from the client");
@@ -158,6 +167,14 @@ int main(int argc, char **argv)
 			die("ibv_post_send READ");
 		wc = wait_one(cq);
 		printf("client: %.3f us: READ %u bytes: \"%s\"\n", now_us(), wc.byte_len, buf + 2048);
+		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr.imm_data = htonl(0xb7e);
+		sge.length = 0;
+		wr.num_sge = 0;
+		if (ibv_post_send(qp, &wr, &bad))
+			die("ibv_post_send goodbye");
+		wc = wait_one(cq);
+		printf("client: %.3f us: goodbye sent\n", now_us());
 	}
 	ibv_destroy_qp(qp);
 	ibv_dereg_mr(mr);
