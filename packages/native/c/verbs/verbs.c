@@ -200,18 +200,25 @@ static int rl_query_device_ex(struct ibv_context *ctx, const struct ibv_query_de
 	return 0;
 }
 
-/* A port's width and speed codes for the host link's rate (IBTA: 4X = 2; EDR 25 Gb/s per lane = 32, HDR 50 = 64, NDR 100 = 128). */
+/* A port's width and speed codes for the host link's rate: 4X (code 2) or 1X (1) lanes of SDR 2.5
+ * Gb/s (1), DDR 5 (2), QDR 10 (4), FDR 14 (16), EDR 25 (32), HDR 50 (64) or NDR 100 (128), the
+ * first that makes the rate exactly; 4X EDR otherwise. */
 static void link_speed(uint64_t bps, uint8_t *width, uint8_t *speed)
 {
+	static const struct { uint64_t lane; uint8_t code; } lanes[] = {
+		{2500000000ULL, 1}, {5000000000ULL, 2}, {10000000000ULL, 4}, {14000000000ULL, 16},
+		{25000000000ULL, 32}, {50000000000ULL, 64}, {100000000000ULL, 128},
+	};
+	static const struct { unsigned n; uint8_t code; } widths[] = {{4, 2}, {1, 1}};
+	for (unsigned w = 0; w < 2; w++)
+		for (unsigned l = 0; l < sizeof(lanes) / sizeof(lanes[0]); l++)
+			if (lanes[l].lane * widths[w].n == bps) {
+				*width = widths[w].code;
+				*speed = lanes[l].code;
+				return;
+			}
 	*width = 2;
-	if (bps <= 40000000000ULL)
-		*speed = 16; /* FDR10-ish lanes: 4 x 10 */
-	else if (bps <= 100000000000ULL)
-		*speed = 32;
-	else if (bps <= 200000000000ULL)
-		*speed = 64;
-	else
-		*speed = 128;
+	*speed = 32;
 }
 
 static int rl_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr, size_t len)
