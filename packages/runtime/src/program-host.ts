@@ -257,7 +257,9 @@ export class ProgramHost implements AppEvents {
   // --- serving one program until it waits -------------------------------------------------------
 
   private start(spec: ProgramSpec): Program {
-    const channel = new ProgramChannel({ argv: spec.argv, env: spec.env, cwd: spec.cwd });
+    // A virtual PID and a seeded random stream (identity.c): what programs seed their PSNs with is the same every run.
+    const identity = { ROCELAB_PID: String(1000 + this.hostIndex * 64 + spec.index), ROCELAB_RANDOM_SEED: String(this.ctx.rng(`program:${spec.index}`).nextU32()) };
+    const channel = new ProgramChannel({ argv: spec.argv, env: { ...spec.env, ...identity }, cwd: spec.cwd });
     const outcome: ProgramReport = { node: spec.node, index: spec.index, argv: spec.argv, status: 'running', exitCode: null, signal: null, startedPs: this.ctx.nowPs, exitedPs: null, stdout: '', stderr: '', log: [], unsupported: {}, error: null };
     return { spec, channel, outcome, mrs: new Map(), cqs: new Map(), channels: new Map(), qps: new Map(), nextHandle: 1, seen: 0, waiter: null, sleepUntilPs: null, done: false };
   }
