@@ -205,8 +205,9 @@ export class ProgramHost implements AppEvents {
     for (const p of this.programs) {
       if (p.done) continue;
       p.channel.kill();
+      const waiting = p.waiter === null ? 'running' : `waiting in ${proto.rlTypeName(p.waiter.type)}`;
       this.finish(p, 'running', null);
-      this.log(p, `still ${p.waiter === null ? 'running' : 'waiting'} when the run ended: stopped`);
+      this.log(p, `still ${waiting} when the run ended: stopped`);
     }
   }
 
@@ -425,7 +426,10 @@ export class ProgramHost implements AppEvents {
       }
       case T.waitAny: {
         const seen = p.seen;
-        return { type: T.waitAny, ready: () => p.seen !== seen, answer: () => ({ err: 0 }) };
+        // With an instant: a program spinning on its clock, which must see time pass even when nothing happens.
+        const until = req.body.byteLength >= 8 ? Number(b.getBigUint64(0, true)) : null;
+        if (until === null) return { type: T.waitAny, ready: () => p.seen !== seen, answer: () => ({ err: 0 }) };
+        return { type: T.waitAny, ready: () => p.seen !== seen || this.ctx.nowPs >= until, answer: () => ({ err: 0 }), deadlinePs: until };
       }
       default: {
         if (req.type >= 50 && req.type < 70) {

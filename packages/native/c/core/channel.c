@@ -250,6 +250,17 @@ void rocelab_wait_any(void) {
 	if (err != 0) lost("its host refused a wait (%s)", strerror(err));
 }
 
+void rocelab_wait_any_until_ps(uint64_t ps) {
+	ensure();
+	if (chan < 0) {
+		syscall(SYS_sched_yield);
+		return;
+	}
+	struct rl_time t = { .ps = ps };
+	int err = rocelab_call(RL_WAIT_ANY, &t, sizeof t, -1, NULL, 0, NULL);
+	if (err != 0) lost("its host refused a wait (%s)", strerror(err));
+}
+
 void rocelab_log(const char *fmt, ...) {
 	ensure();
 	if (chan < 0) return;

@@ -38,16 +38,32 @@
 
 /* Reads since the core's last request: process-wide, so it counts the same whichever thread reads. */
 static _Atomic uint32_t reads_since_call;
+/* Requests since the last clock-spin wait: that wait's own request and the note after it make 2, so
+ * 2 means nothing else happened between two spin waits: the program is still only watching its clock. */
+static _Atomic uint32_t calls_since_spin_wait = 2;
+/* How long a clock-spin wait may last with nothing happening: 1 us, doubled for each spin wait in a
+ * row up to 1 ms, back to 1 us after any other request. A loop that waits for the clock to reach an
+ * instant (perftest's calibration, a sleep written as a spin) gets there in a few dozen waits; one
+ * that spins while it waits for the fabric wakes at the next thing it could see. */
+#define SPIN_QUANTUM_MIN_PS (1ull * PS_PER_US)
+#define SPIN_QUANTUM_MAX_PS (1000ull * PS_PER_US)
+static uint64_t spin_quantum_ps = SPIN_QUANTUM_MIN_PS;
 
 void rocelab_note_call(void)
 {
 	atomic_store_explicit(&reads_since_call, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&calls_since_spin_wait, 1, memory_order_relaxed);
 }
 
 void rocelab_clock_read(void)
 {
 	if (atomic_fetch_add_explicit(&reads_since_call, 1, memory_order_relaxed) < ROCELAB_SPIN_READS) return;
-	rocelab_wait_any();
+	if (atomic_load_explicit(&calls_since_spin_wait, memory_order_relaxed) <= 2)
+		spin_quantum_ps = spin_quantum_ps * 2 > SPIN_QUANTUM_MAX_PS ? SPIN_QUANTUM_MAX_PS : spin_quantum_ps * 2;
+	else
+		spin_quantum_ps = SPIN_QUANTUM_MIN_PS;
+	atomic_store_explicit(&calls_since_spin_wait, 0, memory_order_relaxed);
+	rocelab_wait_any_until_ps(rocelab_now_ps() + spin_quantum_ps);
 	rocelab_note_call();
 }
 

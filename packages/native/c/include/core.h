@@ -36,6 +36,10 @@ void rocelab_wait_until_ps(uint64_t ps);
  * registered memory, or its own timer. What a program that spins on memory or a clock is given. */
 void rocelab_wait_any(void);
 
+/* rocelab_wait_any, ending at virtual instant `ps` at the latest: what a program spinning on its
+ * clock is given (it waits for the clock as much as for the fabric). */
+void rocelab_wait_any_until_ps(uint64_t ps);
+
 /*
  * One request and its reply (rocelab_proto.h): `req` of `req_len` bytes, with `fd_out` passed
  * along (SCM_RIGHTS) when >= 0; the reply's body goes to `rep` (at most `rep_cap` bytes). Returns

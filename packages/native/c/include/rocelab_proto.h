@@ -52,7 +52,7 @@ enum rl_type {
 	RL_GET_ASYNC_EVENT = 26, /* -> rl_async_event: a wait */
 
 	RL_SLEEP_UNTIL = 40, /* rl_time: a wait until that virtual instant */
-	RL_WAIT_ANY = 41,    /* a wait for the next thing the program could see */
+	RL_WAIT_ANY = 41,    /* a wait for the next thing the program could see; with an rl_time, until that instant at the latest */
 
 	/* 50..69: sockets to pod addresses (sockets.c); 70..99: rdma_cm (rdmacm.c). */
 };
