@@ -71,6 +71,7 @@ export interface LaunchExit {
 export class ProgramChannel {
   readonly pid: number | undefined;
   private launchExit: LaunchExit | null = null;
+  private finalOutput: { stdout: string; stderr: string } | null = null;
   private readonly outFile: string;
   private readonly errFile: string;
   /** Resolves once the program ended (never rejects), with its status and the end of its output. */
@@ -131,6 +132,8 @@ export class ProgramChannel {
         if (this.ended) return;
         this.ended = true;
         const result: ProgramExit = { code, signal, stdout: tail(outFile), stderr: tail(errFile) };
+        // The files go with the program; what they said stays readable (a member's report comes later).
+        this.finalOutput = { stdout: result.stdout, stderr: result.stderr };
         if (error !== undefined) result.error = error;
         rmSync(dir, { recursive: true, force: true });
         resolve(result);
@@ -215,13 +218,13 @@ export class ProgramChannel {
     return this.launchExit;
   }
 
-  /** The end of its stdout and stderr so far (files: readable while the host waits). */
+  /** The end of its stdout and stderr so far (files: readable while the host waits; kept once the program ended). */
   stdout(): string {
-    return tail(this.outFile);
+    return this.finalOutput?.stdout ?? tail(this.outFile);
   }
 
   stderr(): string {
-    return tail(this.errFile);
+    return this.finalOutput?.stderr ?? tail(this.errFile);
   }
 
   /** Releases the host's end of the channel (next() does once it reads EOF). */

@@ -65,6 +65,22 @@ export function idealFctPs(m: IdealFctInput): number {
   return lastAckDrainedPs(m, ackAtPs);
 }
 
+/**
+ * Picoseconds from posting a WRITE or SEND to its last byte drained into the receiver's memory,
+ * alone on an empty fabric: what a program watching that memory sees (perftest's ib_write_lat
+ * reports it as its latency, half its round trip).
+ */
+export function idealDeliveryPs(m: IdealFctInput): number {
+  if (m.forward.length === 0) throw new RangeError('ideal delivery: a path needs at least one link');
+  if (m.opcode !== 'write' && m.opcode !== 'send') throw new RangeError(`ideal delivery: a WRITE or SEND, got ${m.opcode}`);
+  const n = packetCount(m.sizeBytes, m.mtu);
+  const frames = Array.from({ length: n }, (_, i) => {
+    const opcode = m.opcode === 'write' ? writeOpcode(i, n) : sendOpcode(i, n);
+    return newFrame(FrameKind.data, { opcode, payloadBytes: payloadOf(i, m.sizeBytes, m.mtu), dmaLength: m.opcode === 'write' && i === 0 ? m.sizeBytes : 0 });
+  });
+  return pipeline(m, frames, m.forward, m.receiverDrainBps, 0).at(-1)!;
+}
+
 /** A TCP message: its segments from the write on, each processed and ACKed, the last ACK processed at the sender. */
 function idealTcpPs(m: IdealFctInput, tcp: NonNullable<IdealFctInput['tcp']>, n: number): number {
   if (m.sizeBytes === 0) return tcp.writeLatencyPs;
