@@ -15,12 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { nativeBuilt } from '@rocelab/native';
-import { idealDeliveryPs, type ProgramReport } from '@rocelab/results';
+import { idealDeliveryPs, idealFctPs, type ProgramReport } from '@rocelab/results';
 import type { RunResult } from '@rocelab/runtime';
 import { PREAMBLE_AND_GAP_BYTES, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
 import { cli, ROOT } from './harness.js';
 
-const PROGRAMS = ['ibv_devinfo', 'ibv_rc_pingpong', 'ib_write_bw', 'ib_write_lat', 'ib_read_bw'];
+const PROGRAMS = ['ibv_devinfo', 'ibv_rc_pingpong', 'ib_write_bw', 'ib_read_bw', 'ib_send_bw', 'ib_write_lat', 'ib_send_lat', 'ib_read_lat', 'ib_atomic_lat'];
 
 function have(program: string): boolean {
   try {
@@ -133,17 +133,18 @@ function ceilingMiBps(size: number, firstExtra: number, perPacketExtra: number):
   return ((RATE_BPS / 8) * (size / wire)) / 2 ** 20;
 }
 
-test('ib_write_bw and ib_read_bw report the path goodput ceiling within 3 %, the same twice', { skip }, () => {
+test('ib_write_bw, ib_read_bw and ib_send_bw report the path goodput ceiling within 3 %, the same twice', { skip }, () => {
   const size = 65_536;
   for (const [tool, firstExtra, perPacket] of [
     ['ib_write_bw', RETH_BYTES, 0],
     // READ responses: an AETH on the first and last (4 B each); MIDDLE carries none.
-    ['ib_read_bw', 0, 0],
+    ['ib_read_bw', 8, 0],
+    ['ib_send_bw', 0, 0],
   ] as const) {
     const args = [tool, '-d', 'rocelab0', '-s', String(size), '-n', '100'];
     const file = clos([args], [[...args, '{h1}']]);
     const a = run(file, '2s');
-    const expected = ceilingMiBps(size, tool === 'ib_read_bw' ? 8 : firstExtra, perPacket);
+    const expected = ceilingMiBps(size, firstExtra, perPacket);
     const measured = figure(program(a, 'h3'), bwAverage(size));
     assert.ok(Math.abs(measured - expected) / expected <= 0.03, `${tool}: ${measured} MB/s against the ceiling ${expected.toFixed(2)} MB/s (within 3 %)`);
     const b = run(file, '2s');
@@ -152,26 +153,40 @@ test('ib_write_bw and ib_read_bw report the path goodput ceiling within 3 %, the
   }
 });
 
-test('ib_write_lat reports the one-way delivery time of the emulator within 2 %', { skip }, () => {
-  const size = 64;
-  const args = ['ib_write_lat', '-d', 'rocelab0', '-s', String(size), '-n', '30'];
-  const r = run(clos([args], [[...args, '{h1}']]), '2s');
-  const typical = figure(program(r, 'h3'), new RegExp(`^\\s*${size}\\s+\\d+\\s+[\\d.]+\\s+[\\d.]+\\s+([\\d.]+)`, 'm'));
+/** The emulator's own ideal for a message of `size` on the h1–h3 path, alone on the fabric. */
+function ideal(size: number, opcode: 'write' | 'send' | 'read' | 'fetchAdd', what: 'delivery' | 'completion'): number {
   const hop = { rateBps: RATE_BPS, latencyPs: LATENCY_PS };
-  const ideal = idealDeliveryPs({
+  const m = {
     sizeBytes: size,
-    opcode: 'write',
+    opcode,
     mtu: MTU,
-    wire: { accounting: 'rocelab', truncateToNs: false, pauseUntilResume: false },
+    wire: { accounting: 'rocelab' as const, truncateToNs: false, pauseUntilResume: false },
     forward: Array.from({ length: HOPS }, () => hop),
     reverse: Array.from({ length: HOPS }, () => hop),
     receiverDrainBps: 2 * RATE_BPS,
     senderDrainBps: 2 * RATE_BPS,
     ackEvery: 1,
     rateCapBps: null,
-  }) / 1e6;
-  assert.ok(Math.abs(typical - ideal) / ideal <= 0.02, `ib_write_lat: ${typical} us typical against the emulator's ${ideal.toFixed(3)} us one way (within 2 %)`);
-});
+  };
+  return (what === 'delivery' ? idealDeliveryPs(m) : idealFctPs(m)) / 1e6;
+}
+
+// The latency tools: WRITE and SEND report half a ping-pong (one way: the message lands in the
+// peer's memory); READ and atomics the whole operation (request out, response or Atomic ACK back).
+for (const [tool, size, opcode, what] of [
+  ['ib_write_lat', 64, 'write', 'delivery'],
+  ['ib_send_lat', 64, 'send', 'delivery'],
+  ['ib_read_lat', 64, 'read', 'completion'],
+  ['ib_atomic_lat', 8, 'fetchAdd', 'completion'],
+] as const) {
+  test(`${tool} reports the emulator's ideal ${what} time of ${size} B on the path within 2 %`, { skip }, () => {
+    const args = [tool, '-d', 'rocelab0', '-s', String(size), '-n', '20'];
+    const r = run(clos([args], [[...args, '{h1}']]), '2s');
+    const typical = figure(program(r, 'h3'), new RegExp(`^\\s*${size}\\s+\\d+\\s+[\\d.]+\\s+[\\d.]+\\s+([\\d.]+)`, 'm'));
+    const expected = ideal(size, opcode, what);
+    assert.ok(Math.abs(typical - expected) / expected <= 0.02, `${tool}: ${typical} us typical against the emulator's ${expected.toFixed(3)} us (within 2 %)`);
+  });
+}
 
 test('a program that needs no exchange WRITEs with immediate, SENDs and READs its bytes across the fabric', { skip }, () => {
   const r = run(join(ROOT, 'test', 'fixtures', 'native', 'fixed.yaml'), '100us');

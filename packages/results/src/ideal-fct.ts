@@ -48,6 +48,11 @@ export function idealFctPs(m: IdealFctInput): number {
   if (m.forward.length === 0 || m.reverse.length === 0) throw new RangeError('ideal FCT: a path needs at least one link each way');
   const n = packetCount(m.sizeBytes, m.mtu);
   if (m.opcode === 'read') return idealReadPs(m, n);
+  if (m.opcode === 'fetchAdd' || m.opcode === 'compareSwap') {
+    // One request with its AtomicETH, answered by an Atomic ACK (AETH and the original word).
+    const request = newFrame(FrameKind.data, { opcode: m.opcode === 'fetchAdd' ? Opcode.fetchAdd : Opcode.compareSwap });
+    return lastAckDrainedPs(m, pipeline(m, [request], m.forward, m.receiverDrainBps, 0), FrameKind.ack, Opcode.atomicAcknowledge);
+  }
   if (m.tcp !== undefined) return idealTcpPs(m, m.tcp, n);
   const frames = Array.from({ length: n }, (_, i) => {
     const opcode = m.opcode === 'write' ? writeOpcode(i, n) : sendOpcode(i, n);
@@ -129,8 +134,8 @@ function pipeline(m: IdealFctInput, frames: readonly Frame[], hops: readonly Hop
 }
 
 /** The ACKs leave the receiver when generated (its wire is otherwise idle) and drain at the sender. */
-function lastAckDrainedPs(m: IdealFctInput, ackAtPs: readonly number[], kind: typeof FrameKind.ack | typeof FrameKind.tcpAck = FrameKind.ack): number {
-  const ack = kind === FrameKind.ack ? newFrame(FrameKind.ack, { opcode: Opcode.acknowledge }) : newFrame(FrameKind.tcpAck);
+function lastAckDrainedPs(m: IdealFctInput, ackAtPs: readonly number[], kind: typeof FrameKind.ack | typeof FrameKind.tcpAck = FrameKind.ack, opcode: number = Opcode.acknowledge): number {
+  const ack = kind === FrameKind.ack ? newFrame(FrameKind.ack, { opcode }) : newFrame(FrameKind.tcpAck);
   const wireBytes = serializedBytes(ack, m.wire.accounting);
   const drainPs = wireTimePs(frameBytes(ack, m.wire.accounting), m.senderDrainBps, m.wire);
   const doneAt = new Array<number>(m.reverse.length).fill(0);
