@@ -3,7 +3,8 @@
  * Builds the rocelab0 device (issue 25) with the system compiler against Debian's headers:
  * librocelab.so (the program's channel to its host, clocks, the TSC, sockets), libibverbs.so.1,
  * librdmacm.so.1, libmlx5.so.1 and libefa.so.1 with rdma-core's symbol versions, the Node binding the host uses
- * (rocelab_native.node), and the C test programs. Everything lands in packages/native/dist.
+ * (rocelab_native.node), and the C test programs, all in packages/native/dist; and the C examples
+ * (examples/verbs-c/build).
  *
  * A target is rebuilt when one of its sources (or a header) is newer than it. Without gcc or the
  * headers (libibverbs-dev, librdmacm-dev, libcapstone-dev) nothing is built and a host that runs
@@ -22,6 +23,8 @@ const LIB = join(OUT, 'lib');
 
 const CFLAGS = ['-O2', '-g', '-Wall', '-Wextra', '-Wno-unused-parameter', '-fPIC', '-D_GNU_SOURCE', '-std=gnu11', `-I${join(C, 'include')}`];
 const RPATH = '-Wl,-rpath,$ORIGIN';
+/** Example C programs (examples/verbs-c): each `NAME.c` becomes `build/NAME` beside it (not in git). */
+const EXAMPLES = [join(ROOT, 'examples/verbs-c')];
 
 const cfiles = (dir) => (existsSync(join(C, dir)) ? readdirSync(join(C, dir)).filter((f) => f.endsWith('.c')).sort().map((f) => join(C, dir, f)) : []);
 const headers = () => [join(C, 'include'), ...['core', 'verbs', 'rdmacm', 'mlx5', 'efa', 'addon', 'launch', 'test'].map((d) => join(C, d))].flatMap((d) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.h') || f.endsWith('.map')).map((f) => join(d, f)) : []));
@@ -110,4 +113,16 @@ for (const source of cfiles('test')) {
   gcc([...CFLAGS, '-o', out, source, '-libverbs', '-lrdmacm', ...core, '-lpthread']);
   built++;
 }
-console.log(`build-native: ${built} target(s) built in packages/native/dist`);
+// The examples are ordinary verbs programs: built against Debian's libibverbs alone, as a user
+// would build them; rocelab puts its own libibverbs.so.1 first when it runs them.
+for (const dir of EXAMPLES) {
+  const sources = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.c')).sort() : [];
+  if (sources.length > 0) mkdirSync(join(dir, 'build'), { recursive: true });
+  for (const source of sources) {
+    const out = join(dir, 'build', source.slice(0, -2));
+    if (!stale(out, [join(dir, source)])) continue;
+    gcc([...CFLAGS.filter((f) => !f.startsWith('-I')), '-o', out, join(dir, source), '-libverbs']);
+    built++;
+  }
+}
+console.log(`build-native: ${built} target(s) built in packages/native/dist and examples/*/build`);
