@@ -58,7 +58,8 @@ before(() => {
   preload = join(dir, 'stub-rocelab.so');
   probe = join(dir, 'clock-probe');
   tscLib = join(dir, 'libtsc-probe.so');
-  const core = ['clock.c', 'cpuinfo.c', 'tsc.c'].map((f) => join(C, 'core', f));
+  // spin.c holds the core's one interposed sigaction (SIGILL goes to tsc.c through it).
+  const core = ['clock.c', 'cpuinfo.c', 'tsc.c', 'spin.c'].map((f) => join(C, 'core', f));
   execFileSync('gcc', [...CFLAGS, '-shared', '-Wl,--no-undefined', '-o', preload, ...core, join(C, 'test-stub', 'stub-core.c'), '-lcapstone', '-ldl', '-lpthread']);
   execFileSync('gcc', [...CFLAGS, '-o', probe, join(C, 'test', 'clock-probe.c')]);
   const lib = join(dir, 'libtsc-probe.c');

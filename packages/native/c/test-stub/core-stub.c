@@ -1,3 +1,5 @@
+#include <dlfcn.h>
+#include <signal.h>
 /*
  * A stand-in for the core (core.h) for tests of the spin detector without a host: compiled with
  * spin.c and a test program into one executable (packages/native/src/spin.test.ts). Never part of
@@ -35,6 +37,14 @@ void rocelab_stub_land(volatile char *where, char value, unsigned at_wait)
 }
 
 int rocelab_attached(void) { return 1; }
+
+/* Without tsc.c, SIGILL is nobody's: spin.c's sigaction passes it to libc. */
+int rocelab_tsc_keeps(int sig) { (void)sig; return 0; }
+int rocelab_tsc_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int (*real)(int, const struct sigaction *, struct sigaction *) = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
+	return real(sig, act, old);
+}
 
 uint64_t rocelab_now_ps(void) { return waits; }
 

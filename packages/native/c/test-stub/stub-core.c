@@ -69,6 +69,13 @@ void rocelab_wait_any(void)
 	now_ps += any_step_ps;
 }
 
+/* A spin on the clock: the stub's "next thing" comes first, as rocelab_wait_any's does. */
+void rocelab_wait_any_until_ps(uint64_t ps)
+{
+	(void)ps;
+	rocelab_wait_any();
+}
+
 int rocelab_call(uint32_t type, const void *req, size_t req_len, int fd_out, void *rep, size_t rep_cap, size_t *rep_len)
 {
 	rocelab_note_call();
