@@ -73,6 +73,8 @@ export class ProgramChannel {
   private launchExit: LaunchExit | null = null;
   private readonly outFile: string;
   private readonly errFile: string;
+  /** The end of its output as it exited: its files are gone then. */
+  private final: { stdout: string; stderr: string } | null = null;
   /** Resolves once the program ended (never rejects), with its status and the end of its output. */
   readonly exited: Promise<ProgramExit>;
   private readonly native: NativeBinding;
@@ -131,6 +133,8 @@ export class ProgramChannel {
         if (this.ended) return;
         this.ended = true;
         const result: ProgramExit = { code, signal, stdout: tail(outFile), stderr: tail(errFile) };
+        // A member whose event loop ran the launcher's exit before the host reported (procs) reads them here.
+        this.final = { stdout: result.stdout, stderr: result.stderr };
         if (error !== undefined) result.error = error;
         rmSync(dir, { recursive: true, force: true });
         resolve(result);
@@ -217,11 +221,11 @@ export class ProgramChannel {
 
   /** The end of its stdout and stderr so far (files: readable while the host waits). */
   stdout(): string {
-    return tail(this.outFile);
+    return this.final?.stdout ?? tail(this.outFile);
   }
 
   stderr(): string {
-    return tail(this.errFile);
+    return this.final?.stderr ?? tail(this.errFile);
   }
 
   /** Releases the host's end of the channel (next() does once it reads EOF). */
