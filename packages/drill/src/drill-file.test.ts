@@ -39,3 +39,20 @@ test("the topology's fault after the drill's end is kept (it never applies); the
     (err: unknown) => err instanceof DrillError && /drill\.yaml: faults\[0\]\.at: expected a time before the end of the drill \(1ms\), got "2ms"/.test(err.message) && !/pair\.yaml/.test(err.message),
   );
 });
+
+test('plots: {until} ends the plots at a virtual time within the drill (issue 25: a native program acts after 1 s of setup)', () => {
+  const read = { readText: () => TOPOLOGY };
+  assert.equal(loadDrill(drill(''), '/d/drill.yaml', read).plotUntilPs, null);
+  assert.equal(loadDrill(drill('plots: {until: 800us}\n'), '/d/drill.yaml', read).plotUntilPs, 800e6);
+  for (const [until, actual] of [
+    ['2ms', '"2ms"'],
+    ['0us', '"0us"'],
+    ['soon', '"soon"'],
+  ] as const) {
+    assert.throws(
+      () => loadDrill(drill(`plots: {until: ${until}}\n`), '/d/drill.yaml', read),
+      (err: unknown) => err instanceof DrillError && new RegExp(`drill\\.yaml: plots\\.until: expected (a time above 0, at most the drill's duration \\(1ms\\)|a duration like 1us, 2\\.5ms), got ${actual}`).test(err.message) && err.message.split('plots.until').length === 2,
+      until,
+    );
+  }
+});

@@ -75,6 +75,8 @@ export interface Drill {
   durationPs: number;
   /** Trace grids (ps), when the drill sets them. */
   trace: { ratesIntervalPs?: number; queueIntervalPs?: number };
+  /** Where each variant's plots of time end (`plots: {until}`), when not at the end of the run. */
+  plotUntilPs: number | null;
   variants: DrillVariant[];
   expectations: Expectation[];
 }
@@ -92,6 +94,7 @@ interface RawDrill {
   seed?: number;
   duration: string;
   trace?: { rates?: string; queue?: string };
+  plots?: { until?: string };
   set?: Overrides;
   workloads?: unknown[];
   faults?: unknown[];
@@ -157,6 +160,12 @@ export function loadDrill(text: string, file: string, io: DrillIo): Drill {
     ...(raw.trace?.queue === undefined ? {} : { queueIntervalPs: parseAt(raw.trace.queue, file, 'trace.queue', problems) }),
   };
   if (durationPs === 0) problems.push({ file, code: 'value', path: 'duration', expected: 'a duration above 0', actual: JSON.stringify(raw.duration) });
+  // A drill whose action is a few ms after a long quiet start (a native program's setup) plots that window, not the whole run.
+  const until = raw.plots?.until;
+  const plotUntilPs = until === undefined ? null : parseAt(until, file, 'plots.until', problems);
+  if (until !== undefined && problems.every((p) => p.path !== 'plots.until') && !(plotUntilPs! > 0 && plotUntilPs! <= durationPs)) {
+    problems.push({ file, code: 'value', path: 'plots.until', expected: `a time above 0, at most the drill's duration (${raw.duration})`, actual: JSON.stringify(until) });
+  }
   const base = baseTopology(raw, file, io, problems);
   if (base === null || problems.length > 0) throw fail();
   const variants = (raw.variants ?? [{ name: 'default' }]).map((v, i) => buildVariant(raw, base, v, raw.variants === undefined ? null : i, file, durationPs, problems));
@@ -175,6 +184,7 @@ export function loadDrill(text: string, file: string, io: DrillIo): Drill {
     seed: raw.seed ?? variants[0]!.pod.seed,
     durationPs,
     trace,
+    plotUntilPs,
     variants,
     expectations,
   };

@@ -74,7 +74,10 @@ export interface VariantPlotInput {
 
 /** Queue depth, paused transmitters, throughput per flow and probe round trips of one variant, those it has data for. */
 export async function variantPlots(input: VariantPlotInput): Promise<RenderedPlot[]> {
-  const { variant: v, stem, tables, endUs } = input;
+  const { variant: v, stem, endUs } = input;
+  // A plot may end before the run (`plots: {until}`): what came after is off its axis.
+  const within = <T extends { timeUs: number }>(rows: T[] | undefined): T[] | undefined => rows?.filter((r) => r.timeUs <= endUs);
+  const tables = { ...input.tables, 'queue.csv': within(input.tables['queue.csv']), 'rates.csv': within(input.tables['rates.csv']), 'probes.csv': within(input.tables['probes.csv']) };
   const out: RenderedPlot[] = [];
   const faults = faultMarks(v.faults, input.traceOriginUs, endUs);
   // One plot at a time, so a report with many variants never holds many Vega views at once.

@@ -33,7 +33,7 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
   readonly app: AppScheduler<A>;
   readonly tcp: TcpStack;
   private readonly timers = new TimerTable();
-  private readonly senders: readonly HostSender[];
+  private senders: readonly HostSender[];
   /** The CPU's pending operations (`host: {cpu}`); null: every verbs call takes effect at once. */
   readonly cpu: CpuQueue | null;
   /** The byte streams of the host's native programs (their TCP to pod addresses, through the fabric). */
@@ -113,7 +113,7 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
   }
 
   results(): HostResults {
-    return this.traffic.results(this.senders);
+    return this.traffic.results(this.senderQps);
   }
 
   // --- NicHost: what the NIC hands up --------------------------------------------------------
@@ -144,6 +144,8 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
 
   /** Every sending side: the RC requesters, then the TCP connections. */
   get senderQps(): readonly HostSender[] {
+    // A native program's QPs come up at run time (`nic.addAppSender`); the list follows them.
+    if (this.senders.length !== this.nic.senderQps.length + this.tcp.connections.length) this.senders = [...this.nic.senderQps, ...this.tcp.connections];
     return this.senders;
   }
 

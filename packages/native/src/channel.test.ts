@@ -177,3 +177,17 @@ test('the binding: SEQPACKET keeps packets apart, a cut packet is EMSGSIZE, a ti
   assert.throws(() => b.send(a, new Uint8Array(1)), { code: 'EPIPE' });
   b.close(a);
 });
+
+test('its output stays readable once it exited and its files are gone (a member in procs reports after that)', { skip }, async () => {
+  const ch = new ProgramChannel({ argv: [PROBE, 'basic'] });
+  let now = 1000n;
+  serve(ch, (r) => {
+    if (r.type === RL.HELLO) return { nowPs: now, body: HelloRep.encode(HOST) };
+    if (r.type === RL.SLEEP_UNTIL) now = decodeExact(Time, r.body, r.type).ps;
+    return r.type === RL.LOG || r.type === RL.SLEEP_UNTIL || r.type === RL.UNSUPPORTED ? { nowPs: now } : { err: 95, nowPs: now };
+  });
+  const exit = await ch.exited;
+  assert.equal(exit.code, 0, exit.stderr);
+  assert.equal(lines(exit.stdout).after_sleep_ps, '5000000');
+  assert.deepEqual([ch.stdout(), ch.stderr()], [exit.stdout, exit.stderr]);
+});

@@ -74,6 +74,7 @@ export class ProgramChannel {
   private finalOutput: { stdout: string; stderr: string } | null = null;
   private readonly outFile: string;
   private readonly errFile: string;
+  /** The end of its output as it exited: its files are gone then. */
   /** Resolves once the program ended (never rejects), with its status and the end of its output. */
   readonly exited: Promise<ProgramExit>;
   private readonly native: NativeBinding;

@@ -169,14 +169,17 @@ export class TraceRecorder {
       if (host?.kind !== 'host') continue;
       const name = this.engine.context(index).name;
       for (const q of host.senderQps) {
-        if (q.probe || q.firstFlow === null) continue;
+        // A native program's QP (issue 25) has no workload flow: it shows under its key, `native:<qpn>`.
+        const native = 'app' in q && q.end.key.startsWith('native:') ? q.app : null;
+        if (q.probe || (q.firstFlow === null && native === null)) continue;
         const key = `${index}/${q.end.qpn}`;
         const state = this.qpState.get(key) ?? { acked: 0, busy: false };
-        const busy = q.messages.size > 0;
+        const busy = q.messages.size > 0 || (native?.size ?? 0) > 0;
         // A QP shows from its first message until the grid point after its last completed.
         if (!busy && !state.busy) continue;
         const head = q.req.headWrId;
-        const acked = q.req.stats.completedBytes + (head === null ? 0 : q.req.ackedBytes(head));
+        // Never less than before: a message that fails (retries exceeded) leaves the count, but its acknowledged bytes were acknowledged.
+        const acked = Math.max(state.acked, q.req.stats.completedBytes + (head === null ? 0 : q.req.ackedBytes(head)));
         const rateBps = q.rp?.rateBps(timePs) ?? Math.min(host.nic.lineRateBps, q.end.rateCapBps ?? Infinity);
         const targetBps = q.rp?.targetRateBps(timePs) ?? rateBps;
         const throughput = ((acked - state.acked) * 8) / (this.settings.ratesIntervalPs / 1e12) / 1e9;
@@ -184,7 +187,7 @@ export class TraceRecorder {
           this.us(timePs),
           name,
           q.end.qpn,
-          q.firstFlow,
+          q.firstFlow ?? q.end.key,
           q.end.peer.name,
           fixed6(rateBps / 1e9),
           fixed6(targetBps / 1e9),

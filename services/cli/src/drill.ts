@@ -157,7 +157,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     writeFileSync(join(out, topology), await topologySvg(`${variant.name}: the pod, links coloured by what happened on them`, data.pod.nodes.map((n) => ({ name: n.name, role: n.role })), incident.links));
     plots.push({ file: topology, title: `${variant.name}: topology (stuck, dropping and paused links coloured)`, variant: variant.name });
     const traceOriginUs = data.traceOriginPs / 1e6;
-    for (const p of await variantPlots({ variant: entry, stem: stems.get(variant.name)!, tables: data.tables, endUs: (drill.durationPs - data.traceOriginPs) / 1e6, traceOriginUs })) {
+    for (const p of await variantPlots({ variant: entry, stem: stems.get(variant.name)!, tables: data.tables, endUs: ((drill.plotUntilPs ?? drill.durationPs) - data.traceOriginPs) / 1e6, traceOriginUs })) {
       writeFileSync(join(out, p.ref.file), p.svg);
       plots.push(p.ref);
     }
@@ -265,7 +265,8 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
  */
 function podYaml(drill: Drill, variant: DrillVariant, dir: string): string {
   const topology = JSON.parse(JSON.stringify(variant.topology)) as { workloads?: Array<Record<string, unknown>>; nodes?: Array<{ app?: { module?: unknown }; programs?: Array<{ run?: unknown[]; cwd?: unknown }> }> };
-  const from = dirname(variant.pod.file);
+  // Absolute: the drill may be named relative to the working directory, and pod.yaml is elsewhere.
+  const from = resolve(dirname(variant.pod.file));
   // An app module is named relative to its topology file, which is not beside pod.yaml: it is
   // written as an absolute path, so that the bundler still finds the modules it imports (issue 24:
   // a drill of examples/rdma-hello/pod.yaml could not run its apps).
