@@ -13,8 +13,16 @@ here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/rootfs.sh"
 image="${1:-rocelab/node-offline:local}"
 node="$(command -v node)"
+# Debian's RDMA programs a host may run on the rocelab0 device (issue 25), and capstone, which the
+# device's librocelab.so links: in the image when this machine has them (CI installs them).
+rdma=()
+for p in ibv_devinfo ibv_devices ibv_rc_pingpong ib_write_bw ib_write_lat ib_read_bw ib_read_lat ib_send_bw ib_send_lat ib_atomic_bw ib_atomic_lat rping rdma_server rdma_client; do
+  if command -v "$p" >/dev/null 2>&1; then rdma+=("$(command -v "$p")"); fi
+done
+capstone="$(ldconfig -p 2>/dev/null | grep -oE '/[^ ]+/libcapstone\.so\.[0-9]+$' | head -n 1 || true)"
+[ -n "$capstone" ] && rdma+=("$capstone")
 
-inputs="$(inputs_digest "$here/offline-base-image.sh" "$here/rootfs.sh" -- "$node")"
+inputs="$(inputs_digest "$here/offline-base-image.sh" "$here/rootfs.sh" -- "$node" ${rdma[@]+"${rdma[@]}"})"
 if [ "$(image_inputs "$image")" = "$inputs" ]; then
   echo "$image"
   exit 0
@@ -24,6 +32,7 @@ replaced="$(image_id "$image")"
 root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
 copy_with_libs "$root" "$node" /usr/local/bin/node
+for bin in ${rdma[@]+"${rdma[@]}"}; do copy_with_libs "$root" "$bin" "$bin"; done
 add_name_resolution "$root"
 mkdir -p "$root/tmp" && chmod 1777 "$root/tmp"
 

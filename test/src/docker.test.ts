@@ -397,6 +397,19 @@ test('an app pod runs in containers as in one process: the same trace hash and t
   assert.deepEqual(containers.apps.map((a) => a.status), ['finished', 'finished']);
 });
 
+test('Debian\'s ibv_rc_pingpong runs unmodified in containers as in one process: the image carries the rocelab0 device and the program, the same trace hash and output', { timeout: 600_000 }, (t) => {
+  if (!needsDocker(t)) return;
+  const file = join(ROOT, 'test', 'fixtures', 'native', 'pingpong.yaml');
+  const [inproc, containers] = (['inproc', 'docker'] as const).map((mode) => {
+    const r = cli(['run', file, '--duration', '5ms', '--mode', mode, '--image', IMAGE, '--json']);
+    assert.equal(r.status, 0, `${mode}: ${r.stderr}`);
+    return r.json!;
+  }) as [RunResult, RunResult];
+  assert.equal(containers.traceHash, inproc.traceHash);
+  assert.deepEqual(containers.programs.map((p) => [p.status, p.exitCode, p.stdout]), inproc.programs.map((p) => [p.status, p.exitCode, p.stdout]));
+  assert.match(containers.programs[1]!.stdout, /100 iters in [\d.]+ seconds/);
+});
+
 test('hostile apps in containers (two workers): each stopped with the error and at the instant it is stopped in one process, the pod runs on, exit 3', { timeout: 600_000 }, (t) => {
   if (!needsDocker(t)) return;
   const file = join(ROOT, 'test', 'fixtures', 'apps', 'hostile.yaml');
