@@ -20,7 +20,7 @@ import type { RunResult } from '@rocelab/runtime';
 import { PREAMBLE_AND_GAP_BYTES, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
 import { cli, ROOT } from './harness.js';
 
-const PROGRAMS = ['ibv_devinfo', 'ibv_rc_pingpong', 'ib_write_bw', 'ib_read_bw', 'ib_send_bw', 'ib_write_lat', 'ib_send_lat', 'ib_read_lat', 'ib_atomic_lat'];
+const PROGRAMS = ['ibv_devinfo', 'ibv_rc_pingpong', 'ibv_srq_pingpong', 'ib_write_bw', 'ib_read_bw', 'ib_send_bw', 'ib_write_lat', 'ib_send_lat', 'ib_read_lat', 'ib_atomic_lat'];
 
 function have(program: string): boolean {
   try {
@@ -187,6 +187,13 @@ for (const [tool, size, opcode, what] of [
     assert.ok(Math.abs(typical - expected) / expected <= 0.02, `${tool}: ${typical} us typical against the emulator's ${expected.toFixed(3)} us (within 2 %)`);
   });
 }
+
+test('ibv_srq_pingpong completes: 16 QPs take their receives from one shared receive queue', { skip }, () => {
+  const file = clos([['ibv_srq_pingpong', '-g', '0', '-n', '50']], [['ibv_srq_pingpong', '-g', '0', '-n', '50', '{h1}']]);
+  const r = run(file, '20ms');
+  for (const node of ['h1', 'h3']) assert.match(program(r, node).stdout, /50 iters in [\d.]+ seconds = [\d.]+ usec\/iter/);
+  assert.equal((program(r, 'h1').stdout.match(/local address:/g) ?? []).length, 16);
+});
 
 test('a program that needs no exchange WRITEs with immediate, SENDs and READs its bytes across the fabric', { skip }, () => {
   const r = run(join(ROOT, 'test', 'fixtures', 'native', 'fixed.yaml'), '100us');

@@ -7,7 +7,7 @@
 import { NO_BYTES, Opcode, carriesReth, u64Of, type Frame } from '@rocelab/wire';
 import { NAK_INVALID_REQUEST, NAK_REMOTE_ACCESS_ERROR } from './aeth.js';
 import type { AccessError, MemoryRegions } from './memory-region.js';
-import type { AppReceive, ReceiverQp } from './nic-types.js';
+import type { AppReceive, ReceiverQp, SharedReceives } from './nic-types.js';
 import type { ReadResponses, ResponderResult } from './rc-responder.js';
 
 /** The responder's verdict on `frame`, its bytes moved; a SEND or WRITE with immediate that consumed a receive is handed to `onReceive`. */
@@ -26,7 +26,9 @@ export function memoryRequest(nowPs: number, r: ReceiverQp, frame: Frame, memory
     const refusal = memoryRefusal(r, frame, offset, send, memory);
     if (refusal !== null) return resp.refuse(frame.psn, refusal);
   }
+  const posted = r.srq?.pool.count ?? 0;
   const result = resp.onPacket(nowPs, frame.psn, op, frame.payloadBytes, frame.ackReq, frame.dmaLength, fields?.immediate ?? 0);
+  if (r.srq !== undefined) claimShared(r, r.srq, posted);
   const data = fields?.data ?? NO_BYTES;
   if (result.verdict === 'accepted' && data.length > 0) {
     if (send) r.receives[0]!.set(data, offset);
@@ -40,12 +42,22 @@ export function memoryRequest(nowPs: number, r: ReceiverQp, frame: Frame, memory
   return result;
 }
 
+/**
+ * On a shared receive queue, the message that took a receive (the pool's count went down) takes the
+ * queue's oldest buffer for itself; a message given up (go-back-0) puts its buffer back first.
+ */
+function claimShared(r: ReceiverQp, srq: SharedReceives, before: number): void {
+  if (srq.pool.count < before) r.receives.push(srq.buffers.shift()!);
+  else if (srq.pool.count > before) srq.buffers.unshift(r.receives.pop()!);
+}
+
 /** Why the in-order request `frame` cannot be executed against memory (a NAK syndrome), or null. */
 function memoryRefusal(r: ReceiverQp, frame: Frame, offset: number, send: boolean, memory: MemoryRegions): number | null {
   const op = frame.opcode;
   if (send) {
     // Its receive is the oldest posted one; none is RNR, which the responder answers itself.
-    const buffer = r.receives[0];
+    // On a shared receive queue the buffer is the queue's oldest until the first packet claims it.
+    const buffer = r.receives[0] ?? r.srq?.buffers[0];
     return buffer !== undefined && offset + frame.payloadBytes > buffer.length ? NAK_INVALID_REQUEST : null;
   }
   if (!carriesReth(op)) return null;

@@ -9,7 +9,7 @@ import type { Transport } from '@rocelab/workload';
 import type { DcqcnNotificationPoint } from './dcqcn-np.js';
 import type { DcqcnReactionPoint } from './dcqcn-rp.js';
 import type { AtomicOperands, Completion, RcRequester, WorkOpcode } from './rc-requester.js';
-import type { RcResponder, ReadResponses } from './rc-responder.js';
+import type { ReceivePool, RcResponder, ReadResponses } from './rc-responder.js';
 
 export interface HostPeer {
   name: string;
@@ -196,6 +196,14 @@ export interface ReceiverQp extends Paced {
   /** Memory-backed QPs: where the WRITE being received goes (from its RETH), and the posted receive buffers, oldest first. */
   writeTarget: { bytes: Uint8Array; offset: number } | null;
   receives: Uint8Array[];
+  /** On a shared receive queue (a native program's SRQ): a SEND's first packet claims the queue's oldest buffer into `receives`. */
+  srq?: SharedReceives;
+}
+
+/** A shared receive queue: its posted buffers, oldest first, and their count, shared by every QP on it. */
+export interface SharedReceives {
+  buffers: Uint8Array[];
+  pool: ReceivePool;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { LinkDirectionConfig, TimerTable } from '@rocelab/sim';
 import { DcqcnNotificationPoint } from './dcqcn-np.js';
 import { DcqcnReactionPoint } from './dcqcn-rp.js';
 import type { NicSettings } from './nic-settings.js';
-import { isTcp, unpaced, type AppWork, type QpEnd, type ReceiverQp, type SenderQp } from './nic-types.js';
+import { isTcp, unpaced, type AppWork, type QpEnd, type ReceiverQp, type SenderQp, type SharedReceives } from './nic-types.js';
 import { RcRequester } from './rc-requester.js';
 import { RcResponder } from './rc-responder.js';
 import type { SelectiveRepeatConfig } from './selective-repeat.js';
@@ -53,6 +53,8 @@ export interface QpOverrides {
   retryCount: number | null;
   rnrRetry: number | null;
   maxRdAtomic: number | null;
+  /** A shared receive queue: its posted buffers (oldest first) and their count, shared with every QP on it. */
+  srq?: SharedReceives;
 }
 
 /** The notification point DCQCN puts at a receiver (none without DCQCN, nor under hpcc-ns3, whose CNPs ride ACKs). */
@@ -125,10 +127,11 @@ function newSender(host: string, config: QpConfig, out: LinkDirectionConfig, end
 
 function newReceiver(config: QpConfig, out: LinkDirectionConfig, end: QpEnd, timer: number, o: QpOverrides | null): ReceiverQp {
   const s = config.settings;
-  const resp = new RcResponder({ initialPsn: o?.initialPsn ?? 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery, mtu: Math.min(out.mtu, o?.mtu ?? Infinity), atomicReplyCache: s.atomicReplyCache });
+  const srq = o?.srq;
+  const resp = new RcResponder({ initialPsn: o?.initialPsn ?? 0, ackEvery: s.ackEvery, nakPolicy: s.nakPolicy, nakIntervalPs: s.nakIntervalPs, rnrTimerCode: s.rnrTimerCode, recovery: s.recovery, mtu: Math.min(out.mtu, o?.mtu ?? Infinity), atomicReplyCache: s.atomicReplyCache, ...(srq === undefined ? {} : { receivePool: srq.pool }) });
   // An application posts its own receives; the built-in traffic has them posted for it.
   if (end.memory !== true) resp.postReceive(s.postedReceives);
-  return { timer, end, resp, np: notificationPoint(s), rp: null, ...unpaced(config.dscpMap[end.dscp]!), out: null, writeTarget: null, receives: [] };
+  return { timer, end, resp, np: notificationPoint(s), rp: null, ...unpaced(config.dscpMap[end.dscp]!), out: null, writeTarget: null, receives: [], ...(srq === undefined ? {} : { srq }) };
 }
 
 /** A requester's selective-repeat parameters (none under go-back). */

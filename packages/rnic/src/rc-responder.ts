@@ -23,6 +23,11 @@ export const DEFAULT_NAK_POLICY: NakPolicy = 'oncePerGap';
 
 export type NakPolicy = 'oncePerGap' | 'hpcc';
 
+/** A count of posted receives; one object per responder, or one shared by the responders of an SRQ. */
+export interface ReceivePool {
+  count: number;
+}
+
 export interface ResponderConfig {
   /** 24-bit PSN expected first. */
   initialPsn: number;
@@ -47,6 +52,11 @@ export interface ResponderConfig {
   recovery?: Recovery;
   /** Payload bytes per packet: how many responses a READ takes. Needed only for READs. */
   mtu?: number;
+  /**
+   * Posted receives shared with other responders: a shared receive queue (issue 25, an SRQ of a
+   * native program's QPs). A SEND on any of them takes one; absent: the responder's own count.
+   */
+  receivePool?: ReceivePool;
   /** 1..255: READs remembered for re-execution and atomic replies cached (IB `max_dest_rd_atomic`); default 16. */
   maxDestRdAtomic?: number;
   /**
@@ -134,7 +144,7 @@ export class RcResponder {
   private msn = 0;
   private failed = false;
   private nakSent = false;
-  private receives = 0;
+  private readonly pool: ReceivePool;
   /** In-order packets accepted since the last ACK. */
   private sinceAck = 0;
   /** First PSN of the message being reassembled (= ePSN between messages) and its bytes so far. */
@@ -154,6 +164,7 @@ export class RcResponder {
 
   constructor(private readonly config: ResponderConfig) {
     checkConfig(config);
+    this.pool = config.receivePool ?? { count: 0 };
     this.recovery = config.recovery ?? DEFAULT_RECOVERY;
     this.ePsn = config.initialPsn;
     this.msgStartPsn = config.initialPsn;
@@ -164,7 +175,7 @@ export class RcResponder {
   }
 
   get postedReceives(): number {
-    return this.receives;
+    return this.pool.count;
   }
 
   /** 'error' after it refused a request: from then on it drops everything without a reply (rxe `qp->resp.goto_error`). */
@@ -198,7 +209,7 @@ export class RcResponder {
   /** Post receives for SENDs (WRITEs need none). */
   postReceive(count = 1): void {
     if (!(Number.isSafeInteger(count) && count > 0)) throw new RangeError(`RC responder: receive count must be a positive integer, got ${count}`);
-    this.receives += count;
+    this.pool.count += count;
   }
 
   /**
@@ -222,11 +233,11 @@ export class RcResponder {
     // A SEND takes its receive with its first packet; a WRITE with immediate with its last, the one that carries the immediate.
     const writeWithImmediate = !send && immediate !== null;
     if ((send && first) || writeWithImmediate) {
-      if (this.receives === 0) {
+      if (this.pool.count === 0) {
         this.stats.naksSent.rnr++;
         return { verdict: 'rnr', reply: { kind: 'nak', psn, msn: this.msn, syndrome: rnrNakSyndrome(this.config.rnrTimerCode) }, messageBytes: null };
       }
-      this.receives--;
+      this.pool.count--;
       this.msgHoldsReceive = true;
     }
     this.ePsn = nextPsn(psn);
@@ -400,7 +411,7 @@ export class RcResponder {
   private discardPartialMessage(): void {
     this.stats.bytesDiscarded += this.msgBytes;
     this.msgBytes = 0;
-    if (this.msgHoldsReceive) this.receives++;
+    if (this.msgHoldsReceive) this.pool.count++;
     this.msgHoldsReceive = false;
     this.ePsn = this.msgStartPsn;
   }

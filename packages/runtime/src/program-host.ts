@@ -15,7 +15,7 @@
  * happen, not at a state it could already see: a program that polls one CQ while another holds
  * entries it ignores still moves forward in virtual time instead of spinning in place.
  */
-import type { AppEvents, AppReceive, Completion, HostPeer, MemoryRegions, QpOverrides, RemoteAccess } from '@rocelab/rnic';
+import type { AppEvents, AppReceive, Completion, HostPeer, MemoryRegions, QpOverrides, RemoteAccess, SharedReceives } from '@rocelab/rnic';
 import { ROCE_DSCP } from '@rocelab/wire';
 import type { Host } from '@rocelab/host';
 import type { NodeContext } from '@rocelab/sim';
@@ -121,10 +121,10 @@ interface Qp {
   rnrRetry: number | null;
   maxRdAtomic: number | null;
   dscp: number;
-  /** Posted receives, oldest first: the NIC consumes them in that order. */
-  receives: Array<{ wrId: bigint }>;
   /** Receives posted before RTR (ibv_rc_pingpong posts them in INIT): handed to the responder when it exists. */
   early: Uint8Array[];
+  /** Its shared receive queue, if it was created on one. */
+  srq: SharedReceives | null;
   sending: boolean;
   receiving: boolean;
 }
@@ -154,6 +154,7 @@ interface Program {
   mrs: Map<number, Mr>;
   cqs: Map<number, Cq>;
   channels: Map<number, number[]>;
+  srqs: Map<number, SharedReceives>;
   qps: Map<number, Qp>;
   nextHandle: number;
   /** Bumped by everything the program could see happen: a wait for anything ends at the next bump. */
@@ -170,6 +171,8 @@ export class ProgramHost implements AppEvents {
   private readonly byRequesterQpn = new Map<number, { program: Program; qp: Qp }>();
   private readonly byResponderQpn = new Map<number, { program: Program; qp: Qp }>();
   private readonly pending = new Map<number, PendingWr>();
+  /** Each posted receive buffer's work request id: the NIC names the buffer a message consumed (on an SRQ, whichever QP took it). */
+  private readonly receiveIds = new WeakMap<Uint8Array, bigint>();
   private nextQp = 1;
   private readonly sockets: ProgramSockets;
 
@@ -224,11 +227,10 @@ export class ProgramHost implements AppEvents {
 
   onReceive(qpn: number, r: AppReceive): void {
     const at = this.byResponderQpn.get(qpn);
-    if (at === undefined) return;
-    const posted = at.qp.receives.shift();
-    if (posted === undefined) return;
+    const wrId = this.receiveIds.get(r.buffer);
+    if (at === undefined || wrId === undefined) return;
     const imm = r.immediate !== null;
-    this.push(at.program, at.qp.recvCq, wc(posted.wrId, 0, r.opcode === 'writeImmediate' ? WC_OP.recvImm : WC_OP.recv, r.bytes, imm ? r.immediate! : 0, at.qp.qpn, at.qp.destQpn ?? 0, imm ? WC_WITH_IMM : 0));
+    this.push(at.program, at.qp.recvCq, wc(wrId, 0, r.opcode === 'writeImmediate' ? WC_OP.recvImm : WC_OP.recv, r.bytes, imm ? r.immediate! : 0, at.qp.qpn, at.qp.destQpn ?? 0, imm ? WC_WITH_IMM : 0));
   }
 
   /** A WRITE, atomic or READ response landed in registered memory: a program spinning on memory may see it. */
@@ -262,7 +264,7 @@ export class ProgramHost implements AppEvents {
     const identity = { ROCELAB_PID: String(1000 + this.hostIndex * 64 + spec.index), ROCELAB_RANDOM_SEED: String(this.ctx.rng(`program:${spec.index}`).nextU32()) };
     const channel = new ProgramChannel({ argv: spec.argv, env: { ...spec.env, ...identity }, cwd: spec.cwd });
     const outcome: ProgramReport = { node: spec.node, index: spec.index, argv: spec.argv, status: 'running', exitCode: null, signal: null, startedPs: this.ctx.nowPs, exitedPs: null, stdout: '', stderr: '', log: [], unsupported: {}, error: null };
-    return { spec, channel, outcome, mrs: new Map(), cqs: new Map(), channels: new Map(), qps: new Map(), nextHandle: 1, seen: 0, waiter: null, sleepUntilPs: null, done: false };
+    return { spec, channel, outcome, mrs: new Map(), cqs: new Map(), channels: new Map(), srqs: new Map(), qps: new Map(), nextHandle: 1, seen: 0, waiter: null, sleepUntilPs: null, done: false };
   }
 
   private serve(p: Program): void {
@@ -414,11 +416,15 @@ export class ProgramHost implements AppEvents {
         return this.postSend(p, req.body);
       case T.postRecv:
         return this.postRecv(p, req.body);
-      case T.createSrq:
+      case T.createSrq: {
+        const handle = p.nextHandle++;
+        p.srqs.set(handle, { buffers: [], pool: { count: 0 } });
+        return { err: 0, body: u32s(handle, 0) };
+      }
       case T.postSrqRecv:
+        return this.postRecv(p, req.body, true);
       case T.destroySrq:
-        this.unsupported(p, 'ibv_create_srq');
-        return { err: E.EOPNOTSUPP };
+        return { err: p.srqs.delete(b.getUint32(0, true)) ? 0 : E.EINVAL };
       case T.sleepUntil: {
         const until = Number(b.getBigUint64(0, true));
         p.sleepUntilPs = until;
@@ -503,13 +509,12 @@ export class ProgramHost implements AppEvents {
     const sendCq = p.cqs.get(b.getUint32(4, true));
     const recvCq = p.cqs.get(b.getUint32(8, true));
     if (sendCq === undefined || recvCq === undefined) return { err: E.EINVAL };
-    if (b.getUint32(12, true) !== 0) {
-      this.unsupported(p, 'ibv_create_qp (with an SRQ)');
-      return { err: E.EOPNOTSUPP };
-    }
+    const srqHandle = b.getUint32(12, true);
+    const srq = srqHandle === 0 ? null : (p.srqs.get(srqHandle) ?? null);
+    if (srqHandle !== 0 && srq === null) return { err: E.EINVAL };
     if (this.nextQp >= QPS_PER_HOST) return { err: E.ENOMEM };
     const qpn = NATIVE_QPN | (this.hostIndex << 10) | this.nextQp++;
-    const qp: Qp = { qpn, sendCq, recvCq, state: QPS.reset, sigAll: b.getUint32(36, true) !== 0, pathMtu: null, destQpn: null, destIp: null, rqPsn: 0, sqPsn: 0, retryCnt: null, rnrRetry: null, maxRdAtomic: null, dscp: ROCE_DSCP, receives: [], early: [], sending: false, receiving: false };
+    const qp: Qp = { qpn, sendCq, recvCq, state: QPS.reset, sigAll: b.getUint32(36, true) !== 0, pathMtu: null, destQpn: null, destIp: null, rqPsn: 0, sqPsn: 0, retryCnt: null, rnrRetry: null, maxRdAtomic: null, dscp: ROCE_DSCP, early: [], srq, sending: false, receiving: false };
     p.qps.set(qpn, qp);
     return { err: 0, body: u32s(qpn, 0) };
   }
@@ -562,7 +567,7 @@ export class ProgramHost implements AppEvents {
   }
 
   private overrides(qp: Qp, initialPsn: number): QpOverrides {
-    return { initialPsn, mtu: qp.pathMtu, retryCount: qp.retryCnt, rnrRetry: qp.rnrRetry, maxRdAtomic: qp.maxRdAtomic };
+    return { initialPsn, mtu: qp.pathMtu, retryCount: qp.retryCnt, rnrRetry: qp.rnrRetry, maxRdAtomic: qp.maxRdAtomic, ...(qp.srq === null ? {} : { srq: qp.srq }) };
   }
 
   private postSend(p: Program, body: Uint8Array): Answer {
@@ -591,10 +596,13 @@ export class ProgramHost implements AppEvents {
     return { err: 0, body: proto.PostRep.encode({ posted: wrs.length }) };
   }
 
-  private postRecv(p: Program, body: Uint8Array): Answer {
-    const { qpn, wrs } = proto.decodePostRecv(body);
-    const qp = p.qps.get(qpn);
-    if (qp === undefined || qp.state === QPS.reset) return { err: E.EINVAL, body: proto.PostRep.encode({ posted: 0 }) };
+  /** Receives on a QP, or on a shared receive queue (`srq`: the body's qpn is the SRQ's handle). */
+  private postRecv(p: Program, body: Uint8Array, srq = false): Answer {
+    const { qpn, wrs } = proto.decodePostRecv(body, srq ? proto.RL.POST_SRQ_RECV : proto.RL.POST_RECV);
+    const qp = srq ? undefined : p.qps.get(qpn);
+    const shared = srq ? p.srqs.get(qpn) : undefined;
+    // A QP on an SRQ takes no receives of its own (verbs refuses them too).
+    if (srq ? shared === undefined : qp === undefined || qp.state === QPS.reset || qp.srq !== null) return { err: E.EINVAL, body: proto.PostRep.encode({ posted: 0 }) };
     for (const [i, wr] of wrs.entries()) {
       if (wr.numSge > 1) {
         this.unsupported(p, 'ibv_post_recv (more than one SGE)');
@@ -607,10 +615,14 @@ export class ProgramHost implements AppEvents {
         if (part === null) return { err: E.EINVAL, body: proto.PostRep.encode({ posted: i }) };
         buffer = part;
       }
-      // The responder exists from RTR on; receives posted in INIT wait for it.
-      if (qp.receiving) this.host.nic.postAppReceive(qp.qpn, buffer);
-      else qp.early.push(buffer);
-      qp.receives.push({ wrId: wr.wrId });
+      // Each receive's own view, so the NIC's answer names it even when two cover the same bytes.
+      buffer = buffer.subarray(0);
+      this.receiveIds.set(buffer, wr.wrId);
+      if (shared !== undefined) {
+        shared.buffers.push(buffer);
+        shared.pool.count++;
+      } else if (qp!.receiving) this.host.nic.postAppReceive(qp!.qpn, buffer);
+      else qp!.early.push(buffer);
     }
     return { err: 0, body: proto.PostRep.encode({ posted: wrs.length }) };
   }
