@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -187,6 +187,21 @@ for (const [tool, size, opcode, what] of [
     assert.ok(Math.abs(typical - expected) / expected <= 0.02, `${tool}: ${typical} us typical against the emulator's ${expected.toFixed(3)} us (within 2 %)`);
   });
 }
+
+test('with the host CPU model each post of a program waits for the CPU: ibv_rc_pingpong slows, and the seed changes its figures', { skip }, () => {
+  const file = clos([['ibv_rc_pingpong', '-g', '0', '-n', '50']], [['ibv_rc_pingpong', '-g', '0', '-n', '50', '{h1}']]);
+  const usec = (r: RunResult) => figure(program(r, 'h3'), /iters in [\d.]+ seconds = ([\d.]+) usec\/iter/);
+  const plain = usec(run(file, '20ms'));
+  const withCpu = file.replace(/pod\.yaml$/, 'cpu.yaml');
+  writeFileSync(withCpu, readFileSync(file, 'utf8').replace('defaults:\n', 'defaults:\n  host: {cpu: {perOperation: 2us, jitter: 1us}}\n'));
+  const seeds = [1, 2].map((seed) => {
+    const r = cli(['run', withCpu, '--duration', '20ms', '--seed', String(seed), '--json'], {}, 600_000);
+    assert.equal(r.status, 0, r.stderr);
+    return usec(r.json!);
+  });
+  assert.ok(seeds.every((u) => u > plain), `with the CPU model ${seeds.join(', ')} us per iteration, without ${plain}`);
+  assert.notEqual(seeds[0], seeds[1], 'another seed, other CPU times');
+});
 
 test('ibv_srq_pingpong completes: 16 QPs take their receives from one shared receive queue', { skip }, () => {
   const file = clos([['ibv_srq_pingpong', '-g', '0', '-n', '50']], [['ibv_srq_pingpong', '-g', '0', '-n', '50', '{h1}']]);

@@ -15,7 +15,7 @@
  * happen, not at a state it could already see: a program that polls one CQ while another holds
  * entries it ignores still moves forward in virtual time instead of spinning in place.
  */
-import type { AppEvents, AppReceive, Completion, HostPeer, MemoryRegions, QpOverrides, RemoteAccess, SharedReceives } from '@rocelab/rnic';
+import type { AppEvents, AppReceive, AppWork, Completion, HostPeer, MemoryRegions, QpOverrides, RemoteAccess, SharedReceives } from '@rocelab/rnic';
 import { ROCE_DSCP } from '@rocelab/wire';
 import type { Host } from '@rocelab/host';
 import type { NodeContext } from '@rocelab/sim';
@@ -590,7 +590,7 @@ export class ProgramHost implements AppEvents {
       const bytes = local?.length ?? 0;
       const work = appWork(wr.opcode, local, bytes, wr.remoteAddr, wr.rkey, bswap32(wr.immData), wr.compareAdd, wr.swap);
       if (work === null) return { err: E.EINVAL, body: proto.PostRep.encode({ posted: i }) };
-      const id = this.host.nic.postApp(qp.destQpn, work);
+      const id = this.post(qp.destQpn, work);
       this.pending.set(id, { program: p, qp, wrId: wr.wrId, signaled: qp.sigAll || (wr.sendFlags & SEND_SIGNALED) !== 0, opcode: wr.opcode, bytes });
     }
     return { err: 0, body: proto.PostRep.encode({ posted: wrs.length }) };
@@ -621,10 +621,32 @@ export class ProgramHost implements AppEvents {
       if (shared !== undefined) {
         shared.buffers.push(buffer);
         shared.pool.count++;
-      } else if (qp!.receiving) this.host.nic.postAppReceive(qp!.qpn, buffer);
+      } else if (qp!.receiving) this.postReceive(qp!.qpn, buffer);
       else qp!.early.push(buffer);
     }
     return { err: 0, body: proto.PostRep.encode({ posted: wrs.length }) };
+  }
+
+  /**
+   * A work request to the NIC: at once, or with the host CPU model (`host: {cpu}`) once the CPU
+   * has done it, its id taken and its time counted at the call, as an app's (app-host.ts); a QP that
+   * went into error meanwhile flushes it.
+   */
+  private post(qpn: number, work: AppWork): number {
+    const cpu = this.host.cpu;
+    if (cpu === null) return this.host.nic.postApp(qpn, work);
+    const issued = { id: this.host.nic.takeWrId(), postedPs: this.ctx.nowPs };
+    cpu.issue(() => {
+      if (!this.host.nic.appQpInError(qpn)) return void this.host.nic.postApp(qpn, work, issued);
+      this.host.onAppCompletion(qpn, { wrId: issued.id, opcode: work.opcode, sizeBytes: work.sizeBytes, postedPs: issued.postedPs, completedPs: this.ctx.nowPs, status: 'flushed' });
+    });
+    return issued.id;
+  }
+
+  private postReceive(qpn: number, buffer: Uint8Array): void {
+    const cpu = this.host.cpu;
+    if (cpu === null) this.host.nic.postAppReceive(qpn, buffer);
+    else cpu.issue(() => this.host.nic.postAppReceive(qpn, buffer));
   }
 
   private unsupported(p: Program, name: string): void {
