@@ -164,9 +164,11 @@ static void set_sin(struct sockaddr_in *sin, uint32_t ip, uint16_t port) {
 	sin->sin_port = htons(port);
 }
 
-/* A deterministic starting PSN (what ibv_rc_pingpong draws at random). */
-static uint32_t psn_for(uint32_t qpn) {
-	return (qpn * 2654435761u) & 0xffffffu;
+/* A deterministic starting PSN (what ibv_rc_pingpong draws at random), chosen when the id is
+ * made: a program that moves its own QP (rdma_init_qp_attr) before rdma_accept needs it then. */
+static uint32_t next_psn_seed;
+static uint32_t psn_for(uint32_t seed) {
+	return (seed * 2654435761u) & 0xffffffu;
 }
 
 /* ---- channels and events ---------------------------------------------------------------- */
@@ -556,6 +558,7 @@ static struct cm_id *new_id(struct cm_channel *c, void *context, enum rdma_port_
 	p->id.port_num = 1;
 	p->sock = -1;
 	p->sync = sync;
+	p->psn = psn_for(__atomic_add_fetch(&next_psn_seed, 1, __ATOMIC_RELAXED) ^ (rocelab_host() != NULL ? rocelab_host()->ip : 0));
 	p->retry_count = 7;
 	p->rnr_retry_count = 7;
 	p->responder_resources = 1;
@@ -727,7 +730,6 @@ EXPORT int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 	if (p->state != ST_ROUTE) return fail(EINVAL);
 	if (id->qp == NULL && param == NULL) return fail(EINVAL);
 	p->qpn = qpn_for(p, param);
-	p->psn = psn_for(p->qpn);
 	if (param != NULL) {
 		p->responder_resources = param->responder_resources;
 		p->initiator_depth = param->initiator_depth;
@@ -765,7 +767,6 @@ EXPORT int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 	if (p->state != ST_REQ_RCVD) return fail(EINVAL);
 	if (id->qp == NULL && param == NULL) return fail(EINVAL);
 	p->qpn = qpn_for(p, param);
-	p->psn = psn_for(p->qpn);
 	if (param != NULL) {
 		if (param->responder_resources != RDMA_MAX_RESP_RES) p->responder_resources = param->responder_resources;
 		if (param->initiator_depth != RDMA_MAX_INIT_DEPTH) p->initiator_depth = param->initiator_depth;
