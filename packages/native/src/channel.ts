@@ -228,6 +228,14 @@ export class ProgramChannel {
     return this.finalOutput?.stderr ?? tail(this.errFile);
   }
 
+  /**
+   * Forgets the request awaiting its reply: the program ended while that request waited (another of
+   * its threads exited the process), so next() may read the launcher's RL_EXIT and the EOF.
+   */
+  abandon(): void {
+    this.pending = null;
+  }
+
   /** Releases the host's end of the channel (next() does once it reads EOF). */
   close(): void {
     if (this.hostFd < 0) return;
@@ -239,6 +247,69 @@ export class ProgramChannel {
 
   private where(): string {
     return `${this.name} (pid ${this.pid ?? 'none'})`;
+  }
+}
+
+/**
+ * The channel of one more thread of a program (RL_THREAD_NEW passed the host's end): requests and
+ * replies as on the program's own channel. A thread that ended says RL_THREAD_EXIT (returned by
+ * next(), never answered); an EOF without it means the whole program is gone.
+ */
+export class ThreadChannel {
+  private readonly native: NativeBinding = binding();
+  private readonly rx = new Uint8Array(RL_MAX_MESSAGE);
+  private pending: number | null = null;
+
+  constructor(
+    private fd: number,
+    private readonly name: string,
+  ) {}
+
+  /** Blocks until the thread's next request; null at EOF. Throws ProgramChannelError like ProgramChannel.next(). */
+  next(timeoutMs: number): Request | null {
+    if (this.pending !== null) throw new Error(`ThreadChannel ${this.name}: next() before the reply to ${rlTypeName(this.pending)} (one reply per request, in order)`);
+    if (this.fd < 0) return null;
+    let got;
+    try {
+      got = this.native.recv(this.fd, this.rx, timeoutMs);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ETIMEDOUT') throw new ProgramChannelError('ETIMEDOUT', `${this.name}: expected a request on its channel within ${timeoutMs} ms, got none (is it blocked outside rocelab: a mutex, a condition variable or a pipe between threads?)`);
+      throw e;
+    }
+    if (got.bytes === 0) {
+      if (got.fd >= 0) this.native.close(got.fd);
+      this.close();
+      return null;
+    }
+    const hdr = got.bytes >= Hdr.size ? Hdr.decode(this.rx) : null;
+    if (hdr === null || hdr.len !== got.bytes) {
+      if (got.fd >= 0) this.native.close(got.fd);
+      throw new ProgramChannelError('proto', `${this.name}: expected a request whose rl_hdr.len is its size, got ${got.bytes} bytes`);
+    }
+    this.pending = hdr.type === RL.THREAD_EXIT ? null : hdr.type;
+    return { type: hdr.type, body: this.rx.slice(Hdr.size, got.bytes), fd: got.fd };
+  }
+
+  reply(type: number, err: number, nowPs: bigint, body?: Uint8Array): boolean {
+    if (this.pending !== type) throw new Error(`ThreadChannel ${this.name}: a reply of type ${rlTypeName(type)} to ${this.pending === null ? 'no request' : rlTypeName(this.pending)}`);
+    this.pending = null;
+    if (this.fd < 0) return false;
+    try {
+      this.native.send(this.fd, encodeReply(type, err, nowPs, body));
+      return true;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'EPIPE' || code === 'ECONNRESET') return false;
+      throw e;
+    }
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    const fd = this.fd;
+    this.fd = -1;
+    this.pending = null;
+    this.native.close(fd);
   }
 }
 

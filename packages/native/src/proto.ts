@@ -40,6 +40,11 @@ export const RL = {
   DESTROY_SRQ: 38,
   SLEEP_UNTIL: 40,
   WAIT_ANY: 41,
+  THREAD_NEW: 42,
+  THREAD_START: 43,
+  THREAD_EXIT: 44,
+  THREAD_YIELD: 45,
+  THREAD_WAKE: 46,
 } as const;
 
 export type RlTypeName = keyof typeof RL;

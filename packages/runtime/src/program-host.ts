@@ -14,6 +14,16 @@
  * A wait "for anything" (an empty poll, a spin) ends at the next thing the program could see
  * happen, not at a state it could already see: a program that polls one CQ while another holds
  * entries it ignores still moves forward in virtual time instead of spinning in place.
+ *
+ * Threads (native/c/core/threads.c): each thread a program starts has a channel of its own. The
+ * program waits only when every one of its threads waits; the host resumes one thread at a time,
+ * the first ready one in thread-creation order (the main thread first), and runs it until it waits
+ * again before it looks at the others. So the interleaving of a program's threads depends only on
+ * what they ask and when their waits end, never on the OS scheduler. What is not guaranteed: a
+ * thread that blocks outside rocelab (a mutex held across a wait, a condition variable, a pipe
+ * between threads) stalls its program until the wall-time timeout stops it. In a program with
+ * more than one thread, an empty poll of a CQ answers "nothing" once and waits only when repeated
+ * with nothing in between (rping's CQ thread polls until empty, then waits for its next event).
  */
 import type { AppEvents, AppReceive, AppWork, Completion, HostPeer, MemoryRegions, QpOverrides, RemoteAccess, SharedReceives } from '@rocelab/rnic';
 import { ROCE_DSCP } from '@rocelab/wire';
@@ -21,7 +31,7 @@ import type { Host } from '@rocelab/host';
 import type { NodeContext } from '@rocelab/sim';
 import type { PodSpec, ProgramSpec } from '@rocelab/topology';
 import { PROGRAM_LOG_MAX_LINES, outputTail, type ProgramReport } from '@rocelab/results';
-import { ProgramChannel, binding, proto, type Request } from '@rocelab/native';
+import { ProgramChannel, ThreadChannel, binding, proto, type Request } from '@rocelab/native';
 import { hostNames } from './qp-plan.js';
 import { ProgramSockets } from './program-sockets.js';
 
@@ -53,7 +63,14 @@ const T = {
   destroySrq: 38,
   sleepUntil: 40,
   waitAny: 41,
+  threadNew: 42,
+  threadStart: 43,
+  threadExit: 44,
+  threadYield: 45,
+  threadWake: 46,
 } as const;
+/** RL_THREAD_YIELD's flag: the wait also ends at the next thing the program could see. */
+const YIELD_SEEN = 1;
 
 const E = { EPERM: 1, ENOENT: 2, EIO: 5, EBADF: 9, ENOMEM: 12, EFAULT: 14, EINVAL: 22, ENOSPC: 28, EOPNOTSUPP: 95 } as const;
 
@@ -147,9 +164,25 @@ interface Waiter {
   deadlinePs?: number;
 }
 
+/** One thread of a program: the main thread (index 0, the program's channel) or one it started. */
+interface Thread {
+  index: number;
+  channel: ProgramChannel | ThreadChannel;
+  waiter: Waiter | null;
+  sleepUntilPs: number | null;
+  /** To be served without a reply first: the program just started, or the thread's RL_THREAD_START is unread. */
+  fresh: boolean;
+  done: boolean;
+  /** An empty poll was answered at once (a program with threads): the next one in a row waits. */
+  polledEmpty: boolean;
+}
+
 interface Program {
   spec: ProgramSpec;
   channel: ProgramChannel;
+  threads: Thread[];
+  /** Bumped by RL_THREAD_WAKE and by a thread's end: ends the RL_THREAD_YIELDs of the program. */
+  wakes: number;
   outcome: ProgramReport;
   mrs: Map<number, Mr>;
   cqs: Map<number, Cq>;
@@ -159,8 +192,6 @@ interface Program {
   nextHandle: number;
   /** Bumped by everything the program could see happen: a wait for anything ends at the next bump. */
   seen: number;
-  waiter: Waiter | null;
-  sleepUntilPs: number | null;
   done: boolean;
 }
 
@@ -208,7 +239,9 @@ export class ProgramHost implements AppEvents {
     for (const p of this.programs) {
       if (p.done) continue;
       p.channel.kill();
-      const waiting = p.waiter === null ? 'running' : `waiting in ${proto.rlTypeName(p.waiter.type)}`;
+      const what = (t: Thread) => (t.waiter === null ? 'running' : `waiting in ${proto.rlTypeName(t.waiter.type)}`);
+      const live = p.threads.filter((t) => !t.done);
+      const waiting = live.length === 1 ? what(live[0]!) : live.map((t) => `thread ${t.index} ${what(t)}`).join(', ');
       this.finish(p, 'running', null);
       this.log(p, `still ${waiting} when the run ended: stopped`);
     }
@@ -240,18 +273,19 @@ export class ProgramHost implements AppEvents {
 
   run(nowPs: number): void {
     for (const p of this.programs) {
-      if (p.done) continue;
-      if (p.waiter === null) {
-        this.serve(p);
-        continue;
-      }
-      if (p.waiter.ready()) {
-        const w = p.waiter;
-        p.waiter = null;
-        p.sleepUntilPs = null;
-        const a = w.answer();
-        p.channel.reply(w.type, a.err, BigInt(nowPs), a.body);
-        this.serve(p);
+      // One thread at a time, the first ready one in creation order, until none is (see the header).
+      while (!p.done) {
+        const t = p.threads.find((x) => !x.done && (x.fresh || (x.waiter !== null && x.waiter.ready())));
+        if (t === undefined) break;
+        if (t.fresh) t.fresh = false;
+        else {
+          const w = t.waiter!;
+          t.waiter = null;
+          t.sleepUntilPs = null;
+          const a = w.answer();
+          t.channel.reply(w.type, a.err, BigInt(nowPs), a.body);
+        }
+        this.serve(p, t);
       }
     }
     this.armSleep();
@@ -264,41 +298,62 @@ export class ProgramHost implements AppEvents {
     const identity = { ROCELAB_PID: String(1000 + this.hostIndex * 64 + spec.index), ROCELAB_RANDOM_SEED: String(this.ctx.rng(`program:${spec.index}`).nextU32()) };
     const channel = new ProgramChannel({ argv: spec.argv, env: { ...spec.env, ...identity }, cwd: spec.cwd });
     const outcome: ProgramReport = { node: spec.node, index: spec.index, argv: spec.argv, status: 'running', exitCode: null, signal: null, startedPs: this.ctx.nowPs, exitedPs: null, stdout: '', stderr: '', log: [], unsupported: {}, error: null };
-    return { spec, channel, outcome, mrs: new Map(), cqs: new Map(), channels: new Map(), srqs: new Map(), qps: new Map(), nextHandle: 1, seen: 0, waiter: null, sleepUntilPs: null, done: false };
+    const main: Thread = { index: 0, channel, waiter: null, sleepUntilPs: null, fresh: true, done: false, polledEmpty: false };
+    return { spec, channel, threads: [main], wakes: 0, outcome, mrs: new Map(), cqs: new Map(), channels: new Map(), srqs: new Map(), qps: new Map(), nextHandle: 1, seen: 0, done: false };
   }
 
-  private serve(p: Program): void {
+  /** Runs thread `t` of `p` until it waits, ends, or the program ends. */
+  private serve(p: Program, t: Thread): void {
     for (;;) {
       let req: Request | null;
       try {
-        req = p.channel.next(p.spec.timeoutMs);
+        req = t.channel.next(p.spec.timeoutMs);
       } catch (e) {
         p.channel.kill();
         return this.finish(p, 'failed', `${(e as Error).message} (a program must reach a verb that waits within ${p.spec.timeoutMs} ms of wall time; programs: [{timeout}] raises it)`);
       }
-      if (req === null) return this.finish(p, 'exited', null);
+      if (req === null) {
+        if (t.index === 0) return this.finish(p, 'exited', null);
+        // A thread's channel closed without its last word: the process is gone (another thread
+        // exited it). The main thread's pending request will never be answered; its channel says how it ended.
+        t.done = true;
+        p.channel.abandon();
+        for (let i = 0; i < 1000 && p.channel.next(p.spec.timeoutMs) !== null; i++) p.channel.abandon();
+        return this.finish(p, 'exited', null);
+      }
+      if (req.type === T.threadExit) {
+        t.done = true;
+        t.channel.close();
+        p.wakes++;
+        return;
+      }
+      if (req.type !== T.pollCq) t.polledEmpty = false;
       let out: Answer | Waiter;
       try {
-        out = this.handle(p, req);
+        out = this.handle(p, t, req);
       } catch (e) {
         this.log(p, `request ${req.type}: ${(e as Error).message}`);
         out = { err: E.EINVAL };
       }
       if ('ready' in out) {
         if (!out.ready()) {
-          p.waiter = out;
+          t.waiter = out;
           return;
         }
         out = out.answer();
       }
-      p.channel.reply(req.type, out.err, BigInt(this.ctx.nowPs), out.body);
+      t.channel.reply(req.type, out.err, BigInt(this.ctx.nowPs), out.body);
     }
   }
 
   private finish(p: Program, status: ProgramStatus, error: string | null): void {
     p.done = true;
-    p.waiter = null;
-    p.sleepUntilPs = null;
+    for (const t of p.threads) {
+      t.done = true;
+      t.waiter = null;
+      t.sleepUntilPs = null;
+      if (t.index !== 0) t.channel.close();
+    }
     this.sockets.closeAll(this.programs.indexOf(p));
     p.outcome.status = status;
     p.outcome.exitedPs = this.ctx.nowPs;
@@ -322,8 +377,11 @@ export class ProgramHost implements AppEvents {
     let next: number | null = null;
     for (const p of this.programs) {
       if (p.done) continue;
-      const at = p.sleepUntilPs ?? p.waiter?.deadlinePs ?? null;
-      if (at !== null) next = next === null ? at : Math.min(next, at);
+      for (const t of p.threads) {
+        if (t.done) continue;
+        const at = t.sleepUntilPs ?? t.waiter?.deadlinePs ?? null;
+        if (at !== null) next = next === null ? at : Math.min(next, at);
+      }
     }
     this.host.app.wakeAt(next);
   }
@@ -345,7 +403,7 @@ export class ProgramHost implements AppEvents {
 
   // --- the verbs ------------------------------------------------------------------------------
 
-  private handle(p: Program, req: Request): Answer | Waiter {
+  private handle(p: Program, t: Thread, req: Request): Answer | Waiter {
     const b = new DataView(req.body.buffer, req.body.byteOffset, req.body.byteLength);
     switch (req.type) {
       case T.hello:
@@ -386,7 +444,7 @@ export class ProgramHost implements AppEvents {
         return { err: 0 };
       }
       case T.pollCq:
-        return this.pollCq(p, b.getUint32(0, true), Math.min(b.getUint32(4, true), MAX_POLL));
+        return this.pollCq(p, t, b.getUint32(0, true), Math.min(b.getUint32(4, true), MAX_POLL));
       case T.getCqEvent: {
         const events = p.channels.get(b.getUint32(0, true));
         if (events === undefined) return { err: E.EINVAL };
@@ -427,7 +485,7 @@ export class ProgramHost implements AppEvents {
         return { err: p.srqs.delete(b.getUint32(0, true)) ? 0 : E.EINVAL };
       case T.sleepUntil: {
         const until = Number(b.getBigUint64(0, true));
-        p.sleepUntilPs = until;
+        t.sleepUntilPs = until;
         return { type: T.sleepUntil, ready: () => this.ctx.nowPs >= until, answer: () => ({ err: 0 }) };
       }
       case T.waitAny: {
@@ -436,6 +494,23 @@ export class ProgramHost implements AppEvents {
         const until = req.body.byteLength >= 8 ? Number(b.getBigUint64(0, true)) : null;
         if (until === null) return { type: T.waitAny, ready: () => p.seen !== seen, answer: () => ({ err: 0 }) };
         return { type: T.waitAny, ready: () => p.seen !== seen || this.ctx.nowPs >= until, answer: () => ({ err: 0 }), deadlinePs: until };
+      }
+      case T.threadNew: {
+        if (req.fd < 0) return { err: E.EBADF };
+        const index = p.threads.length;
+        p.threads.push({ index, channel: new ThreadChannel(req.fd, `${p.spec.argv[0] ?? 'program'} thread ${index}`), waiter: null, sleepUntilPs: null, fresh: true, done: false, polledEmpty: false });
+        return { err: 0, body: u32s(index, 0) };
+      }
+      case T.threadStart:
+        return { err: 0 };
+      case T.threadWake:
+        p.wakes++;
+        return { err: 0 };
+      case T.threadYield: {
+        const wakes = p.wakes;
+        const seen = p.seen;
+        const alsoSeen = (b.getUint32(0, true) & YIELD_SEEN) !== 0;
+        return { type: T.threadYield, ready: () => p.wakes !== wakes || (alsoSeen && p.seen !== seen), answer: () => ({ err: 0 }) };
       }
       default: {
         if (req.type >= 50 && req.type < 70) {
@@ -487,7 +562,7 @@ export class ProgramHost implements AppEvents {
     return null;
   }
 
-  private pollCq(p: Program, handle: number, max: number): Answer | Waiter {
+  private pollCq(p: Program, t: Thread, handle: number, max: number): Answer | Waiter {
     const cq = p.cqs.get(handle);
     if (cq === undefined) return { err: E.EINVAL };
     const take = (): Answer => {
@@ -497,7 +572,15 @@ export class ProgramHost implements AppEvents {
       for (let i = 0; i < n; i++) out.set(cq.wcs.shift()!, 8 + i * WC_BYTES);
       return { err: 0, body: out };
     };
-    if (cq.wcs.length > 0) return take();
+    if (cq.wcs.length > 0) {
+      t.polledEmpty = false;
+      return take();
+    }
+    // With threads, the first empty poll in a row answers at once (see the header).
+    if (!t.polledEmpty && p.threads.filter((x) => !x.done).length > 1) {
+      t.polledEmpty = true;
+      return take();
+    }
     // An empty poll is a wait for the next thing the program could see (see the header).
     const seen = p.seen;
     return { type: T.pollCq, ready: () => p.seen !== seen, answer: take };
@@ -553,6 +636,15 @@ export class ProgramHost implements AppEvents {
       this.host.nic.addAppSender(this.end(qp, qp.destQpn, peer), this.overrides(qp, qp.sqPsn));
       this.byRequesterQpn.set(qp.destQpn, { program: p, qp });
       qp.sending = true;
+    }
+    if (to === QPS.err && qp.state !== QPS.err) {
+      // Its posted receives complete as flushed (rdma_disconnect moves a QP to ERR: rping's CQ thread ends on them).
+      // (On an SRQ they are the queue's, and stay.)
+      const nic = qp.receiving && qp.srq === null ? (this.host.nic.receiverQps.find((r) => r.end.qpn === qp.qpn)?.receives ?? []) : [];
+      for (const buffer of [...nic.splice(0), ...qp.early.splice(0)]) {
+        const wrId = this.receiveIds.get(buffer);
+        if (wrId !== undefined) this.push(p, qp.recvCq, wc(wrId, WC_STATUS.flushed, WC_OP.recv, 0, 0, qp.qpn, qp.destQpn ?? 0, 0));
+      }
     }
     qp.state = to;
     return { err: 0 };

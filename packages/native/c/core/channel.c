@@ -2,8 +2,10 @@
  * The program's end of its channel to its host (issue 25; the protocol is rocelab_proto.h).
  *
  * A constructor finds the channel (ROCELAB_CHANNEL_FD), moves it out of the program's way and says
- * HELLO; every request after that is one packet out and one packet back, under a mutex, so a
- * program's threads take turns. Without ROCELAB_CHANNEL_FD the program is detached and the core
+ * HELLO; every request after that is one packet out and one packet back. The main thread speaks
+ * on that channel (under a mutex, for threads that have none); a thread started through the
+ * interposed pthread_create (threads.c) speaks on a channel of its own, so the host can tell which
+ * threads wait and resume them one at a time. Without ROCELAB_CHANNEL_FD the program is detached and the core
  * answers from the real clock.
  *
  * The channel's own I/O goes through raw system calls: other parts of librocelab interpose libc's
@@ -38,6 +40,10 @@ static int chan = -1;
 static struct rl_hello_rep host;
 static uint64_t last_now_ps; /* the last reply's now_ps; read without the lock (atomics) */
 static unsigned char rx[RL_MAX_MESSAGE]; /* under `lock` */
+/* A thread started through the interposed pthread_create (threads.c) speaks on a channel of its
+ * own: its requests need no lock, and the host sees which of the program's threads is waiting. */
+static __thread int tchan = -1;
+static __thread unsigned char *trx;
 
 static void say(const char *text) {
 	size_t len = strlen(text);
@@ -71,8 +77,8 @@ static uint64_t real_now_ps(void) {
 	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) * 1000u;
 }
 
-/* One packet out (with `fd` when >= 0), one packet back into rx; returns its length. */
-static size_t exchange(const struct iovec *iov, int iovcnt, int fd) {
+/* One packet out on `ch` (with `fd` when >= 0), one packet back into `buf`; returns its length. */
+static size_t exchange(int ch, unsigned char *buf, const struct iovec *iov, int iovcnt, int fd) {
 	union {
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -89,7 +95,7 @@ static size_t exchange(const struct iovec *iov, int iovcnt, int fd) {
 		memcpy(CMSG_DATA(c), &fd, sizeof fd);
 	}
 	long n;
-	do n = syscall(SYS_sendmsg, chan, &msg, MSG_NOSIGNAL);
+	do n = syscall(SYS_sendmsg, ch, &msg, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) lost("the channel to its host broke while sending (%s)", strerror(errno));
 
@@ -97,9 +103,9 @@ static size_t exchange(const struct iovec *iov, int iovcnt, int fd) {
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(int) * 4)];
 	} in;
-	struct iovec riov = { .iov_base = rx, .iov_len = sizeof rx };
+	struct iovec riov = { .iov_base = buf, .iov_len = RL_MAX_MESSAGE };
 	struct msghdr rmsg = { .msg_iov = &riov, .msg_iovlen = 1, .msg_control = in.buf, .msg_controllen = sizeof in.buf };
-	do n = syscall(SYS_recvmsg, chan, &rmsg, MSG_CMSG_CLOEXEC);
+	do n = syscall(SYS_recvmsg, ch, &rmsg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) lost("the channel to its host broke while waiting for a reply (%s)", strerror(errno));
 	if (n == 0) lost("its host closed the channel");
@@ -116,21 +122,22 @@ static size_t exchange(const struct iovec *iov, int iovcnt, int fd) {
 	return (size_t)n;
 }
 
-/* Sends `type` + body and checks the reply's header; the caller holds `lock`. */
-static int call_locked(uint32_t type, const void *req, size_t req_len, int fd_out, void *rep, size_t rep_cap, size_t *rep_len) {
+/* Sends `type` + body on `ch` and checks the reply's header (received into `rx_buf`); the caller
+ * holds `lock` when `ch` is the program's main channel. */
+static int call_on(int ch, unsigned char *rx_buf, uint32_t type, const void *req, size_t req_len, int fd_out, void *rep, size_t rep_cap, size_t *rep_len) {
 	struct rl_hdr hdr = { .type = type, .len = (uint32_t)(sizeof hdr + req_len) };
 	struct iovec iov[2] = { { .iov_base = &hdr, .iov_len = sizeof hdr }, { .iov_base = (void *)req, .iov_len = req_len } };
-	size_t n = exchange(iov, req_len > 0 ? 2 : 1, fd_out);
+	size_t n = exchange(ch, rx_buf, iov, req_len > 0 ? 2 : 1, fd_out);
 	struct rl_rep_hdr rh;
 	if (n < sizeof rh) lost("its host sent a reply of %zu bytes, shorter than a reply header (%zu)", n, sizeof rh);
-	memcpy(&rh, rx, sizeof rh);
+	memcpy(&rh, rx_buf, sizeof rh);
 	if (rh.type != type) lost("its host answered request type %u with a reply of type %u (expected one reply per request, in order)", type, rh.type);
 	uint64_t before = __atomic_load_n(&last_now_ps, __ATOMIC_RELAXED);
 	if (rh.now_ps < before) lost("its host's virtual time went back from %llu ps to %llu ps", (unsigned long long)before, (unsigned long long)rh.now_ps);
 	__atomic_store_n(&last_now_ps, rh.now_ps, __ATOMIC_RELAXED);
 	size_t body = n - sizeof rh;
 	size_t take = body < rep_cap ? body : rep_cap;
-	if (take > 0 && rep != NULL) memcpy(rep, rx + sizeof rh, take);
+	if (take > 0 && rep != NULL) memcpy(rep, rx_buf + sizeof rh, take);
 	if (rep_len != NULL) *rep_len = rep != NULL ? take : 0;
 	return rh.err;
 }
@@ -140,6 +147,8 @@ static int call_locked(uint32_t type, const void *req, size_t req_len, int fd_ou
 static void forked_child(void) {
 	if (chan >= 0) syscall(SYS_close, chan);
 	chan = -1;
+	if (tchan >= 0) syscall(SYS_close, tchan);
+	tchan = -1;
 	pthread_mutex_init(&lock, NULL);
 }
 
@@ -175,7 +184,7 @@ static void setup(void) {
 
 	struct rl_hello hello = { .version = RL_PROTO_VERSION, .pid = (uint32_t)getpid() };
 	size_t got = 0;
-	int err = call_locked(RL_HELLO, &hello, sizeof hello, -1, &host, sizeof host, &got);
+	int err = call_on(chan, rx, RL_HELLO, &hello, sizeof hello, -1, &host, sizeof host, &got);
 	if (err != 0) lost("its host refused HELLO for protocol version %d (%s)", RL_PROTO_VERSION, strerror(err));
 	if (got != sizeof host) lost("its host's HELLO reply has %zu bytes (expected %zu)", got, sizeof host);
 	host.node[RL_NODE_NAME - 1] = '\0';
@@ -214,10 +223,37 @@ int rocelab_call(uint32_t type, const void *req, size_t req_len, int fd_out, voi
 	 * then the clocks' count of reads with nothing else between. */
 	rocelab_spin_note_call();
 	rocelab_note_call();
+	if (tchan >= 0) return call_on(tchan, trx, type, req, req_len, fd_out, rep, rep_cap, rep_len);
 	pthread_mutex_lock(&lock);
-	int err = call_locked(type, req, req_len, fd_out, rep, rep_cap, rep_len);
+	int err = call_on(chan, rx, type, req, req_len, fd_out, rep, rep_cap, rep_len);
 	pthread_mutex_unlock(&lock);
 	return err;
+}
+
+int rocelab_thread_adopt(int fd) {
+	trx = malloc(RL_MAX_MESSAGE);
+	if (trx == NULL) return ENOMEM;
+	tchan = fd;
+	return 0;
+}
+
+void rocelab_thread_release(void) {
+	if (tchan < 0) return;
+	/* The thread's last word, never answered: the host marks it ended and wakes its joiners. */
+	struct rl_hdr hdr = { .type = RL_THREAD_EXIT, .len = sizeof hdr };
+	struct iovec iov = { .iov_base = &hdr, .iov_len = sizeof hdr };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	long n;
+	do n = syscall(SYS_sendmsg, tchan, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	syscall(SYS_close, tchan);
+	tchan = -1;
+	free(trx);
+	trx = NULL;
+}
+
+int rocelab_thread_has_channel(void) {
+	return tchan >= 0;
 }
 
 uint64_t rocelab_now_ps(void) {

@@ -51,6 +51,19 @@ void rocelab_wait_any_until_ps(uint64_t ps);
  */
 int rocelab_call(uint32_t type, const void *req, size_t req_len, int fd_out, void *rep, size_t rep_cap, size_t *rep_len);
 
+/* Threads (threads.c). The calling thread speaks on `fd` (its own channel) from now on; ENOMEM. */
+int rocelab_thread_adopt(int fd);
+/* The thread ends: its last word (RL_THREAD_EXIT) on its channel, which is closed. */
+void rocelab_thread_release(void);
+/* 1 when the calling thread has a channel of its own. */
+int rocelab_thread_has_channel(void);
+/* A wait until another thread of the program calls rocelab_wake() or ends (`flags` RL_YIELD_SEEN:
+ * or anything the program could see happens): what a thread blocked on its own kind does
+ * (sem_wait, pthread_join, rdma_get_cm_event), so that virtual time moves and the others run. */
+void rocelab_yield(uint32_t flags);
+/* Ends every rocelab_yield of the program (after this thread runs on to its next wait). */
+void rocelab_wake(void);
+
 /* A line in the program's log on its host (the run result's program log, and stderr under -v). */
 void rocelab_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

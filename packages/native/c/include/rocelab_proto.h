@@ -54,8 +54,19 @@ enum rl_type {
 	RL_SLEEP_UNTIL = 40, /* rl_time: a wait until that virtual instant */
 	RL_WAIT_ANY = 41,    /* a wait for the next thing the program could see; with an rl_time, until that instant at the latest */
 
+	/* Threads (threads.c): each thread the program starts speaks on a channel of its own, and the
+	 * host resumes one thread of a program at a time (see program-host.ts). */
+	RL_THREAD_NEW = 42,   /* + the host's end of a new SOCK_SEQPACKET pair -> rl_handle (the thread's index) */
+	RL_THREAD_START = 43, /* a new thread's first request, on its channel: answered when the host resumes it */
+	RL_THREAD_EXIT = 44,  /* a thread's last word on its channel: never answered */
+	RL_THREAD_YIELD = 45, /* rl_handle (flags: RL_YIELD_*) : a wait until another thread says RL_THREAD_WAKE or ends */
+	RL_THREAD_WAKE = 46,  /* ends every RL_THREAD_YIELD of the program (a semaphore posted, an rdma_cm event queued) */
+
 	/* 50..69: sockets to pod addresses (sockets.c); 70..99: rdma_cm (rdmacm.c). */
 };
+
+/* RL_THREAD_YIELD flags */
+#define RL_YIELD_SEEN 1u /* also ends at the next thing the program could see (a socket's news, a completion) */
 
 struct rl_hdr {
 	uint32_t type;
