@@ -1,7 +1,8 @@
 /**
  * The host's end of a native program's channel (issue 25; the protocol is proto.ts): starts the
- * program with librocelab preloaded and the channel as fd 3, hands the engine its requests one at
- * a time, and sends back the engine's replies.
+ * program with librocelab preloaded and the channel as fd 3, in a bubblewrap sandbox with an
+ * environment of its own (sandbox.ts, SANDBOX.md), hands the engine its requests one at a time,
+ * and sends back the engine's replies.
  *
  * next() is synchronous on purpose. The program runs in lockstep with its host's engine: virtual
  * time stands still while the program computes and moves only while it waits for a reply. So while
@@ -12,12 +13,13 @@
  * forever in write() instead of sending its next request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { closeSync, fstatSync, lstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { binding, type NativeBinding } from './binding.js';
 import { nativeDist, nativeLibDir } from './index.js';
 import { Exit, Hdr, RL, RL_MAX_MESSAGE, encodeReply, rlTypeName } from './proto.js';
+import { COVERED, programEnvironment, programSandbox, sandboxArgs, sandboxHidden, sandboxRefusal, type Sandbox } from './sandbox.js';
 
 /** The descriptor a program finds its channel on (ROCELAB_CHANNEL_FD). */
 export const CHANNEL_FD = 3;
@@ -27,9 +29,11 @@ export const OUTPUT_TAIL_BYTES = 64 * 1024;
 export interface ProgramOptions {
   /** The executable (a path, or a name looked up in PATH) and its arguments. */
   argv: readonly string[];
-  /** Added to this process's environment (the channel's variables are set over them). */
+  /** The topology's env and the device's identity: a program's environment is these and a few fixed ones (sandbox.ts's programEnvironment), never the member's. */
   env?: Readonly<Record<string, string>>;
   cwd?: string;
+  /** How to run it (default: programSandbox(), bwrap unless the user opted out). */
+  sandbox?: Sandbox;
 }
 
 /** One request from the program: its type (proto.ts's RL), its body (after the rl_hdr), and the descriptor that came with it (-1 if none; the caller owns it). */
@@ -69,7 +73,7 @@ export interface LaunchExit {
 }
 
 export class ProgramChannel {
-  readonly pid: number | undefined;
+  readonly pid: number | undefined = undefined;
   private launchExit: LaunchExit | null = null;
   private finalOutput: { stdout: string; stderr: string } | null = null;
   private readonly outFile: string;
@@ -78,7 +82,10 @@ export class ProgramChannel {
   /** Resolves once the program ended (never rejects), with its status and the end of its output. */
   readonly exited: Promise<ProgramExit>;
   private readonly native: NativeBinding;
-  private readonly child: ChildProcess;
+  private readonly child: ChildProcess | null;
+  /** Run in bwrap: two launchers, the inner one's RL_EXIT first (sandbox.ts). */
+  private readonly sandboxed: boolean;
+  private exits = 0;
   private readonly name: string;
   private readonly rx = new Uint8Array(RL_MAX_MESSAGE);
   private hostFd: number;
@@ -92,30 +99,51 @@ export class ProgramChannel {
     if (file === undefined) throw new Error('ProgramChannel: expected argv with at least the program, got []');
     this.native = binding();
     this.name = basename(file);
-    const [hostFd, childFd] = this.native.socketpair();
-    this.hostFd = hostFd;
+    const sandbox = options.sandbox ?? programSandbox();
+    this.sandboxed = sandbox.kind === 'bwrap';
     const dir = mkdtempSync(join(tmpdir(), 'rocelab-program-'));
     const outFile = join(dir, 'stdout');
     const errFile = join(dir, 'stderr');
-    const out = openSync(outFile, 'w');
-    const err = openSync(errFile, 'w');
-    const prior = (key: string, sep: string): string => {
-      const v = options.env?.[key] ?? process.env[key];
-      return v !== undefined && v !== '' ? `${sep}${v}` : '';
-    };
     this.outFile = outFile;
     this.errFile = errFile;
+    if (sandbox.kind === 'unavailable') {
+      // Never run unsandboxed by default: the program fails, with what is missing and the way out.
+      this.hostFd = -1;
+      this.child = null;
+      this.launchExit = { code: null, signal: null, error: sandboxRefusal(sandbox.why) };
+      this.finalOutput = { stdout: '', stderr: '' };
+      this.ended = true;
+      rmSync(dir, { recursive: true, force: true });
+      this.exited = Promise.resolve({ code: null, signal: null, stdout: '', stderr: '', error: this.launchExit.error! });
+      return;
+    }
+    const [hostFd, childFd] = this.native.socketpair();
+    this.hostFd = hostFd;
+    const out = openSync(outFile, 'w');
+    const err = openSync(errFile, 'w');
+    const launcher = join(nativeDist(), 'bin', 'rocelab-launch');
     // The launcher (rocelab-launch) puts the device in place for the program only, waits for it and
     // says how it ended on the channel; it leads a process group of its own, killed as one.
-    const env = {
-      ...process.env,
-      ...options.env,
-      ROCELAB_CHANNEL_FD: String(CHANNEL_FD),
-      ROCELAB_CHILD_LIBRARY_PATH: nativeLibDir(),
-      ROCELAB_CHILD_PRELOAD: `${join(nativeLibDir(), 'librocelab.so')}${prior('LD_PRELOAD', ' ')}`,
-    };
+    const channel = { ROCELAB_CHANNEL_FD: String(CHANNEL_FD), ROCELAB_CHILD_LIBRARY_PATH: nativeLibDir(), ROCELAB_CHILD_PRELOAD: join(nativeLibDir(), 'librocelab.so') };
+    let command: string[];
+    let env: Record<string, string>;
+    let cwd: string | undefined = options.cwd;
+    if (sandbox.kind === 'bwrap') {
+      // Outside, the launcher only waits for bwrap; inside, a second one starts the program (sandbox.ts).
+      const home = homedir();
+      const programCwd = options.cwd ?? process.cwd();
+      const reveal = [...new Set([nativeDist(), programCwd, ...(file.includes('/') ? [dirname(file)] : [])])].sort((a, b) => a.length - b.length);
+      const cover = [...new Set([...COVERED, tmpdir()])].filter(isDirectory);
+      const inner = programEnvironment({ memberEnv: process.env, home, env: options.env ?? {}, channel });
+      command = [sandbox.bwrap, ...sandboxArgs({ argv: [launcher, file, ...args], cwd: programCwd, cover, home, hide: sandboxHidden(process.env), reveal, env: inner })];
+      env = { PATH: inner['PATH']!, ROCELAB_CHANNEL_FD: String(CHANNEL_FD) };
+      cwd = '/';
+    } else {
+      command = [file, ...args];
+      env = programEnvironment({ memberEnv: process.env, home: process.env['HOME'] ?? homedir(), env: options.env ?? {}, channel });
+    }
     try {
-      this.child = spawn(join(nativeDist(), 'bin', 'rocelab-launch'), [file, ...args], { cwd: options.cwd, env, stdio: ['ignore', out, err, childFd], detached: true });
+      this.child = spawn(launcher, command, { cwd, env, stdio: ['ignore', out, err, childFd], detached: true });
     } catch (e) {
       this.native.close(hostFd);
       rmSync(dir, { recursive: true, force: true });
@@ -127,7 +155,8 @@ export class ProgramChannel {
       closeSync(err);
       this.native.close(childFd);
     }
-    this.pid = this.child.pid;
+    const child = this.child;
+    this.pid = child.pid;
     this.exited = new Promise((resolve) => {
       const finish = (code: number | null, signal: NodeJS.Signals | null, error?: string): void => {
         if (this.ended) return;
@@ -139,10 +168,10 @@ export class ProgramChannel {
         rmSync(dir, { recursive: true, force: true });
         resolve(result);
       };
-      this.child.once('exit', (code, signal) => finish(code, signal));
+      child.once('exit', (code, signal) => finish(code, signal));
       // Only a spawn that failed ends the program here; an error from kill() on a live one does not.
-      this.child.on('error', (e) => {
-        if (this.child.pid === undefined) finish(null, null, `cannot start ${file}: ${e.message}`);
+      child.on('error', (e) => {
+        if (child.pid === undefined) finish(null, null, `cannot start ${file}: ${e.message}`);
       });
     });
   }
@@ -165,6 +194,11 @@ export class ProgramChannel {
     if (got.bytes === 0) {
       if (got.fd >= 0) this.native.close(got.fd);
       this.close();
+      if (this.sandboxed && this.exits === 1 && this.launchExit !== null && this.launchExit.error === null) {
+        // Only the outer launcher spoke: the inner one never ran, or died before its program.
+        const said = this.stderr().trim().split('\n').filter((l) => l.startsWith('bwrap:')).pop();
+        this.launchExit = { code: null, signal: null, error: `the program's sandbox (bwrap) ended ${this.launchExit.signal !== null ? `by ${this.launchExit.signal}` : `with code ${this.launchExit.code}`} without word of the program${said === undefined ? ' (it killed its launcher, or bwrap failed)' : `: ${said}`}` };
+      }
       return null;
     }
     const hdr = got.bytes >= Hdr.size ? Hdr.decode(this.rx) : null;
@@ -175,7 +209,9 @@ export class ProgramChannel {
     if (hdr.type === RL.EXIT) {
       // The launcher's last word: the program ended. It is not answered; EOF follows.
       const e = Exit.decode(this.rx, Hdr.size);
-      this.launchExit = { code: e.code < 0 ? null : e.code, signal: e.signal === 0 ? null : signalName(e.signal), error: e.error === '' ? null : e.error };
+      // Sandboxed, the inner launcher speaks first and knows the signal; the outer one only has bwrap's exit code.
+      this.exits++;
+      if (this.exits === 1) this.launchExit = { code: e.code < 0 ? null : e.code, signal: e.signal === 0 ? null : signalName(e.signal), error: e.error === '' ? null : e.error };
       return this.next(timeoutMs);
     }
     this.pending = hdr.type;
@@ -206,7 +242,7 @@ export class ProgramChannel {
 
   /** SIGKILL to the launcher's process group, the program with it (nothing if it already ended). Its channel then reads EOF. */
   kill(): void {
-    if (this.ended || this.child.pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    if (this.ended || this.child === null || this.child.pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return;
     try {
       process.kill(-this.child.pid, 'SIGKILL');
     } catch {
@@ -317,6 +353,15 @@ const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 3: 'SIGQUIT'
 
 function signalName(n: number): string {
   return SIGNALS[n] ?? `signal ${n}`;
+}
+
+/** A real directory (not a symlink: /var/run is often one to /run). */
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The last OUTPUT_TAIL_BYTES of a file, as text. */

@@ -28,5 +28,6 @@ export function nativeBuilt(): boolean {
 
 export * from './binding.js';
 export * from './channel.js';
+export * from './sandbox.js';
 export * as proto from './proto.js';
 export * as socketsProto from './sockets-proto.js';

@@ -35,3 +35,4 @@ export * from './http-limits.js';
 export * from './refusal-log.js';
 export * from './refusal-reporter.js';
 export * from './program-sockets.js';
+export { programSandbox, sandboxRefusal, UNSANDBOXED_ENV, UNSANDBOXED_WARNING, type Sandbox } from '@rocelab/native';

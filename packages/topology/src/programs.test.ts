@@ -80,6 +80,15 @@ test('an empty run, a non-string argument, an unknown key or a bad env value is 
   assertProblem(() => loadTopologyFile(notList), { file: notList, code: 'schema', path: 'nodes[0].programs', expected: 'a list of native programs' });
 });
 
+test('env may not set what puts the device in place or keeps the program sandboxed: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, ROCELAB_*', () => {
+  for (const key of ['LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'ROCELAB_POD_TOKEN_FILE', 'ROCELAB_CHANNEL_FD', 'ROCELAB_PID']) {
+    const file = pod(`, programs: [{run: [x], env: {${key}: y}}]`);
+    assertProblem(() => loadTopologyFile(file), { file, code: 'value', path: `nodes[0].programs[0].env.${key}`, expected: "a variable of the program's own", actual: `${key}, which a topology may not set` });
+  }
+  const fine = pod(', programs: [{run: [x], env: {LD_BIND_NOW: "1", ROCELABX: y}}]');
+  assert.deepEqual(loadTopologyFile(fine).programs[0]!.env, { LD_BIND_NOW: '1', ROCELABX: 'y' });
+});
+
 test('an empty program name, a bad env name, a bad timeout are value problems at their key', () => {
   const blank = pod(', programs: [{run: [""]}]');
   assertProblem(() => loadTopologyFile(blank), { file: blank, code: 'value', path: 'nodes[0].programs[0].run[0]', expected: 'a program: a name found on PATH', actual: '""' });

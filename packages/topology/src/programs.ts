@@ -28,6 +28,8 @@ const PS_PER_MS = 1e9;
 /** `{name}` or `{name.name}`, a name as NODE_NAME_PATTERN spells it. */
 const PLACEHOLDER = /\{([a-z][a-z0-9-]*)(\.name)?\}/g;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** What a program's `env` may not set: the device's loading (the preload, its libraries, an audit library) and rocelab's own variables (the channel, the identity, the pod token). Kept in step with packages/native/src/sandbox.ts's reservedEnvName. */
+const RESERVED_ENV = /^(LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|ROCELAB_.*)$/;
 
 /** What `{…}` in a program's text may name: each node's name, and each host's address. */
 export interface PodNames {
@@ -117,6 +119,7 @@ export function resolvePrograms(raw: RawTopology, file: string, table: NodeTable
       const env = Object.fromEntries(
         Object.entries(p.env ?? {}).map(([key, value]) => {
           if (!ENV_NAME.test(key)) problems.add('value', `${where}.env`, 'environment variable names of letters, digits and _, not starting with a digit', JSON.stringify(key));
+          else if (RESERVED_ENV.test(key)) problems.add('value', childPath(`${where}.env`, key), "a variable of the program's own (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT and ROCELAB_* are rocelab's: they put the rocelab0 device in place and keep the program in its sandbox)", `${key}, which a topology may not set`);
           return [key, expand(value, childPath(`${where}.env`, key))];
         }),
       );

@@ -12,6 +12,7 @@ import { declareAppRegions, InputFileError, loadTopologyFile, planMembers, readI
 import { DockerRunError, DockerRunFailure, K8sRunError, K8sRunFailure } from '@rocelab/deploy';
 import { watchParent } from './parent-watch.js';
 import { startLocalPod, type LocalPod } from './pod-processes.js';
+import { programSandboxRefusal } from './program-sandbox.js';
 import { fetchStatus, inlineProgress, showProgress } from './progress.js';
 import { resultText } from './result-text.js';
 
@@ -55,6 +56,11 @@ export class RunInterrupted extends Error {
 export async function runCommand(file: string, options: RunCommandOptions): Promise<number> {
   const pod = loadTopologyFile(file);
   await declareAppRegions(pod);
+  const refusal = programSandboxRefusal(pod, options.mode, 'rocelab run');
+  if (refusal !== null) {
+    process.stderr.write(`${refusal}\n`);
+    return 2;
+  }
   const seed = options.seed ?? pod.seed;
   const recording: RecordingOptions = { trace: options.trace, pcap: options.pcap };
   let replayFaults: FaultLogEntry[];

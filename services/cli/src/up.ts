@@ -9,6 +9,7 @@ import { exitCodeOf, failedAppsText, failedProgramsText } from '@rocelab/runtime
 import { clearPodRecord, writePodRecord } from './pod-record.js';
 import { watchParent } from './parent-watch.js';
 import { startLocalPod, type LocalPod } from './pod-processes.js';
+import { programSandboxRefusal } from './program-sandbox.js';
 import { resultText } from './result-text.js';
 
 export interface UpOptions {
@@ -23,6 +24,11 @@ export interface UpOptions {
 export async function upCommand(file: string, options: UpOptions): Promise<number> {
   const pod = loadTopologyFile(file);
   await declareAppRegions(pod);
+  const refusal = programSandboxRefusal(pod, 'procs', 'rocelab up');
+  if (refusal !== null) {
+    process.stderr.write(`${refusal}\n`);
+    return 2;
+  }
   // Ctrl-C, SIGTERM (`rocelab down`, a service manager) and, under npm, the death of npm's shell
   // (parent-watch.ts) stop the pod in order: the current lease ends, members send final reports,
   // the audit is printed and the private files go. A second signal kills at once (the janitor
