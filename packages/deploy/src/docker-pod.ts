@@ -89,6 +89,9 @@ export async function runDockerPod(pod: PodSpec, file: string, plans: readonly M
       ROCELAB_LOG_LEVEL: process.env.ROCELAB_LOG_LEVEL ?? 'warn',
       // The hang timeout the user set applies inside the containers too (liveness.ts).
       ...(process.env.ROCELAB_HANG_TIMEOUT_MS ? { ROCELAB_HANG_TIMEOUT_MS: process.env.ROCELAB_HANG_TIMEOUT_MS } : {}),
+      // Native programs cannot be sandboxed inside a container (no user namespaces under Docker's
+      // seccomp profile): the user's explicit opt-out is what lets them run there (SANDBOX in native-programs.md).
+      ...(process.env.ROCELAB_PROGRAMS_UNSANDBOXED === '1' ? { ROCELAB_PROGRAMS_UNSANDBOXED: '1' } : {}),
       ...extra,
     }).map(([k, v]) => `${k}=${v}`);
   const aliases = (names: string[]) => ({ EndpointsConfig: { [runId]: { Aliases: names } } });

@@ -1,7 +1,7 @@
 /**
  * The host's end of a native program's channel (issue 25; the protocol is proto.ts): starts the
  * program with librocelab preloaded and the channel as fd 3, in a bubblewrap sandbox with an
- * environment of its own (sandbox.ts, SANDBOX.md), hands the engine its requests one at a time,
+ * environment of its own (sandbox.ts, docs/native-programs.md), hands the engine its requests one at a time,
  * and sends back the engine's replies.
  *
  * next() is synchronous on purpose. The program runs in lockstep with its host's engine: virtual

@@ -9,10 +9,10 @@ import { dirname, join } from 'node:path';
 /**
  * packages/native/dist: `lib/` holds libibverbs.so.1, librdmacm.so.1, libmlx5.so.1, libefa.so.1
  * and librocelab.so. Found through the package, not this file's place: a member runs this code
- * from a bundle elsewhere (scripts/bundle-members.mjs). ROCELAB_nativeDist() overrides it.
+ * from a bundle elsewhere (scripts/bundle-members.mjs). ROCELAB_NATIVE_DIST overrides it.
  */
 export function nativeDist(): string {
-  const env = process.env['ROCELAB_nativeDist()'];
+  const env = process.env['ROCELAB_NATIVE_DIST'];
   if (env !== undefined && env !== '') return env;
   return join(dirname(createRequire(import.meta.url).resolve('@rocelab/native/package.json')), 'dist');
 }

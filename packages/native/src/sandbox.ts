@@ -1,5 +1,5 @@
 /**
- * What a native program can reach (issue 25; packages/native/SANDBOX.md says it for users). A
+ * What a native program can reach (issue 25; docs/native-programs.md says it for users). A
  * program comes with a topology, and a topology may come from someone else: like an app, it must
  * not reach the host, the pod token or the wall clock. An app is held by the JS sandbox; a native
  * program is a process of the user's, so it is held by bubblewrap (bwrap) instead: a read-only view
@@ -37,7 +37,7 @@ export type Sandbox = { kind: 'bwrap'; bwrap: string } | { kind: 'none' } | { ki
 
 /** The whole refusal: what is missing, how to install it, and the opt-out. */
 export function sandboxRefusal(why: string): string {
-  return `native programs run inside a bubblewrap sandbox, but ${why}: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) on a kernel that allows unprivileged user namespaces, or, for programs you trust, set ${UNSANDBOXED_ENV}=1 to run them with your own rights (packages/native/SANDBOX.md)`;
+  return `native programs run inside a bubblewrap sandbox, but ${why}: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) on a kernel that allows unprivileged user namespaces, or, for programs you trust, set ${UNSANDBOXED_ENV}=1 to run them with your own rights (docs/native-programs.md, "What a program can reach")`;
 }
 
 /** The warning `rocelab run` prints once when programs run without the sandbox. */

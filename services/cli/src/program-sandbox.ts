@@ -2,7 +2,7 @@
  * Before a pod with native programs starts on this machine (`run`, `up` in inproc or procs mode):
  * refuse when they cannot be sandboxed (bwrap missing, or no user namespaces here) rather than
  * find out from every member, and warn once when the user chose to run them unsandboxed
- * (packages/native/SANDBOX.md). Docker and Kubernetes members check for themselves.
+ * (docs/native-programs.md, "What a program can reach"). Docker and Kubernetes members check for themselves.
  */
 import { programSandbox, sandboxRefusal, UNSANDBOXED_WARNING } from '@rocelab/runtime';
 import type { PodSpec } from '@rocelab/topology';
