@@ -1,5 +1,5 @@
 /**
- * What a topology's native program can reach (issue 25, packages/native/docs/native-programs.md): a hostile
+ * What a topology's native program can reach (issue 25, docs/native-programs.md): a hostile
  * program of our own (packages/native/c/test/hostile-native.c) tries to read the pod token, find
  * it in other processes' environments, connect to a listener on 127.0.0.1, write into the
  * repository and kill its member. In bwrap every attempt fails while the pod runs on and
