@@ -5,7 +5,7 @@
  * parts share one port, one timer table (each registers its timers, in a fixed order: the trace
  * hash folds timer ids) and one sequence of work request ids.
  */
-import { Nic, type AppEvents, type AppReceive, type Completion, type NicConfig, type NicFault, type NicHost, type SenderQp } from '@rocelab/rnic';
+import { Nic, type AppEvents, type AppReceive, type AppWork, type Completion, type NicConfig, type NicFault, type NicHost, type SenderQp } from '@rocelab/rnic';
 import { TimerTable, type NodeContext, type NodeModel } from '@rocelab/sim';
 import type { Frame } from '@rocelab/wire';
 import type { HostTraffic } from '@rocelab/workload';
@@ -78,6 +78,29 @@ export class Host<A extends AppEvents = AppEvents> implements NodeModel<HostResu
     const t = this.tcp.connectionFor(connection);
     if (t !== undefined) return { sender: t, transport: t.dctcp ? 'dctcp' : 'tcp', post: (work) => this.tcp.post(t, work) };
     return undefined;
+  }
+
+  /**
+   * An application's work request (an app's or a native program's) to the NIC: at once, or, with
+   * the host CPU model, once the CPU has done it (its id taken and its time counted from the
+   * call). A QP that went into error meanwhile flushes it, as posting to a QP in error does.
+   */
+  postAppWork(qpn: number, work: AppWork): number {
+    const cpu = this.cpu;
+    if (cpu === null) return this.nic.postApp(qpn, work);
+    const issued = { id: this.nic.takeWrId(), postedPs: this.ctx.nowPs };
+    cpu.issue(() => {
+      if (!this.nic.appQpInError(qpn)) return void this.nic.postApp(qpn, work, issued);
+      this.onAppCompletion(qpn, { wrId: issued.id, opcode: work.opcode, sizeBytes: work.sizeBytes, postedPs: issued.postedPs, completedPs: this.ctx.nowPs, status: 'flushed' });
+    });
+    return issued.id;
+  }
+
+  /** An application's receive buffer to the NIC: at once, or once the host CPU has posted it. */
+  postAppReceive(qpn: number, buffer: Uint8Array): void {
+    const cpu = this.cpu;
+    if (cpu === null) this.nic.postAppReceive(qpn, buffer);
+    else cpu.issue(() => this.nic.postAppReceive(qpn, buffer));
   }
 
   /** The application running on this host: it hears of completions, receives and its timer through `events`. */

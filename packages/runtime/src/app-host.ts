@@ -163,16 +163,14 @@ export class AppHost implements AppEvents {
       post: (peer, w) => {
         const qpn = this.sendQpn.get(peer);
         if (qpn === undefined) throw new Error(`no QP to ${peer}`);
-        const id = this.postWork(qpn, this.appWork(w));
+        const id = this.host.postAppWork(qpn, this.appWork(w));
         this.outcome.workRequests.posted++;
         return id;
       },
       postRecv: (peer, buffer) => {
         const qpn = this.recvQpn.get(peer);
         if (qpn === undefined) throw new Error(`no QP from ${peer}`);
-        const cpu = this.host.cpu;
-        if (cpu === null) this.host.nic.postAppReceive(qpn, buffer);
-        else cpu.issue(() => this.host.nic.postAppReceive(qpn, buffer));
+        this.host.postAppReceive(qpn, buffer);
       },
       wakeAt: (ps) => {
         if (!Number.isFinite(ps)) throw new Error(`a wake-up time must be a number, got ${ps}`);
@@ -205,22 +203,6 @@ export class AppHost implements AppEvents {
         this.host.app.wakeAt(null);
       },
     };
-  }
-
-  /**
-   * A work request to the NIC: at once, or, with the host CPU model, once the CPU has done it
-   * (its id taken and its time counted from the call). A QP that went into error meanwhile
-   * flushes it, as posting to a QP in error does.
-   */
-  private postWork(qpn: number, work: AppWork): number {
-    const cpu = this.host.cpu;
-    if (cpu === null) return this.host.nic.postApp(qpn, work);
-    const issued = { id: this.host.nic.takeWrId(), postedPs: this.ctx.nowPs };
-    cpu.issue(() => {
-      if (!this.host.nic.appQpInError(qpn)) return void this.host.nic.postApp(qpn, work, issued);
-      this.host.onAppCompletion(qpn, { wrId: issued.id, opcode: work.opcode, sizeBytes: work.sizeBytes, postedPs: issued.postedPs, completedPs: this.ctx.nowPs, status: 'flushed' });
-    });
-    return issued.id;
   }
 
   /** The sandbox's work request as the NIC takes it (the sandbox checked the buffers and ranges). */

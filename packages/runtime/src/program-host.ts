@@ -25,7 +25,7 @@
  * more than one thread, an empty poll of a CQ answers "nothing" once and waits only when repeated
  * with nothing in between (rping's CQ thread polls until empty, then waits for its next event).
  */
-import type { AppEvents, AppReceive, AppWork, Completion, HostPeer, MemoryRegions, QpOverrides, RemoteAccess, SharedReceives } from '@rocelab/rnic';
+import type { AppEvents, AppReceive, Completion, HostPeer, MemoryRegions, QpOverrides, RemoteAccess, SharedReceives } from '@rocelab/rnic';
 import { ROCE_DSCP } from '@rocelab/wire';
 import type { Host } from '@rocelab/host';
 import type { NodeContext } from '@rocelab/sim';
@@ -682,7 +682,7 @@ export class ProgramHost implements AppEvents {
       const bytes = local?.length ?? 0;
       const work = appWork(wr.opcode, local, bytes, wr.remoteAddr, wr.rkey, bswap32(wr.immData), wr.compareAdd, wr.swap);
       if (work === null) return { err: E.EINVAL, body: proto.PostRep.encode({ posted: i }) };
-      const id = this.post(qp.destQpn, work);
+      const id = this.host.postAppWork(qp.destQpn, work);
       this.pending.set(id, { program: p, qp, wrId: wr.wrId, signaled: qp.sigAll || (wr.sendFlags & SEND_SIGNALED) !== 0, opcode: wr.opcode, bytes });
     }
     return { err: 0, body: proto.PostRep.encode({ posted: wrs.length }) };
@@ -713,32 +713,10 @@ export class ProgramHost implements AppEvents {
       if (shared !== undefined) {
         shared.buffers.push(buffer);
         shared.pool.count++;
-      } else if (qp!.receiving) this.postReceive(qp!.qpn, buffer);
+      } else if (qp!.receiving) this.host.postAppReceive(qp!.qpn, buffer);
       else qp!.early.push(buffer);
     }
     return { err: 0, body: proto.PostRep.encode({ posted: wrs.length }) };
-  }
-
-  /**
-   * A work request to the NIC: at once, or with the host CPU model (`host: {cpu}`) once the CPU
-   * has done it, its id taken and its time counted at the call, as an app's (app-host.ts); a QP that
-   * went into error meanwhile flushes it.
-   */
-  private post(qpn: number, work: AppWork): number {
-    const cpu = this.host.cpu;
-    if (cpu === null) return this.host.nic.postApp(qpn, work);
-    const issued = { id: this.host.nic.takeWrId(), postedPs: this.ctx.nowPs };
-    cpu.issue(() => {
-      if (!this.host.nic.appQpInError(qpn)) return void this.host.nic.postApp(qpn, work, issued);
-      this.host.onAppCompletion(qpn, { wrId: issued.id, opcode: work.opcode, sizeBytes: work.sizeBytes, postedPs: issued.postedPs, completedPs: this.ctx.nowPs, status: 'flushed' });
-    });
-    return issued.id;
-  }
-
-  private postReceive(qpn: number, buffer: Uint8Array): void {
-    const cpu = this.host.cpu;
-    if (cpu === null) this.host.nic.postAppReceive(qpn, buffer);
-    else cpu.issue(() => this.host.nic.postAppReceive(qpn, buffer));
   }
 
   private unsupported(p: Program, name: string): void {
