@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Hop } from '@rocelab/results';
-import { sendOpcode, writeOpcode } from '@rocelab/rnic';
+import { sendOpcode, udpSourcePort, writeOpcode } from '@rocelab/rnic';
 import { hostPath, podContext, runInproc, type RunResult } from '@rocelab/runtime';
 import { wireTimePs, type WireModel } from '@rocelab/sim';
 import { loadTopologyFile, nicSettingsOf, type PodSpec } from '@rocelab/topology';
@@ -51,8 +51,8 @@ function cross(d: Direction, frame: Frame, readyPs: number, wire: WireModel): nu
  */
 function expectedRoundTripsPs(pod: PodSpec, wire: WireModel, clientQpn: number, serverQpn: number): number[] {
   const nic = (name: string) => nicSettingsOf(pod, pod.nodes.find((n) => n.name === name)!);
-  const toServer: Direction = { hops: hostPath(pod, 'h2', 'h1', clientQpn)!, doneAt: new Array<number>(6).fill(0), drainBps: nic('h1').pfc.drainBps, drainedAt: 0 };
-  const toClient: Direction = { hops: hostPath(pod, 'h1', 'h2', serverQpn)!, doneAt: new Array<number>(6).fill(0), drainBps: nic('h2').pfc.drainBps, drainedAt: 0 };
+  const toServer: Direction = { hops: hostPath(pod, 'h2', 'h1', udpSourcePort(clientQpn))!, doneAt: new Array<number>(6).fill(0), drainBps: nic('h1').pfc.drainBps, drainedAt: 0 };
+  const toClient: Direction = { hops: hostPath(pod, 'h1', 'h2', udpSourcePort(serverQpn))!, doneAt: new Array<number>(6).fill(0), drainBps: nic('h2').pfc.drainBps, drainedAt: 0 };
   assert.equal(toServer.hops.length, 6, 'h2 -> tor2 -> leaf2 -> spine -> leaf1 -> tor1 -> h1');
   const write = newFrame(FrameKind.data, { opcode: writeOpcode(0, 1), payloadBytes: 23, dmaLength: 23 });
   const send = newFrame(FrameKind.data, { opcode: sendOpcode(0, 1), payloadBytes: 4 });

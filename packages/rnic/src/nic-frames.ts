@@ -1,6 +1,7 @@
 /**
  * The frames a host sends, addressed: its own MAC and IP, its ToR's MAC as the first hop, the
- * peer's IP, the connection's DSCP and QP, and the UDP source port that gives ECMP its entropy.
+ * peer's IP, the connection's DSCP and QP, and the UDP ports that give ECMP its entropy (RoCEv2's,
+ * or the connection's own: a responder's swap its requester's, so ACKs and CNPs carry them swapped).
  * And what goes in them beyond the headers: a responder's reply (ACK, NAK, Atomic ACK), a CNP,
  * and the RDMA fields of a memory-backed QP's request.
  */
@@ -29,7 +30,11 @@ export function frameTo(address: HostAddress, kind: FrameKind, end: QpEnd): Fram
   frame.srcIp = address.ip;
   frame.dstIp = end.peer.ip;
   frame.dscp = end.dscp;
-  frame.udpSrcPort = udpSourcePort(end.qpn);
+  if (end.udpPorts === undefined) frame.udpSrcPort = udpSourcePort(end.qpn);
+  else {
+    frame.udpSrcPort = end.udpPorts.src;
+    frame.udpDstPort = end.udpPorts.dst;
+  }
   frame.destQp = end.qpn;
   return frame;
 }

@@ -34,6 +34,11 @@ export interface QpEnd {
   memory?: boolean;
   /** The host's TCP-like stack carries it instead of an RC QP (absent: rdma). */
   transport?: Transport;
+  /**
+   * UDP ports of what this end sends (issue 26): the requester's are the flow's, the responder's
+   * swapped, as HPCC ns-3's ACKs carry them (rdma-hw.cc ReceiveUdp). Absent: 49152 + QPN, 4791.
+   */
+  udpPorts?: { src: number; dst: number };
 }
 
 /** A connection the host's TCP stack carries, not the NIC's RC transport. */

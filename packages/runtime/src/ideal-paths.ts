@@ -21,14 +21,15 @@ function forwardingOf(pod: PodSpec, index: number): Forwarding {
   let f = byNode.get(index);
   if (f === undefined) {
     const node = pod.nodes[index]!;
-    f = new Forwarding(routeTable(pod, index), ecmpConfigOf(switchSettingsOf(pod, node), index));
+    const settings = switchSettingsOf(pod, node);
+    f = new Forwarding(routeTable(pod, index, settings.ecmpOrder), ecmpConfigOf(settings, index));
     byNode.set(index, f);
   }
   return f;
 }
 
-/** The links from host `from` to host `to` for packets of QP `qpn`; null when they find no route. */
-export function hostPath(pod: PodSpec, from: string, to: string, qpn: number): Hop[] | null {
+/** The links from host `from` to host `to` for packets with these UDP ports (`dstPort` 0: 4791); null when they find no route. */
+export function hostPath(pod: PodSpec, from: string, to: string, srcPort: number, dstPort = 0): Hop[] | null {
   const src = pod.nodes.find((n) => n.name === from)!;
   const dst = pod.nodes.find((n) => n.name === to)!;
   const hops: Hop[] = [];
@@ -41,7 +42,7 @@ export function hostPath(pod: PodSpec, from: string, to: string, qpn: number): H
     if (node.index === dst.index) return hops;
     if (node.role === 'host') return null;
     const local = node.ports.find((p) => p.peerNode === dst.index);
-    port = local !== undefined ? local.index : forwardingOf(pod, node.index).egressPort(src.ip, dst.ip, udpSourcePort(qpn));
+    port = local !== undefined ? local.index : forwardingOf(pod, node.index).egressPort(src.ip, dst.ip, srcPort, dstPort);
     if (port === NO_ROUTE) return null;
   }
   return null;
@@ -50,8 +51,10 @@ export function hostPath(pod: PodSpec, from: string, to: string, qpn: number): H
 /** Ideal FCT of a message of `sizeBytes` on the QP `end` of host `from`; null without a route. */
 export function idealFctOf(pc: PodContext, from: string, end: QpEnd, sizeBytes: number, opcode: WorkOpcode): number | null {
   const pod = pc.pod;
-  const forward = hostPath(pod, from, end.peer.name, end.qpn);
-  const reverse = hostPath(pod, end.peer.name, from, end.qpn);
+  // ACKs carry the data's ports swapped (the responder's end), or RoCEv2's when the QP has none.
+  const ports = end.udpPorts;
+  const forward = ports === undefined ? hostPath(pod, from, end.peer.name, udpSourcePort(end.qpn)) : hostPath(pod, from, end.peer.name, ports.src, ports.dst);
+  const reverse = ports === undefined ? hostPath(pod, end.peer.name, from, udpSourcePort(end.qpn)) : hostPath(pod, end.peer.name, from, ports.dst, ports.src);
   if (forward === null || reverse === null) return null;
   const sender = pod.nodes.find((n) => n.name === from)!;
   const receiver = pod.nodes.find((n) => n.name === end.peer.name)!;

@@ -86,7 +86,7 @@ export function createModel(engine: PodEngine, pc: PodContext, index: number, op
   return new Switch(ctx, {
     mac: node.mac,
     peerMacs: node.ports.map((p) => peerMac(p.index)),
-    routes: routeTable(pod, index),
+    routes: routeTable(pod, index, settings.ecmpOrder),
     attachedHosts: node.ports.flatMap((p) => {
       const peer = pod.nodes[p.peerNode]!;
       return peer.role === 'host' ? [{ ip: peer.ip, mac: peer.mac, port: p.index }] : [];

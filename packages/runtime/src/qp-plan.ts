@@ -61,8 +61,9 @@ export function qpPlan(pod: PodSpec, seed: number, workloads: readonly ResolvedW
   all.forEach(({ from, c }, i) => {
     const qpn = FIRST_QPN + i;
     const common = { qpn, key: c.key, probe: c.probe, dscp: c.dscp, rateCapBps: c.rateBps, ...(c.transport === 'rdma' ? {} : { transport: c.transport }) };
-    plan.get(from)!.requesters.push({ ...common, peer: hosts.get(c.to)! });
-    plan.get(c.to)!.responders.push({ ...common, peer: hosts.get(from)! });
+    const ports = c.udpPorts;
+    plan.get(from)!.requesters.push({ ...common, peer: hosts.get(c.to)!, ...(ports === undefined ? {} : { udpPorts: { src: ports.src, dst: ports.dst } }) });
+    plan.get(c.to)!.responders.push({ ...common, peer: hosts.get(from)!, ...(ports === undefined ? {} : { udpPorts: { src: ports.dst, dst: ports.src } }) });
   });
   // Applications (issue 13): a memory-backed connection each way between every two hosts that run one.
   let qpn = FIRST_QPN + all.length;

@@ -69,6 +69,7 @@ export const switchConfigSchema = {
     },
     ecmpHash: { enum: ['rocelab', 'hpcc-ns3'], description: 'rocelab or hpcc-ns3' },
     ecmpSeed: { type: 'integer', description: ECMP_SEED },
+    ecmpOrder: { enum: ['port', 'hpcc-bfs'], description: 'port (next hops by port name) or hpcc-bfs (HPCC ns-3 route BFS order)' },
     scheduler: {
       type: 'object',
       additionalProperties: false,
@@ -176,6 +177,7 @@ function applyLayer(s: SwitchSettings, raw: Raw, units: UnitParsers, problems: S
     };
   }
   set('ecmpHash', raw.ecmpHash as SwitchSettings['ecmpHash'] | undefined);
+  set('ecmpOrder', raw.ecmpOrder as SwitchSettings['ecmpOrder'] | undefined);
   set('ecmpSeed', parse('ecmpSeed', raw.ecmpSeed, Number, (v) => (Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff ? null : ECMP_SEED)));
   const scheduler = raw.scheduler as Raw | undefined;
   if (scheduler !== undefined) {

@@ -4,18 +4,16 @@
  * same path (never reorders) while different UDP source ports spread.
  *
  * Two hashes: rocelab's (`flowHash`) and HPCC ns-3's (`hpccEcmpHash`, the `hpcc-ns3`
- * profile), each with a per-switch seed. Both index the route's next-hop ports in ascending
- * port index, i.e. by port name (topology `routeTables`). HPCC's list is in another order — the
- * order its route BFS (third.cc `CalculateRoute`, from the destination host, neighbours taken
- * in `std::map<Ptr<Node>, …>` order, i.e. by object address ≈ creation order = node id)
- * reached each next hop — so the same hash picks the same neighbour only where the port-name
- * order of a switch's next hops equals that order (e.g. uplinks named in HPCC node-id order).
+ * profile), each with a per-switch seed. Both index the route's next-hop list as topology
+ * `routeTables` ordered it: by port name (`ecmpOrder: port`, the default), or in the order
+ * HPCC's route BFS reached the next hops (`ecmpOrder: hpcc-bfs`, PHYSICS §5.4), with which the
+ * `hpcc-ns3` hash over the same ports picks HPCC's next hop.
  */
 import { fmix32, hpccEcmpHash } from './ecmp-hash-hpcc.js';
 
 export interface Route {
   ip: number;
-  /** Equal-cost next-hop ports, sorted. */
+  /** Equal-cost next-hop ports, in the order the hash indexes (topology `routeTables`). */
   ports: readonly number[];
 }
 
@@ -23,6 +21,12 @@ export const NO_ROUTE = -1;
 
 /** Which ECMP hash a switch uses: rocelab's FNV-1a + murmur3 finalizer, or HPCC ns-3's `EcmpHash`. */
 export type EcmpHashKind = 'rocelab' | 'hpcc-ns3';
+
+/**
+ * The order of a switch's equal-cost next hops, which the hash indexes (topology `routeTable`):
+ * by port index, i.e. port name (`port`), or as HPCC ns-3 lists them (`hpcc-bfs`, PHYSICS §5.4).
+ */
+export type EcmpOrder = 'port' | 'hpcc-bfs';
 
 /** The header fields an ECMP hash may read (the 5-tuple's variable part: protocol and destination port are fixed). */
 export type EcmpField = 'srcIp' | 'dstIp' | 'srcPort';
@@ -55,7 +59,7 @@ export const ROCE_UDP_PORT = 4791;
 
 export class Forwarding {
   private readonly table = new Map<number, readonly number[]>();
-  private hash: (srcIp: number, dstIp: number, udpSrcPort: number) => number;
+  private hash: HashFn;
   private current: EcmpConfig;
 
   constructor(routes: readonly Route[], ecmp: EcmpConfig = { hash: 'rocelab', seed: 0 }) {
@@ -75,23 +79,27 @@ export class Forwarding {
     this.hash = hashOf(ecmp);
   }
 
-  /** The egress port for a packet, or NO_ROUTE. */
-  egressPort(srcIp: number, dstIp: number, udpSrcPort: number): number {
+  /** The egress port for a packet, or NO_ROUTE. `udpDstPort` 0 is RoCEv2's 4791 (the frame field's convention). */
+  egressPort(srcIp: number, dstIp: number, udpSrcPort: number, udpDstPort = 0): number {
     const ports = this.table.get(dstIp);
     if (ports === undefined) return NO_ROUTE;
     if (ports.length === 1) return ports[0]!;
-    return ports[this.hash(srcIp, dstIp, udpSrcPort) % ports.length]!;
+    return ports[this.hash(srcIp, dstIp, udpSrcPort, udpDstPort) % ports.length]!;
   }
 }
 
-function hashOf(ecmp: EcmpConfig): (srcIp: number, dstIp: number, udpSrcPort: number) => number {
+type HashFn = (srcIp: number, dstIp: number, udpSrcPort: number, udpDstPort: number) => number;
+
+function hashOf(ecmp: EcmpConfig): HashFn {
   const seed = ecmp.seed;
-  // Every RoCEv2 packet (data, ACK, CNP) goes to UDP port 4791: HPCC's `sport | dport << 16` word.
-  const full = ecmp.hash === 'hpcc-ns3' ? (s: number, d: number, p: number) => hpccEcmpHash(s, d, p, ROCE_UDP_PORT, seed) : (s: number, d: number, p: number) => flowHash(s, d, p, seed);
+  // HPCC's word is `sport | dport << 16` (switch-node.cc GetOutDev); rocelab's hash keeps 4791 so its paths never move.
+  const full: HashFn = ecmp.hash === 'hpcc-ns3'
+    ? (s, d, p, dp) => hpccEcmpHash(s, d, p, dp === 0 ? ROCE_UDP_PORT : dp, seed)
+    : (s, d, p) => flowHash(s, d, p, seed);
   const fields = ecmp.fields;
   if (fields === undefined || ECMP_FIELDS.every((f) => fields.includes(f))) return full;
   const [s, d, p] = ECMP_FIELDS.map((f) => fields.includes(f));
-  return (srcIp, dstIp, port) => full(s ? srcIp : 0, d ? dstIp : 0, p ? port : 0);
+  return (srcIp, dstIp, port, dstPort) => full(s ? srcIp : 0, d ? dstIp : 0, p ? port : 0, dstPort);
 }
 
 /**

@@ -27,7 +27,7 @@ import {
   CABLE_METERS,
   hpccEcn,
 } from './defaults.js';
-import type { EcmpHashKind } from './forwarding.js';
+import type { EcmpHashKind, EcmpOrder } from './forwarding.js';
 import type { WatchdogAction } from './pfc-watchdog.js';
 import type { TaggerConfig } from './tagger.js';
 
@@ -75,6 +75,8 @@ export interface SwitchSettings {
   /** ECMP hash (rocelab's or HPCC ns-3's) and its seed; null = that hash's default (`defaultEcmpSeed`). */
   ecmpHash: EcmpHashKind;
   ecmpSeed: number | null;
+  /** Next-hop order the hash indexes: port names, or HPCC's route BFS (`hpcc-bfs`); `port` in every profile. */
+  ecmpOrder: EcmpOrder;
   strictPriorities: number[];
   weights: number[];
   losslessFlood: 'flood' | 'drop';
@@ -114,6 +116,7 @@ export function profileSettings(profile: Profile, timing: Timing, rateBps: numbe
     ecn: { enabled: true, priorities: [...ECN_PRIORITIES], ...ECN_VENDOR, markNonEct: false },
     ecmpHash: 'rocelab',
     ecmpSeed: null,
+    ecmpOrder: 'port',
     strictPriorities: [...STRICT_PRIORITIES],
     weights: [1, 1, 1, 1, 1, 1, 1, 1],
     losslessFlood: 'flood',

@@ -179,7 +179,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
     if (this.watchdogs[inPort]![pg]?.dropping) return this.drop(frame, 'watchdog', inPort, pg);
     const host = this.local.get(frame.dstIp);
     if (host === undefined) {
-      const out = this.forwarding.egressPort(frame.srcIp, frame.dstIp, frame.udpSrcPort);
+      const out = this.forwarding.egressPort(frame.srcIp, frame.dstIp, frame.udpSrcPort, frame.udpDstPort);
       if (out === NO_ROUTE) return this.drop(frame, 'no_route', inPort, pg);
       return this.enqueue(nowPs, inPort, pg, out, frame, this.config.peerMacs[out]!);
     }

@@ -6,12 +6,13 @@
  * that one pass and kept per pod (a process hosting many switches asks for each). Links are
  * taken as wired: `down` impairments and faults are runtime state, handled by whoever forwards.
  */
-import type { PodSpec } from './pod.js';
+import type { EcmpOrder } from '@rocelab/switch';
+import type { NodeSpec, PodSpec } from './pod.js';
 
 export interface Route {
   /** Destination host IPv4 address (uint32). */
   ip: number;
-  /** Indices of this node's ports on a shortest path to it, ascending. */
+  /** Indices of this node's ports on a shortest path to it: ascending, or in `hpcc-bfs` order (`routeTable`). */
   ports: number[];
 }
 
@@ -85,12 +86,13 @@ const switchTables = new WeakMap<PodSpec, Map<number, Route[]>>();
 /**
  * One node's routes. A switch's comes from the tables of every switch, made in one pass the
  * first time any is asked for and kept for the pod; a host's (a route to every other host) is
- * made on its own.
+ * made on its own. `order` `hpcc-bfs` lists each route's next hops as HPCC ns-3 does.
  */
-export function routeTable(pod: PodSpec, nodeIndex: number): Route[] {
+export function routeTable(pod: PodSpec, nodeIndex: number, order: EcmpOrder = 'port'): Route[] {
   const node = pod.nodes[nodeIndex];
   if (!node) throw new RangeError(`no node with index ${nodeIndex} in pod ${pod.name}`);
   if (node.role === 'host') return tablesOf(pod, [nodeIndex]).get(nodeIndex)!;
+  if (order === 'hpcc-bfs') return hpccOrdered(pod, node, routeTable(pod, nodeIndex));
   let tables = switchTables.get(pod);
   if (tables === undefined) {
     tables = tablesOf(pod, pod.nodes.filter((n) => n.role !== 'host').map((n) => n.index));
@@ -108,4 +110,68 @@ function tablesOf(pod: PodSpec, indices: readonly number[]): Map<number, Route[]
     }
   });
   return tables;
+}
+
+/**
+ * HPCC ns-3's next-hop order (third.cc `CalculateRoute`, then `SetRoutingEntries` and
+ * switch-node.cc `AddTableEntry`, which appends in list order): a BFS from each destination
+ * host, in which every dequeued node `now` walks its neighbours in `std::map<Ptr<Node>, …>`
+ * order and appends itself to `nextHop[next][host]` of each neighbour one hop farther. So a
+ * switch's next hops toward a host are listed in the order the BFS dequeued them.
+ *
+ * ASSUMPTION (hpcc-node-order): the map's order is pointer order, and third.cc creates its
+ * nodes one after another in id order (`main`, the topology-file loop), so pointers grow with
+ * node ids; rocelab takes the node index as the id (names sorting as the ids, e.g. `n000`…).
+ * The queue only grows with switches (a host is reached but never enqueued).
+ */
+function hpccOrdered(pod: PodSpec, node: NodeSpec, routes: readonly Route[]): Route[] {
+  const ranks = hpccRanks(pod);
+  return routes.map((route) => {
+    const rank = ranks(route.ip);
+    if (rank === null || route.ports.length < 2) return route;
+    // Parallel links to one peer tie (HPCC keeps one interface per neighbour pair): by port index.
+    const key = (p: number) => rank[node.ports[p]!.peerNode]!;
+    return { ip: route.ip, ports: [...route.ports].sort((a, b) => key(a) - key(b) || a - b) };
+  });
+}
+
+const rankCache = new WeakMap<PodSpec, (ip: number) => Int32Array | null>();
+
+/**
+ * Per destination IP, each node's position in HPCC's BFS queue from that host (-1: not
+ * enqueued). A host hanging from one switch shares its switch's ranks: from the host the queue
+ * is [host, switch, …] and then the same as from the switch, the host being visited and never
+ * enqueued either way, so the order among switches is the same.
+ */
+function hpccRanks(pod: PodSpec): (ip: number) => Int32Array | null {
+  const cached = rankCache.get(pod);
+  if (cached !== undefined) return cached;
+  const neighbours = pod.nodes.map((n) => [...new Set(n.ports.map((p) => p.peerNode))].sort((a, b) => a - b));
+  const bfs = (from: number): Int32Array => {
+    const rank = new Int32Array(pod.nodes.length).fill(-1);
+    const queue = [from];
+    rank[from] = 0;
+    for (let head = 0; head < queue.length; head++) {
+      for (const next of neighbours[queue[head]!]!) {
+        if (rank[next] !== -1 || pod.nodes[next]!.role === 'host') continue;
+        rank[next] = queue.length;
+        queue.push(next);
+      }
+    }
+    return rank;
+  };
+  const byIp = new Map<number, NodeSpec>();
+  for (const n of pod.nodes) if (n.role === 'host') byIp.set(n.ip, n);
+  const byStart = new Map<number, Int32Array>();
+  const ranks = (ip: number): Int32Array | null => {
+    const host = byIp.get(ip);
+    if (host === undefined) return null;
+    const single = host.ports.length === 1 && pod.nodes[host.ports[0]!.peerNode]!.role !== 'host';
+    const start = single ? host.ports[0]!.peerNode : host.index;
+    let rank = byStart.get(start);
+    if (rank === undefined) byStart.set(start, (rank = bfs(start)));
+    return rank;
+  };
+  rankCache.set(pod, ranks);
+  return ranks;
 }

@@ -25,6 +25,7 @@ function toFrame(f: pb.Frame): Frame {
   frame.ipId = f.ipId;
   frame.ttl = f.ttl;
   frame.udpSrcPort = f.udpSrcPort;
+  frame.udpDstPort = f.udpDstPort;
   frame.opcode = f.opcode;
   frame.destQp = f.destQp;
   frame.psn = f.psn;

@@ -71,6 +71,8 @@ export interface Frame {
   ipId: number;
   ttl: number;
   udpSrcPort: number;
+  /** UDP destination port; 0 is RoCEv2's 4791 (so frames made before it existed are unchanged). */
+  udpDstPort: number;
   opcode: number;
   destQp: number;
   psn: number;
@@ -154,6 +156,7 @@ export function newFrame(kind: FrameKind, fields?: Partial<Frame>): Frame {
     ipId: 0,
     ttl: 64,
     udpSrcPort: 0,
+    udpDstPort: 0,
     opcode: 0,
     destQp: 0,
     psn: 0,

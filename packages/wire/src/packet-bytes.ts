@@ -2,7 +2,7 @@
  * An emulated frame as the real bytes it stands for, for pcap export (Wireshark, tshark).
  *
  * Data, ACK/NAK and CNP frames are RoCEv2 (IBA vol 1 Annex A17): Ethernet II, IPv4 (no
- * options, DF), UDP to port 4791 with checksum 0, the BTH, then the transport headers of the
+ * options, DF), UDP to port 4791 (or the frame's `udpDstPort`) with checksum 0, the BTH, then the transport headers of the
  * opcode (RETH on the first and only packets of a WRITE and on a READ request, ImmDt, AETH on
  * ACK/NAKs and READ responses, AtomicETH, AtomicAckETH) or the CNP's 16 reserved bytes, the
  * payload padded to a multiple of 4 (BTH PadCnt), and the ICRC. PFC frames are 802.1Qbb MAC
@@ -55,7 +55,7 @@ export interface EncodeOptions {
 
 /** Header fields a RoCEv2 frame writes, with their width in bits. */
 const ROCE_FIELD_BITS = {
-  srcMac: 48, dstMac: 48, srcIp: 32, dstIp: 32, dscp: 6, ecn: 2, ipId: 16, ttl: 8, udpSrcPort: 16,
+  srcMac: 48, dstMac: 48, srcIp: 32, dstIp: 32, dscp: 6, ecn: 2, ipId: 16, ttl: 8, udpSrcPort: 16, udpDstPort: 16,
   opcode: 8, destQp: 24, psn: 24, syndrome: 8, msn: 24, dmaLength: 32, payloadBytes: 32,
 } as const;
 
@@ -117,7 +117,7 @@ function encodeRoce(frame: Frame, extensionBytes: number, payloadBytes: number):
   const ip = ETHERNET_BYTES;
   const udp = ip + IPV4_BYTES;
   view.setUint16(udp, frame.udpSrcPort);
-  view.setUint16(udp + 2, ROCEV2_UDP_PORT);
+  view.setUint16(udp + 2, frame.udpDstPort === 0 ? ROCEV2_UDP_PORT : frame.udpDstPort);
   view.setUint16(udp + 4, udpBytes); // checksum stays 0: RoCEv2 (A17.4.2) allows it
 
   const bth = udp + UDP_BYTES;

@@ -32,6 +32,7 @@ export function checkFrame(f: Frame, i: number): void {
   if (!isUint(f.ipId, MAX16)) bad(i, 'ipId', 16, f.ipId);
   if (!isUint(f.ttl, MAX8)) bad(i, 'ttl', 8, f.ttl);
   if (!isUint(f.udpSrcPort, MAX16)) bad(i, 'udpSrcPort', 16, f.udpSrcPort);
+  if (!isUint(f.udpDstPort, MAX16)) bad(i, 'udpDstPort', 16, f.udpDstPort);
   if (!isUint(f.opcode, MAX8)) bad(i, 'opcode', 8, f.opcode);
   if (!isUint(f.destQp, MAX24)) bad(i, 'destQp', 24, f.destQp);
   if (!isUint(f.psn, MAX24)) bad(i, 'psn', 24, f.psn);

@@ -19,6 +19,8 @@ export { DEFAULT_FLOW_DSCP } from './transport.js';
 
 export const OPCODE_SCHEMA = { enum: ['write', 'send', 'read'], description: 'an RDMA operation: write, send or read (the bytes come back from the other host)' } as const;
 
+const UDP_PORTS = 'UDP ports {src: 1..65535, dst: 1..65535} of the data (ACKs swap them), e.g. {src: 10000, dst: 100} as HPCC ns-3 numbers them';
+
 /** One `{kind: flow, ...}` item; `additionalProperties: false` so a typo names the unknown key. */
 export const flowSchema = {
   type: 'object',
@@ -34,6 +36,13 @@ export const flowSchema = {
     ...CLASS_PROPERTIES,
     messageBytes: { type: ['integer', 'string'], description: `the size of each message: ${PHRASE.bytes}, at least 1` },
     opcode: OPCODE_SCHEMA,
+    udpPorts: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['src', 'dst'],
+      description: UDP_PORTS,
+      properties: { src: { type: 'integer', description: UDP_PORTS }, dst: { type: 'integer', description: UDP_PORTS } },
+    },
   },
 } as const;
 
@@ -48,6 +57,7 @@ interface RawFlow {
   dscp?: number;
   messageBytes?: string | number;
   opcode?: Opcode;
+  udpPorts?: { src: number; dst: number };
 }
 
 /** The host names a flow refers to, for the loader's reference check. */
@@ -96,5 +106,13 @@ export function resolveFlow(raw: Record<string, unknown>, index: number, units: 
     resolved.messageBytes = messageBytes;
   }
   if (flow.opcode !== undefined) resolved.opcode = flow.opcode;
+  const ports = flow.udpPorts;
+  if (ports !== undefined) {
+    const port = (v: number) => Number.isInteger(v) && v >= 1 && v <= 0xffff;
+    if (!port(ports.src)) fields.add('udpPorts.src', UDP_PORTS, ports.src);
+    if (!port(ports.dst)) fields.add('udpPorts.dst', UDP_PORTS, ports.dst);
+    if (resolved.transport !== 'rdma') fields.add('udpPorts', `no udpPorts on a ${resolved.transport} connection (its ports are the TCP stack's)`, ports);
+    resolved.udpPorts = { src: ports.src, dst: ports.dst };
+  }
   return fields.done(resolved);
 }

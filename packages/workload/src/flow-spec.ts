@@ -11,7 +11,7 @@
  */
 import type { Transport } from './transport.js';
 import type { TimeChoice } from './time-choice.js';
-import type { Opcode } from './traffic.js';
+import type { Opcode, UdpPorts } from './traffic.js';
 
 export type FlowStart = TimeChoice;
 
@@ -35,4 +35,6 @@ export interface FlowWorkload {
   messageBytes?: number;
   /** Absent = `write`. */
   opcode?: Opcode;
+  /** The data's UDP source and destination ports (ACKs swap them; issue 26); absent = the NIC's (RoCEv2: 49152 + QPN, 4791). */
+  udpPorts?: UdpPorts;
 }

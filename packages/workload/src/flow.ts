@@ -21,5 +21,5 @@ export function flowTraffic(flow: FlowWorkload, host: string, ctx: TrafficContex
       yield { atPs, to: flow.to, connection, opcode: flow.opcode ?? 'write', sizeBytes, flow: flowId(flow.index, 0, k), probe: false };
     }
   }
-  return { posts: posts(), connections: [{ key: connection, to: flow.to, probe: false, dscp: flow.dscp, transport: flow.transport, rateBps: flow.rateBps }] };
+  return { posts: posts(), connections: [{ key: connection, to: flow.to, probe: false, dscp: flow.dscp, transport: flow.transport, rateBps: flow.rateBps, ...(flow.udpPorts === undefined ? {} : { udpPorts: flow.udpPorts }) }] };
 }

@@ -38,6 +38,14 @@ export interface Connection {
   transport: Transport;
   /** Pacing rate in bit/s on the wire; null = as fast as the link and congestion control allow. */
   rateBps: number | null;
+  /** The data's UDP ports (a `flow`'s `udpPorts`); absent = the NIC's. */
+  udpPorts?: UdpPorts;
+}
+
+/** UDP ports of a connection's data packets, as the sender writes them (its ACKs swap them). */
+export interface UdpPorts {
+  src: number;
+  dst: number;
 }
 
 export interface HostTraffic {
