@@ -197,3 +197,9 @@ test('ecmpOrder: hpcc-bfs lists next hops in BFS order, not by id or port name',
   assert.equal(hpccEcmpHash(0x0b000001, 0x0b000301, 100, 10000, 1), 0x3a9cbcfd);
   assert.equal(at(1, 0, 3, 100, 10000), 'n2');
 });
+
+test('a bad ecmpOrder or NIC udpPorts is refused with its path and the values allowed', () => {
+  const withDefaults = (defaults: string) => () => parseTopology(SMALL.replace('  switch: {ecmpHash: hpcc-ns3, ecmpOrder: hpcc-bfs}', defaults), 'small.yaml');
+  assert.throws(withDefaults('  switch: {ecmpOrder: bfs}'), /small\.yaml: defaults\.switch\.ecmpOrder: expected one of "port", "hpcc-bfs", got "bfs"/);
+  assert.throws(withDefaults('  nic: {udpPorts: hpcc}'), /small\.yaml: defaults\.nic\.udpPorts: expected one of "roce", "hpcc-ns3", got "hpcc"/);
+});

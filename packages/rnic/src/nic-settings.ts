@@ -65,6 +65,12 @@ export interface NicSettings {
   rnrRetry: number;
   rnrTimerCode: number;
   ackEvery: number;
+  /**
+   * UDP ports of the QPs this host opens without a flow's own `udpPorts` (issue 26): `roce`
+   * (49152 + QPN → 4791) or `hpcc-ns3` (HPCC third.cc: source port from 10000 per destination
+   * host in workload order, destination port 100; PHYSICS §5.4).
+   */
+  udpPorts: 'roce' | 'hpcc-ns3';
   nakPolicy: 'oncePerGap' | 'hpcc';
   nakIntervalPs: number;
   /** Receives each responder QP has posted for SENDs. */
@@ -171,6 +177,7 @@ export const nicConfigSchema = {
     rnrRetry: { type: 'integer', description: 'an RNR retry count 0..7 (7 = forever)' },
     rnrTimerCode: { type: 'integer', description: 'an IBTA RNR timer code 0..31' },
     ackEvery: { type: 'integer', description: 'ACK every n packets, n ≥ 1' },
+    udpPorts: { enum: ['roce', 'hpcc-ns3'], description: 'roce (49152 + QPN to 4791) or hpcc-ns3 (from 10000 per destination host, to port 100)' },
     postedReceives: { type: 'integer', description: 'receives posted per QP, ≥ 0' },
     dataDscp: { type: 'integer', description: 'a DSCP 0..63' },
     rxBufferBytes: BYTES,
@@ -221,6 +228,7 @@ export function nicProfileSettings(profile: Profile, timing: Timing, port: NicPo
     rnrRetry: RNR_RETRY,
     rnrTimerCode: RNR_TIMER_CODE,
     ackEvery: hpcc ? ACK_EVERY_HPCC : ACK_EVERY,
+    udpPorts: 'roce',
     nakPolicy: hpcc ? 'hpcc' : 'oncePerGap',
     nakIntervalPs: HPCC_NAK_INTERVAL_PS,
     postedReceives: Number.MAX_SAFE_INTEGER,
@@ -306,6 +314,7 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
   set('rnrRetry', parse('rnrRetry', raw.rnrRetry, Number, int(0, 7), 'an RNR retry count 0..7 (7 = forever)'));
   set('rnrTimerCode', parse('rnrTimerCode', raw.rnrTimerCode, Number, int(0, 31), 'an IBTA RNR timer code 0..31'));
   set('ackEvery', parse('ackEvery', raw.ackEvery, Number, int(1, 1 << 20), 'ACK every n packets, n ≥ 1'));
+  set('udpPorts', raw.udpPorts as NicSettings['udpPorts'] | undefined);
   set('postedReceives', parse('postedReceives', raw.postedReceives, Number, int(0, Number.MAX_SAFE_INTEGER), 'receives posted per QP, ≥ 0'));
   set('dataDscp', parse('dataDscp', raw.dataDscp, Number, int(0, 63), 'a DSCP 0..63'));
   set('qpMetrics', raw.qpMetrics as boolean | undefined);

@@ -5,8 +5,8 @@
  */
 import { Rng } from '@rocelab/sim';
 import type { HostPeer, QpEnd } from '@rocelab/rnic';
-import type { PodSpec } from '@rocelab/topology';
-import { hostTraffic, type ResolvedWorkload } from '@rocelab/workload';
+import { nicSettingsOf, type PodSpec } from '@rocelab/topology';
+import { connectionWorkload, hostTraffic, type Connection, type ResolvedWorkload, type UdpPorts } from '@rocelab/workload';
 
 export interface HostQps {
   requesters: QpEnd[];
@@ -51,17 +51,18 @@ export const FIRST_QPN = 2;
 export function qpPlan(pod: PodSpec, seed: number, workloads: readonly ResolvedWorkload[], hosts: ReadonlyMap<string, HostPeer>): Map<string, HostQps> {
   const names = hostNames(pod);
   const plan = new Map<string, HostQps>(names.map((h) => [h, { requesters: [], responders: [] }]));
-  const all: Array<{ from: string; c: ReturnType<ReturnType<typeof hostTraffic>['connections']>[number] }> = [];
+  const all: Array<{ from: string; c: Connection }> = [];
   for (const from of names) {
     // connections() draws nothing: a throwaway generator with fresh streams only lists them.
     const traffic = hostTraffic(from, workloads, { hosts: names, seed, linkRateBps: (h) => linkRateOf(pod, h), rng: (p) => new Rng(seed, from, p) });
     for (const c of traffic.connections()) all.push({ from, c });
   }
   all.sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.c.key < y.c.key ? -1 : x.c.key > y.c.key ? 1 : 0));
+  const counted = hpccPorts(pod, all);
   all.forEach(({ from, c }, i) => {
     const qpn = FIRST_QPN + i;
     const common = { qpn, key: c.key, probe: c.probe, dscp: c.dscp, rateCapBps: c.rateBps, ...(c.transport === 'rdma' ? {} : { transport: c.transport }) };
-    const ports = c.udpPorts;
+    const ports = c.udpPorts ?? counted.get(c);
     plan.get(from)!.requesters.push({ ...common, peer: hosts.get(c.to)!, ...(ports === undefined ? {} : { udpPorts: { src: ports.src, dst: ports.dst } }) });
     plan.get(c.to)!.responders.push({ ...common, peer: hosts.get(from)!, ...(ports === undefined ? {} : { udpPorts: { src: ports.dst, dst: ports.src } }) });
   });
@@ -76,6 +77,40 @@ export function qpPlan(pod: PodSpec, seed: number, workloads: readonly ResolvedW
     }
   }
   return plan;
+}
+
+/** HPCC ns-3's destination port: the one every flow of its example flow files names (mix/flow.txt). */
+export const HPCC_DPORT = 100;
+/** HPCC third.cc `main`: `portNumder[i][j] = 10000`, each host pair's first source port. */
+export const HPCC_FIRST_SPORT = 10000;
+
+/**
+ * The ports of RDMA connections without their own whose sender's NIC says `udpPorts: hpcc-ns3`:
+ * third.cc `ScheduleFlowInputs` gives each flow `portNumder[src][dst]++` (from 10000 per host
+ * pair, in flow-file order) and the flow's destination port. Here a connection stands for a
+ * flow, in workload order (then key): a `flow` item is one, listed in the flow file's order; a
+ * generated workload's connection to a peer carries all its messages on one port pair.
+ */
+function hpccPorts(pod: PodSpec, all: ReadonlyArray<{ from: string; c: Connection }>): Map<Connection, UdpPorts> {
+  const ports = new Map<Connection, UdpPorts>();
+  const rule = new Map<string, boolean>();
+  const wanted = all.filter(({ from, c }) => {
+    if (c.udpPorts !== undefined || c.transport !== 'rdma') return false;
+    let on = rule.get(from);
+    if (on === undefined) rule.set(from, (on = nicSettingsOf(pod, pod.nodes.find((n) => n.name === from)!).udpPorts === 'hpcc-ns3'));
+    return on;
+  });
+  const order = (x: { c: Connection }) => connectionWorkload(x.c.key) ?? Number.MAX_SAFE_INTEGER;
+  wanted.sort((x, y) => order(x) - order(y) || (x.c.key < y.c.key ? -1 : x.c.key > y.c.key ? 1 : 0));
+  const next = new Map<string, number>();
+  for (const { from, c } of wanted) {
+    const pair = `${from}->${c.to}`;
+    const sport = next.get(pair) ?? HPCC_FIRST_SPORT;
+    if (sport > 0xffff) throw new Error(`${from} opens more than ${0xffff - HPCC_FIRST_SPORT + 1} connections to ${c.to}: HPCC's port counter (from ${HPCC_FIRST_SPORT}) runs out of UDP ports`);
+    next.set(pair, sport + 1);
+    ports.set(c, { src: sport, dst: HPCC_DPORT });
+  }
+  return ports;
 }
 
 /** The key of an app's connection to `peer` (workload keys never start with `app:`). */

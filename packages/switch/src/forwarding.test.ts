@@ -155,3 +155,18 @@ test('the default seed: 0 for the rocelab hash, the node index for HPCC’s (m_e
   assert.deepEqual([0, 1, 25].map((i) => defaultEcmpSeed('rocelab', i)), [0, 0, 0]);
   assert.deepEqual([0, 1, 25].map((i) => defaultEcmpSeed('hpcc-ns3', i)), [0, 1, 25]);
 });
+
+test('destination port (issue 26): hpcc-ns3 hashes it (0 is 4791), rocelab’s hash ignores it so its paths never move', () => {
+  const ports = [0, 1, 2, 3, 4, 5, 6];
+  const hpcc = new Forwarding([{ ip: FAR, ports }], { hash: 'hpcc-ns3', seed: 320 });
+  for (let sport = 10000; sport < 10064; sport++) {
+    for (const dport of [100, 4791, 7]) assert.equal(hpcc.egressPort(H1, FAR, sport, dport), ports[hpccEcmpHash(H1, FAR, sport, dport, 320) % 7]);
+    assert.equal(hpcc.egressPort(H1, FAR, sport, 0), hpcc.egressPort(H1, FAR, sport, ROCE_UDP_PORT));
+    assert.equal(hpcc.egressPort(H1, FAR, sport), hpcc.egressPort(H1, FAR, sport, ROCE_UDP_PORT));
+  }
+  const own = new Forwarding([{ ip: FAR, ports }], { hash: 'rocelab', seed: 0 });
+  for (let sport = 49152; sport < 49216; sport++) assert.equal(own.egressPort(H1, FAR, sport, 100), ports[flowHash(H1, FAR, sport) % 7]);
+  // A fault hashing fewer fields keeps the destination port in HPCC's word.
+  const partial = new Forwarding([{ ip: FAR, ports }], { hash: 'hpcc-ns3', seed: 1, fields: ['dstIp'] });
+  assert.equal(partial.egressPort(H1, FAR, 10000, 100), ports[hpccEcmpHash(0, FAR, 0, 100, 1) % 7]);
+});

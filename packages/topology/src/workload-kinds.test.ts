@@ -102,3 +102,13 @@ test('transport: every kind takes tcp or dctcp, whose DSCP defaults to best effo
   assertProblem(variant('opcode: send', 'opcode: read, transport: tcp'), { file: FILE, code: 'value', path: 'workloads[0].opcode', expected: 'write (or no opcode) on a tcp connection: read is an RDMA operation', actual: '"read"' });
   assertProblem(variant('{kind: permutation, sizeBytes: 64KB, start: 0us}', '{kind: permutation, sizeBytes: 64KB, start: 0us, transport: udp}'), { file: FILE, code: 'schema', path: 'workloads[2].transport', expected: 'one of "rdma", "tcp", "dctcp"', actual: '"udp"' });
 });
+
+test('a flow’s udpPorts (issue 26): resolved as written; a port outside 1..65535, a missing one or a TCP flow refused', () => {
+  const pod = parseTopology(TEXT.replace('messageBytes: 1MiB', 'messageBytes: 1MiB, udpPorts: {src: 10000, dst: 100}'), FILE);
+  assert.deepEqual((resolvedWorkloads(pod)[0] as { udpPorts?: unknown }).udpPorts, { src: 10000, dst: 100 });
+  const expected = 'UDP ports {src: 1..65535, dst: 1..65535}';
+  assertProblem(variant('messageBytes: 1MiB', 'messageBytes: 1MiB, udpPorts: {src: 0, dst: 100}'), { file: FILE, code: 'value', path: 'workloads[0].udpPorts.src', expected, actual: '0' });
+  assertProblem(variant('messageBytes: 1MiB', 'messageBytes: 1MiB, udpPorts: {src: 1, dst: 70000}'), { file: FILE, code: 'value', path: 'workloads[0].udpPorts.dst', expected, actual: '70000' });
+  assertProblem(variant('messageBytes: 1MiB', 'messageBytes: 1MiB, udpPorts: {src: 1}'), { file: FILE, code: 'schema', path: 'workloads[0].udpPorts.dst', expected: `${expected} of the data (ACKs swap them), e.g. {src: 10000, dst: 100} as HPCC ns-3 numbers them (required)`, actual: 'nothing' });
+  assertProblem(variant('messageBytes: 1MiB, opcode: send', 'udpPorts: {src: 1, dst: 2}, transport: tcp'), { file: FILE, code: 'value', path: 'workloads[0].udpPorts', expected: 'no udpPorts on a tcp connection', actual: '{"src":1,"dst":2}' });
+});

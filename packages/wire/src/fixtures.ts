@@ -19,6 +19,7 @@ export function sampleDataFrame(i = 0): Frame {
     ipId: 0xfffe - i,
     ttl: 63,
     udpSrcPort: 49_152 + i,
+    udpDstPort: 100,
     opcode: Opcode.writeFirst,
     destQp: 0xff_ff_ff,
     psn: 0xab_cd_ef - i,

@@ -99,6 +99,12 @@ test('Ethernet, IPv4, UDP and BTH of a RoCEv2 data packet', () => {
   assert.equal(v.getUint32(bytes.length - 4, true), roceIcrc(bytes), 'ICRC last, least significant byte first');
 });
 
+test('UDP destination port: the frame\'s udpDstPort (issue 26, an hpcc-ns3 flow\'s own), 0 meaning RoCEv2\'s 4791', () => {
+  const at = (udpDstPort: number) => view(encodeFrame(data(Opcode.writeMiddle, { payloadBytes: 8, udpSrcPort: 10000, udpDstPort }))).getUint16(UDP + 2);
+  assert.deepEqual([at(0), at(100), at(0xffff)], [4791, 100, 0xffff]);
+  assert.throws(() => encodeFrame(data(Opcode.writeMiddle, { udpDstPort: 0x10000 })), /udpDstPort/);
+});
+
 test('the IPv4 header checksum is correct whatever the fields', () => {
   for (const fields of [{}, { dscp: 63, ecn: 3, ttl: 255, ipId: 0xffff }, { srcIp: 0xffff_ffff, dstIp: 0, ttl: 1 }]) {
     for (const frame of [data(Opcode.sendOnly, { payloadBytes: 1000, ...fields }), ack(fields), cnp()]) {

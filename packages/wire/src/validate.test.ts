@@ -36,6 +36,7 @@ const frameCases: [keyof Frame, number, string][] = [
   ['ipId', 0x10000, 'a 16-bit value (0..65535)'],
   ['ttl', 256, 'an 8-bit value (0..255)'],
   ['udpSrcPort', 65_536, 'a 16-bit value (0..65535)'],
+  ['udpDstPort', 65_536, 'a 16-bit value (0..65535)'],
   ['opcode', 256, 'an 8-bit value (0..255)'],
   ['destQp', 2 ** 24, 'a 24-bit value (0..16777215)'],
   ['psn', 16_777_216, 'a 24-bit value (0..16777215)'],

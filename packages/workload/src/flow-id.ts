@@ -48,6 +48,12 @@ export function connectionKey(workload: number, from: string, to: string): strin
   return `w${workload}:${from}->${to}`;
 }
 
+/** The workload index of a `connectionKey`, or null for a key of another form (an app's). */
+export function connectionWorkload(key: string): number | null {
+  const m = /^w(\d+):/.exec(key);
+  return m === null ? null : Number(m[1]);
+}
+
 function inRange(value: number, limit: number): boolean {
   return Number.isSafeInteger(value) && value >= 0 && value < limit;
 }
