@@ -33,6 +33,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { runInproc } from '@rocelab/runtime';
 import { ecmpConfigOf, Forwarding, hpccEcmpHash } from '@rocelab/switch';
 import { parseTopology, routeTable, switchSettingsOf, type PodSpec } from '@rocelab/topology';
 import { fixture } from './harness.js';
@@ -202,4 +203,13 @@ test('a bad ecmpOrder or NIC udpPorts is refused with its path and the values al
   const withDefaults = (defaults: string) => () => parseTopology(SMALL.replace('  switch: {ecmpHash: hpcc-ns3, ecmpOrder: hpcc-bfs}', defaults), 'small.yaml');
   assert.throws(withDefaults('  switch: {ecmpOrder: bfs}'), /small\.yaml: defaults\.switch\.ecmpOrder: expected one of "port", "hpcc-bfs", got "bfs"/);
   assert.throws(withDefaults('  nic: {udpPorts: hpcc}'), /small\.yaml: defaults\.nic\.udpPorts: expected one of "roce", "hpcc-ns3", got "hpcc"/);
+});
+
+test('a run on the small pod: the flow’s data leaves n4 towards n8 and its ACKs leave n1 towards n2, as HPCC’s would', async () => {
+  const pod = parseTopology(`${SMALL}workloads:\n  - {kind: flow, from: n3, to: n0, sizeBytes: 64KB, start: 0us, udpPorts: {src: 10000, dst: 100}}\n`);
+  const result = await runInproc(pod, { seed: 1, durationPs: 1_000_000_000, detail: true });
+  assert.equal(result.conservation, true);
+  const tx = (node: string, port: string) => result.nodes!.find((n) => n.node === node)!.ports.find((p) => p.port === port)!.txBytes;
+  assert.ok(tx('n4', 'z') > 64_000 && tx('n4', 'a') === 0, `n4: z ${tx('n4', 'z')} B, a ${tx('n4', 'a')} B`);
+  assert.ok(tx('n1', 'b') > 0 && tx('n1', 'a') === 0, `n1: b ${tx('n1', 'b')} B, a ${tx('n1', 'a')} B`);
 });
