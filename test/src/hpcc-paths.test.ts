@@ -3,7 +3,7 @@
  * a pod with the simulator's node numbering, host addresses, `ecmpHash: hpcc-ns3` and
  * `ecmpOrder: hpcc-bfs` takes the simulator's next hop at every switch, data and ACK.
  *
- * The vectors are the simulator's own rules applied by hand (PHYSICS §5.4), not rocelab's code:
+ * The vectors are the simulator's own rules applied by hand (PHYSICS §8), not rocelab's code:
  * - addresses: third.cc `node_id_to_ip`: 0x0b000001 + (id / 256) · 0x10000 + (id % 256) · 0x100,
  *   so host 0 is 11.0.0.1 = 0x0b000001, host 16 0x0b001001, host 300 11.1.44.1 = 0x0b012c01;
  * - ports: third.cc `ScheduleFlowInputs`: the source port is `portNumder[src][dst]++`, from

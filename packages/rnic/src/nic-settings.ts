@@ -68,7 +68,7 @@ export interface NicSettings {
   /**
    * UDP ports of the QPs this host opens without a flow's own `udpPorts` (issue 26): `roce`
    * (49152 + QPN → 4791) or `hpcc-ns3` (HPCC third.cc: source port from 10000 per destination
-   * host in workload order, destination port 100; PHYSICS §5.4).
+   * host in workload order, destination port 100; PHYSICS §8).
    */
   udpPorts: 'roce' | 'hpcc-ns3';
   nakPolicy: 'oncePerGap' | 'hpcc';

@@ -85,7 +85,7 @@ export const HPCC_DPORT = 100;
 export const HPCC_FIRST_SPORT = 10000;
 
 /**
- * The ports of RDMA connections without their own whose sender's NIC says `udpPorts: hpcc-ns3`:
+ * The ports of RDMA connections without their own whose sender's NIC says `udpPorts: hpcc-ns3` (PHYSICS §8.1):
  * third.cc `ScheduleFlowInputs` gives each flow `portNumder[src][dst]++` (from 10000 per host
  * pair, in flow-file order) and the flow's destination port. Here a connection stands for a
  * flow, in workload order (then key): a `flow` item is one, listed in the flow file's order; a

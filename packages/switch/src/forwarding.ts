@@ -6,7 +6,7 @@
  * Two hashes: rocelab's (`flowHash`) and HPCC ns-3's (`hpccEcmpHash`, the `hpcc-ns3`
  * profile), each with a per-switch seed. Both index the route's next-hop list as topology
  * `routeTables` ordered it: by port name (`ecmpOrder: port`, the default), or in the order
- * HPCC's route BFS reached the next hops (`ecmpOrder: hpcc-bfs`, PHYSICS §5.4), with which the
+ * HPCC's route BFS reached the next hops (`ecmpOrder: hpcc-bfs`, PHYSICS §8), with which the
  * `hpcc-ns3` hash over the same ports picks HPCC's next hop.
  */
 import { fmix32, hpccEcmpHash } from './ecmp-hash-hpcc.js';
@@ -24,7 +24,7 @@ export type EcmpHashKind = 'rocelab' | 'hpcc-ns3';
 
 /**
  * The order of a switch's equal-cost next hops, which the hash indexes (topology `routeTable`):
- * by port index, i.e. port name (`port`), or as HPCC ns-3 lists them (`hpcc-bfs`, PHYSICS §5.4).
+ * by port index, i.e. port name (`port`), or as HPCC ns-3 lists them (`hpcc-bfs`, PHYSICS §8).
  */
 export type EcmpOrder = 'port' | 'hpcc-bfs';
 

@@ -113,7 +113,7 @@ function tablesOf(pod: PodSpec, indices: readonly number[]): Map<number, Route[]
 }
 
 /**
- * HPCC ns-3's next-hop order (third.cc `CalculateRoute`, then `SetRoutingEntries` and
+ * HPCC ns-3's next-hop order (PHYSICS §8.2; third.cc `CalculateRoute`, then `SetRoutingEntries` and
  * switch-node.cc `AddTableEntry`, which appends in list order): a BFS from each destination
  * host, in which every dequeued node `now` walks its neighbours in `std::map<Ptr<Node>, …>`
  * order and appends itself to `nextHop[next][host]` of each neighbour one hop farther. So a
