@@ -72,6 +72,29 @@ export function hpccMaxRttNs(topo: HpccTopology, payloadBytes: number): number {
   return maxRtt;
 }
 
+/** The value most entries have; the largest on a tie. */
+function mostCommon(values: readonly number[]): number {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])[0]![0];
+}
+
+function group(groups: Map<string, number[]>, message: string, id: number): void {
+  groups.set(message, [...(groups.get(message) ?? []), id]);
+}
+
+/** `3, 5, 7` or `320–339` for a run: a warning about 20 switches stays one line. */
+function idList(ids: readonly number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < ids.length; ) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
+    runs.push(j - i >= 2 ? `${ids[i]}–${ids[j]}` : ids.slice(i, j + 1).join(', '));
+    i = j + 1;
+  }
+  return runs.join(', ');
+}
+
 /** Tiers by distance from the hosts: next to hosts a ToR, then leaf, then spine; anything farther the generic `switch`. */
 function roles(topo: HpccTopology): string[] {
   const dist = new Array<number>(topo.nodeCount).fill(Infinity);
@@ -234,6 +257,8 @@ export function hpccToPod(input: HpccImportInput): HpccImport {
   const nicLink = topo.links.find((l) => l.a === hostIds[0] || l.b === hostIds[0]);
   const nicRate = nicLink?.rateBps ?? 0;
   const perSwitch = new Map<number, { ecn: Record<string, unknown>; alpha: number | null }>();
+  const mixedEcn = new Map<string, number[]>();
+  const mixedAlpha = new Map<string, number[]>();
   for (const id of topo.switches) {
     const own = topo.links.filter((l) => l.a === id || l.b === id);
     if (own.length === 0) continue;
@@ -243,11 +268,12 @@ export function hpccToPod(input: HpccImportInput): HpccImport {
         if (!map.has(r)) refuse(key, `an entry for every switch port rate: ${r} b/s (switch ${id}, ${topo.file}:${own.find((l) => l.rateBps === r)!.line}) is missing (third.cc asserts "must set ${key.slice(0, 4).toLowerCase()} for each link speed")`);
       }
     }
-    const top = rates[0]!;
     const ecnOf = (r: number) => ({ enabled: enableQcn, kmin: `${kmin.get(r)}KB`, kmax: `${kmax.get(r)}KB`, pmax: pmax.get(r)! });
-    const ecn = ecnOf(top);
+    // rocelab has one ECN setting and one α per switch: those of most of its ports (of the faster on a tie).
+    const ecnRate = mostCommon(own.map((l) => l.rateBps));
+    const ecn = ecnOf(ecnRate);
     if (rates.some((r) => JSON.stringify(ecnOf(r)) !== JSON.stringify(ecn))) {
-      approx('KMIN_MAP', null, `switch ${id} has ports at ${rates.join(', ')} b/s with different ECN thresholds; rocelab sets one per switch: those of its fastest ports (${top} b/s)`);
+      group(mixedEcn, `ports at ${rates.join(', ')} b/s with different ECN thresholds: rocelab sets one per switch, those of most of its ports (${ecnRate} b/s)`, id);
     }
     // third.cc main: pfc_a_shift starts at 3 and drops by one per halving of the port rate above the NIC rate.
     const shifts = own.map((l) => {
@@ -256,19 +282,23 @@ export function hpccToPod(input: HpccImportInput): HpccImport {
       while (r > nicRate && shift > 0) shift--, (r /= 2);
       return shift;
     });
-    const counts = new Map<number, number>();
-    for (const s of shifts) counts.set(s, (counts.get(s) ?? 0) + 1);
-    const shift = [...counts.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])[0]![0];
-    if (counts.size > 1) approx('BUFFER_SIZE', null, `switch ${id}'s ports have PFC α 2^-shift with shifts ${[...counts.keys()].join(', ')} (third.cc pfc_a_shift, by port rate); rocelab has one α per switch: 2^-${shift}, that of most ports`);
+    const shift = mostCommon(shifts);
+    if (new Set(shifts).size > 1) group(mixedAlpha, `ports with PFC α = 2^-pfc_a_shift for shifts ${[...new Set(shifts)].sort().join(', ')} (third.cc main sets the shift by port rate): rocelab has one α per switch, 2^-${shift}, that of most of its ports`, id);
     perSwitch.set(id, { ecn, alpha: shift === 3 ? null : 2 ** -shift });
   }
-  const ecns = [...perSwitch.values()].map((v) => JSON.stringify(v.ecn));
-  const sameEcn = ecns.every((e) => e === ecns[0]);
-  if (sameEcn && ecns.length > 0) sw.ecn = JSON.parse(ecns[0]!) as unknown;
-  if (sw.ecn !== undefined) note([...S, 'ecn'], `ECN by port rate (${where('KMIN_MAP')}; ${where('KMAX_MAP')}; ${where('PMAX_MAP')}; ${where('ENABLE_QCN')}): kmin/kmax in KB of 1000 B (switch-mmu.cc ConfigEcn: _kmin * 1000)`);
+  for (const [message, ids] of mixedEcn) approx('KMIN_MAP', null, `switch${ids.length > 1 ? 'es' : ''} ${idList(ids)} ${ids.length > 1 ? 'have' : 'has'} ${message}`);
+  for (const [message, ids] of mixedAlpha) approx('BUFFER_SIZE', null, `switch${ids.length > 1 ? 'es' : ''} ${idList(ids)} ${ids.length > 1 ? 'have' : 'has'} ${message}`);
+  // The ECN most switches have goes under defaults; a switch with other thresholds gets its own.
+  const ecnCounts = new Map<string, number>();
+  for (const v of perSwitch.values()) ecnCounts.set(JSON.stringify(v.ecn), (ecnCounts.get(JSON.stringify(v.ecn)) ?? 0) + 1);
+  const commonEcn = [...ecnCounts.entries()].sort((x, y) => y[1] - x[1])[0]?.[0];
+  if (commonEcn !== undefined) {
+    sw.ecn = JSON.parse(commonEcn) as unknown;
+    note([...S, 'ecn'], `ECN by port rate (${where('KMIN_MAP')}; ${where('KMAX_MAP')}; ${where('PMAX_MAP')}; ${where('ENABLE_QCN')}): kmin/kmax in KB of 1000 B (switch-mmu.cc ConfigEcn: _kmin * 1000)${ecnCounts.size > 1 ? '; switches whose ports are mostly at another rate have their own' : ''}`);
+  }
   for (const [id, s] of perSwitch) {
     const own: Record<string, unknown> = {};
-    if (!sameEcn) own.ecn = s.ecn;
+    if (JSON.stringify(s.ecn) !== commonEcn) own.ecn = s.ecn;
     if (s.alpha !== null) own.alpha = s.alpha;
     if (Object.keys(own).length > 0) (nodes[id] as Record<string, unknown>).switch = own;
   }
