@@ -99,11 +99,22 @@ function idList(ids: readonly number[]): string {
 function roles(topo: HpccTopology): string[] {
   const dist = new Array<number>(topo.nodeCount).fill(Infinity);
   const queue: number[] = [];
-  for (let id = 0; id < topo.nodeCount; id++) if (!topo.switches.has(id)) (dist[id] = 0), queue.push(id);
+  for (let id = 0; id < topo.nodeCount; id++) {
+    if (topo.switches.has(id)) continue;
+    dist[id] = 0;
+    queue.push(id);
+  }
   const nbrs = Array.from({ length: topo.nodeCount }, () => [] as number[]);
-  for (const l of topo.links) nbrs[l.a]!.push(l.b), nbrs[l.b]!.push(l.a);
+  for (const l of topo.links) {
+    nbrs[l.a]!.push(l.b);
+    nbrs[l.b]!.push(l.a);
+  }
   for (let i = 0; i < queue.length; i++) {
-    for (const p of nbrs[queue[i]!]!) if (dist[p] === Infinity) (dist[p] = dist[queue[i]!]! + 1), queue.push(p);
+    for (const p of nbrs[queue[i]!]!) {
+      if (dist[p] !== Infinity) continue;
+      dist[p] = dist[queue[i]!]! + 1;
+      queue.push(p);
+    }
   }
   return dist.map((d, id) => (!topo.switches.has(id) ? 'host' : (['tor', 'leaf', 'spine'][d - 1] ?? 'switch')));
 }
@@ -140,7 +151,10 @@ export function hpccToPod(input: HpccImportInput): HpccImport {
   const width = String(topo.nodeCount - 1).length;
   const name = (id: number): string => `n${String(id).padStart(width, '0')}`;
   const degree = new Array<number>(topo.nodeCount).fill(0);
-  for (const l of topo.links) degree[l.a]!++, degree[l.b]!++;
+  for (const l of topo.links) {
+    degree[l.a]!++;
+    degree[l.b]!++;
+  }
   const port = (id: number, ifIndex: number): string => `${name(id)}:p${String(ifIndex).padStart(String(degree[id]).length, '0')}`;
   const role = roles(topo);
   for (let id = 0; id < topo.nodeCount; id++) {
@@ -279,7 +293,10 @@ export function hpccToPod(input: HpccImportInput): HpccImport {
     const shifts = own.map((l) => {
       let shift = 3;
       let r = l.rateBps;
-      while (r > nicRate && shift > 0) shift--, (r /= 2);
+      while (r > nicRate && shift > 0) {
+        shift--;
+        r /= 2;
+      }
       return shift;
     });
     const shift = mostCommon(shifts);

@@ -31,7 +31,7 @@ function locate(config: string, named: string): { path: string; how: string } | 
 
 export function importHpccCommand(config: string, flags: ImportFlags): number {
   try {
-    const cfg = parseHpccConfig(readInputFile(config, 'an HPCC ns-3 config.txt'), config);
+    const cfg = parseHpccConfig(readInputFile(config, 'HPCC ns-3 config.txt'), config);
     const names = hpccInputNames(cfg);
     const found = {} as Record<keyof typeof names, string>;
     const hows = new Set<string>();
@@ -41,9 +41,9 @@ export function importHpccCommand(config: string, flags: ImportFlags): number {
       found[key] = where.path;
       hows.add(where.how);
     }
-    const topology = parseHpccTopology(readInputFile(found.topology, 'an HPCC ns-3 topology file'), found.topology);
-    const flows = parseHpccFlows(readInputFile(found.flow, 'an HPCC ns-3 flow file'), found.flow, topology);
-    const trace = parseHpccTrace(readInputFile(found.trace, 'an HPCC ns-3 trace file'), found.trace, topology);
+    const topology = parseHpccTopology(readInputFile(found.topology, 'HPCC ns-3 topology file'), found.topology);
+    const flows = parseHpccFlows(readInputFile(found.flow, 'HPCC ns-3 flow file'), found.flow, topology);
+    const trace = parseHpccTrace(readInputFile(found.trace, 'HPCC ns-3 trace file'), found.trace, topology);
     const name = flags.name ?? `hpcc-ns3-${basename(dirname(config)).toLowerCase().replace(/[^a-z0-9-]+/g, '-') || 'import'}`;
     const result = hpccToPod({ config: cfg, topology, flows, trace, name, resolvedFrom: `found ${[...hows].join(' and ')}` });
     for (const w of result.warnings) process.stderr.write(`rocelab import: warning: ${w.file}${w.line > 0 ? `:${w.line}` : ''}: ${w.message}\n`);
