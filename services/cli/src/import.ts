@@ -26,7 +26,7 @@ function locate(config: string, named: string): { path: string; how: string } | 
     [join(dirname(config), basename(named)), 'beside the config, by file name'],
   ];
   for (const [path, how] of candidates) if (existsSync(path)) return { path, how };
-  return { tried: candidates.map(([p]) => p) };
+  return { tried: [...new Set(candidates.map(([p]) => p))] };
 }
 
 export function importHpccCommand(config: string, flags: ImportFlags): number {
