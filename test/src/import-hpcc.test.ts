@@ -48,6 +48,14 @@ test('rocelab import hpcc-ns3 finds the files in the simulator\'s working direct
   assert.equal((parse(r.stdout) as { name: string }).name, 'hpcc-ns3-mix');
 });
 
+test('rocelab import and import hpcc-ns3 answer --help, exit 0', () => {
+  for (const args of [['import'], ['import', 'hpcc-ns3']]) {
+    const r = cli([...args, '--help']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^Usage: rocelab import/);
+  }
+});
+
 test('rocelab import hpcc-ns3 refuses a bad config with exit 2, naming file, line, key and expectation', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rocelab-import-bad-'));
   for (const f of ['topology.txt', 'flow.txt', 'trace.txt']) copyFileSync(fixture(`hpcc-ns3/${f}`), join(dir, f));
