@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { ImportError, hpccInputNames, parseHpccConfig, parseHpccFlows, parseHpccTopology, parseHpccTrace, parseNs3Rate, parseNs3Time } from './import-hpcc.js';
-import { durationText, hpccHostIp, hpccMaxRttNs, hpccToPod, rateText, type HpccImport } from './import-hpcc-pod.js';
+import { hpccToPod, type HpccImport } from './import-hpcc-pod.js';
+import { durationText, hpccHostIp, hpccMaxRttNs, rateText } from './import-hpcc-graph.js';
 import { topologyFromData } from './load.js';
 import { fixture } from './testing.js';
 
