@@ -120,7 +120,7 @@ export function hpccToPod(input: HpccImportInput): HpccImport {
   if (r.get<number>('ENABLE_TRACE', 1) !== 0 && trace.nodes.length > 0) {
     const ports = trace.nodes.flatMap((id) => topo.links.filter((l) => l.a === id || l.b === id).map((l) => (l.a === id ? port(l.a, l.ifA) : port(l.b, l.ifB))));
     header.push(
-      ports.length <= 16
+      ports.length <= 64
         ? ` ${r.where('ENABLE_TRACE')}, ${trace.file} traces nodes ${trace.nodes.join(', ')}: capture them with --pcap DIR --pcap-ports ${ports.join(',')}`
         : ` ${r.where('ENABLE_TRACE')}, ${trace.file} traces ${trace.nodes.length} nodes (${ports.length} ports): capture them with --pcap DIR --pcap-ports listing their ports (default: every host port)`,
     );

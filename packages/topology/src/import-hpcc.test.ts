@@ -228,6 +228,27 @@ test('error rates, LINK_DOWN and per-switch settings', () => {
   assert.match(w.yaml, /APPROXIMATION \(ACK_HIGH_PRIO 1/);
 });
 
+test('fat.txt: a Clos of ToRs, leaves and spines; mixed-rate switches take the ECN and α of most of their ports', () => {
+  const maps = { KMAX_MAP: '4 25000000000 400 50000000000 800 100000000000 1600 400000000000 6400', KMIN_MAP: '4 25000000000 100 50000000000 200 100000000000 400 400000000000 1600', PMAX_MAP: '4 25000000000 0.2 50000000000 0.2 100000000000 0.2 400000000000 0.2' };
+  const { pod, warnings } = importOf({ config: edit(maps), topology: text('fat.txt'), flow: '1\n0 100 3 100 1000 2\n', trace: '1\n320\n' });
+  const p = pod as { nodes: Array<Record<string, unknown>>; defaults: { switch: Record<string, unknown> } };
+  const count = (role: string) => p.nodes.filter((n) => n.role === role).length;
+  assert.deepEqual([count('host'), count('tor'), count('leaf'), count('spine')], [320, 20, 20, 16]);
+  assert.equal(p.nodes[7]!.name, 'n007');
+  // Leaves and spines (all 400G ports) are the most: their ECN is the default; a ToR's 16 host ports at 100G outnumber its 4 uplinks.
+  assert.deepEqual(p.defaults.switch.ecn, { enabled: true, kmin: '1600KB', kmax: '6400KB', pmax: 0.2 });
+  assert.deepEqual(p.nodes[320], { name: 'n320', role: 'tor', switch: { ecn: { enabled: true, kmin: '400KB', kmax: '1600KB', pmax: 0.2 } } });
+  // 400G ports above the 100G NIC rate: pfc_a_shift 3 − 2 = 1, α = 1/2 (third.cc main).
+  assert.deepEqual(p.nodes[340], { name: 'n340', role: 'leaf', switch: { alpha: 0.5 } });
+  assert.deepEqual(
+    warnings.filter((w) => /^(KMIN_MAP|BUFFER_SIZE)/.test(w.message)).map((w) => w.message.split(' have ')[0]),
+    ['KMIN_MAP: switches 320–339', 'BUFFER_SIZE: switches 320–339'],
+  );
+  const yaml = importOf({ config: edit(maps), topology: text('fat.txt'), flow: '0\n', trace: '1\n320\n' }).yaml;
+  assert.match(yaml, /--pcap-ports n320:p01,n320:p02,.*n320:p20\n/);
+  assert.equal(topologyFromData(withoutNewKeys(pod)).nodes.length, 376);
+});
+
 test('what rocelab cannot honour is refused with the key, its line and value, and what was expected', () => {
   refused(() => importOf({ config: edit({ CC_MODE: '10' }) }), { file: 'config.txt', line: 15, key: 'CC_MODE', value: '10', expected: /no HPCC-PINT/ });
   refused(() => importOf({ config: edit({ CC_MODE: '2' }) }), { line: 15, key: 'CC_MODE', value: '2', expected: /1 \(DCQCN\), 3 \(HPCC\), 7 \(TIMELY\) or 8 \(DCTCP\)/ });
