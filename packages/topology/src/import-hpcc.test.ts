@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { ImportError, hpccInputNames, parseHpccConfig, parseHpccFlows, parseHpccTopology, parseHpccTrace, parseNs3Rate, parseNs3Time } from './import-hpcc.js';
+import { HPCC_CONFIG_KEYS, ImportError, hpccInputNames, parseHpccConfig, parseHpccFlows, parseHpccTopology, parseHpccTrace, parseNs3Rate, parseNs3Time } from './import-hpcc.js';
 import { hpccToPod, type HpccImport } from './import-hpcc-pod.js';
 import { durationText, hpccHostIp, hpccMaxRttNs, rateText } from './import-hpcc-graph.js';
 import { topologyFromData } from './load.js';
@@ -98,6 +98,35 @@ test('config.txt: every key of the example with its value and line', () => {
   assert.equal(c.entries.get('KMAX_MAP')!.text, '3 25000000000 400 50000000000 800 100000000000 1600');
   assert.equal(c.entries.size, 47);
   assert.deepEqual(hpccInputNames(c), { topology: { path: 'mix/topology.txt', line: 6 }, flow: { path: 'mix/flow.txt', line: 7 }, trace: { path: 'mix/trace.txt', line: 8 } });
+});
+
+test('config.txt: every key third.cc reads parses in its shape', () => {
+  const samples: Record<string, [string, unknown]> = {
+    flag: ['1', true],
+    uint: ['42', 42],
+    double: ['0.5', 0.5],
+    string: ['mix/x.txt', 'mix/x.txt'],
+    rate: ['25Gb/s', 25e9],
+    linkDown: ['7 1 2', { atUs: 7, a: 1, b: 2 }],
+    uintMap: ['1 25000000000 100', new Map([[25e9, 100]])],
+    doubleMap: ['1 25000000000 0.2', new Map([[25e9, 0.2]])],
+  };
+  // The 50 keys of third.cc main's else-if chain.
+  assert.equal(Object.keys(HPCC_CONFIG_KEYS).length, 50);
+  for (const [key, shape] of Object.entries(HPCC_CONFIG_KEYS)) {
+    const [value, expected] = samples[shape]!;
+    const c = parseHpccConfig(`\n${key} ${value}\n`, 'c.txt');
+    assert.deepEqual(c.entries.get(key), { line: 2, text: value, value: expected }, key);
+  }
+});
+
+test('empty and truncated files are refused naming what is missing', () => {
+  refused(() => hpccInputNames(parseHpccConfig('', 'c.txt')), { key: 'TOPOLOGY_FILE', expected: /naming a file/ });
+  refused(() => parseHpccTopology('', 't.txt'), { file: 't.txt', key: 'node count', expected: /NODES SWITCHES LINKS .*the file ends/ });
+  refused(() => parseHpccTopology('0 0 0\n', 't.txt'), { key: 'node count', expected: /at least one node/ });
+  const t = parseHpccTopology(TOPOLOGY, 'topology.txt');
+  refused(() => parseHpccFlows('', 'f.txt', t), { key: 'flow count', expected: /the file ends/ });
+  refused(() => parseHpccTrace('two\n', 'tr.txt', t), { line: 1, key: 'trace count', value: 'two', expected: /number of traced nodes/ });
 });
 
 test('config.txt: an unknown key is a warning with its line, its value skipped with it', () => {
