@@ -3,7 +3,7 @@
  * the simulator's route BFS gives, tiers by distance from the hosts, host addresses; and the
  * texts of rates, durations and id lists as the pod and its warnings write them.
  */
-import type { HpccTopology } from './import-hpcc.js';
+import type { HpccTopology } from './import-hpcc-files.js';
 
 export function rateText(bps: number): string | number {
   for (const [unit, scale] of [['G', 1e9], ['M', 1e6], ['K', 1e3]] as const) if (bps % scale === 0) return `${bps / scale}${unit}`;

@@ -4,7 +4,7 @@
  * HPCC's rdma-hw.cc or third.cc.
  */
 import { durationText, hpccMaxRttNs, rateText } from './import-hpcc-graph.js';
-import type { HpccTopology } from './import-hpcc.js';
+import type { HpccTopology } from './import-hpcc-files.js';
 import type { ConfigReader } from './import-hpcc-reader.js';
 
 export interface NicImport {

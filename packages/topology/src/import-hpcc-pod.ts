@@ -12,7 +12,8 @@ import { renderImportedPod } from './import-hpcc-yaml.js';
 import { hpccNic } from './import-hpcc-nic.js';
 import { ConfigReader } from './import-hpcc-reader.js';
 import { hpccSwitches } from './import-hpcc-switch.js';
-import { ImportError, type HpccConfig, type HpccFlows, type HpccTopology, type HpccTrace, type ImportWarning } from './import-hpcc.js';
+import type { HpccFlows, HpccTopology, HpccTrace } from './import-hpcc-files.js';
+import { ImportError, type HpccConfig, type ImportWarning } from './import-hpcc.js';
 
 export interface HpccImportInput {
   config: HpccConfig;

@@ -4,7 +4,7 @@
  * switch where the simulator has one per port: a switch takes those of most of its ports.
  */
 import { group, idList, mostCommon } from './import-hpcc-graph.js';
-import type { HpccTopology } from './import-hpcc.js';
+import type { HpccTopology } from './import-hpcc-files.js';
 import type { ConfigReader } from './import-hpcc-reader.js';
 
 /** `defaults.switch`, and each switch's own `switch:` where it differs (set on `nodes`, indexed by id). */
