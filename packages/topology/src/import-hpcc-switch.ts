@@ -13,7 +13,7 @@ export function hpccSwitches(r: ConfigReader, topo: HpccTopology, role: readonly
   if (r.get<number>('BUFFER_SIZE', 16) === 0) r.refuse('BUFFER_SIZE', 'a buffer of at least 1 MiB per switch');
   const S = ['defaults', 'switch'] as const;
   r.note([...S, 'bufferBytes'], `${r.where('BUFFER_SIZE')} (MB of 2²⁰ B, third.cc ConfigBufferSize(buffer_size * 1024 * 1024)); headroom per port 3 · rate · delay / 8 and the 4096 B reserve are the hpcc-ns3 profile's (third.cc ConfigHdrm, switch-mmu.cc)`);
-  r.note([...S, 'ecmpHash'], 'the simulator\'s ECMP hash and next-hop order (switch-node.cc GetOutDev, third.cc CalculateRoute)');
+  r.note([...S, 'ecmpHash'], 'the simulator\'s ECMP hash, seeded with the switch\'s id as its node index (switch-node.cc m_ecmpSeed = m_id, GetOutDev), and its next-hop order (third.cc CalculateRoute)');
   if (!r.get('USE_DYNAMIC_PFC_THRESHOLD', true)) r.approx('USE_DYNAMIC_PFC_THRESHOLD', [...S, 'bufferBytes'], 'the simulator never reads it (QbbNetDevice m_dynamicth is unused; switch-mmu.cc GetPfcThreshold is always dynamic), so the threshold stays dynamic');
   const kmin = r.get<Map<number, number>>('KMIN_MAP', new Map());
   const kmax = r.get<Map<number, number>>('KMAX_MAP', new Map());
