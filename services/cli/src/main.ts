@@ -17,6 +17,7 @@ const commands = {
   down: () => import('./down.js'),
   drill: () => import('./drill.js'),
   fault: () => import('./fault.js'),
+  import: () => import('./import.js'),
   faultExport: () => import('./fault-export.js'),
   k8s: () => import('./k8s.js'),
   stack: () => import('./stack.js'),
@@ -205,6 +206,17 @@ topology
   .option('--qp-metrics', "every NIC exports its QPs' DCQCN rate, target and α (the DCQCN dashboard's per-QP panels)")
   .action(async (o: { spines: number; leavesPerPod: number; torsPerPod: number; pods: number; hostsPerTor: number; rate: string; latency: string; name?: string; seed?: number; timing?: 'default' | 'drill'; switchPipeline?: string; hostPipeline?: string; permutation?: string; pingmesh?: string; pauseStorm?: { host: string; at: string }; qpMetrics?: boolean }) => {
     process.exitCode = (await commands.topology()).closCommand(o);
+  });
+
+const importer = program.command('import').description("turn another simulator's experiment into a rocelab pod");
+importer
+  .command('hpcc-ns3')
+  .description("read HPCC ns-3's config.txt and the topology, flow and trace files it names, and write a pod (YAML with comments saying where each setting comes from and what is approximated)")
+  .argument('<config>', 'the simulator\'s config.txt (the files it names are found relative to its working directory, the config\'s parent\'s parent, or beside the config)')
+  .option('-o, --out <file>', 'write the pod there (default: stdout)')
+  .option('--name <name>', 'the pod name (default hpcc-ns3-DIR, DIR the config\'s directory)')
+  .action(async (config: string, o: { out?: string; name?: string }) => {
+    process.exitCode = (await commands.import()).importHpccCommand(config, { out: o.out ?? null, name: o.name ?? null });
   });
 
 program
