@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { nearestRank } from './percentile.js';
-import { bucketsByFlow, hpccPercentile, slowdownBuckets, type SlowdownSample } from './slowdown-buckets.js';
+import { bucketsByFlow, hpccPercentile, slowdownBuckets, withBucketColumn, type SlowdownSample } from './slowdown-buckets.js';
+import { parseTraceFile } from './trace-tables.js';
 
 const sample = (flow: number, sizeBytes: number, slowdown: number): SlowdownSample => ({ flow: String(flow), sizeBytes, slowdown });
 
@@ -65,4 +66,14 @@ test('equal sizes keep flow-id order (numeric), and every flow gets the label of
   // Sorted: 2 (50 B), 9 (100 B), 10 (100 B), 3 (200 B); groups [0, 2) and [2, 4).
   assert.deepEqual(Object.fromEntries(labels), { '2': '0-50%', '9': '0-50%', '10': '50-100%', '3': '50-100%' });
   assert.throws(() => slowdownBuckets(flows, 0, 0), /whole percent in \[1, 100\], got 0/);
+});
+
+test("fct.csv gets a last column with each measured message's group, empty for the others, and reads back", () => {
+  const header = 'flow,from,to,size_bytes,start_us,completion_us,fct_us,ideal_fct_us,slowdown,status';
+  const csv = `${header}\n7,h1,h2,300,0.000000,3.000000,3.000000,1.000000,3.000000,success\n8,h1,h2,100,0.000000,,,1.000000,,pending\n9,h2,h1,200,1.000000,2.000000,1.000000,1.000000,1.000000,success\n`;
+  const out = withBucketColumn(csv, 50);
+  assert.equal(out, `${header},bucket\n7,h1,h2,300,0.000000,3.000000,3.000000,1.000000,3.000000,success,50-100%\n8,h1,h2,100,0.000000,,,1.000000,,pending,\n9,h2,h1,200,1.000000,2.000000,1.000000,1.000000,1.000000,success,0-50%\n`);
+  const rows = parseTraceFile({ name: 'fct.csv', path: 'fct.csv', text: out }).rows;
+  assert.deepEqual(rows.map((r) => r.bucket), ['50-100%', undefined, '0-50%']);
+  assert.equal(withBucketColumn(`${header}\n`), `${header},bucket\n`);
 });

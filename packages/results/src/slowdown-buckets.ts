@@ -125,3 +125,27 @@ export function slowdownBuckets(samples: readonly SlowdownSample[], notMeasured 
   }
   return { stepPercent, measured: sorted.length, notMeasured, buckets };
 }
+
+/** fct.csv's last column: the size group of a completed, measured message (`0-5%`), empty otherwise. */
+export const FCT_BUCKET_COLUMN = 'bucket';
+
+/**
+ * fct.csv as merged from the nodes' parts (`FCT_COLUMNS`, our own writer: no quoting) with the
+ * `bucket` column appended. The groups need every message of the run, which no single node
+ * has, so the column is added once the parts are merged; readers that take the columns by name
+ * are unaffected. A message is measured when its `status` is `success` and it has a `slowdown`.
+ */
+export function withBucketColumn(csv: string, stepPercent = SLOWDOWN_STEP_PERCENT): string {
+  const lines = csv.split('\n');
+  const header = lines[0]!.split(',');
+  const at = (name: string): number => {
+    const i = header.indexOf(name);
+    if (i < 0) throw new Error(`fct.csv header has no ${name}: ${lines[0]}`);
+    return i;
+  };
+  const [flowAt, sizeAt, slowdownAt, statusAt] = [at('flow'), at('size_bytes'), at('slowdown'), at('status')];
+  const rows = lines.slice(1).filter((l) => l !== '').map((l) => l.split(','));
+  const samples = rows.flatMap((f) => (f[statusAt] === 'success' && f[slowdownAt] !== '' ? [{ flow: f[flowAt]!, sizeBytes: Number(f[sizeAt]), slowdown: Number(f[slowdownAt]) }] : []));
+  const labels = bucketsByFlow(samples, stepPercent);
+  return [`${lines[0]},${FCT_BUCKET_COLUMN}`, ...rows.map((f) => `${f.join(',')},${labels.get(f[flowAt]!) ?? ''}`)].map((l) => `${l}\n`).join('');
+}
