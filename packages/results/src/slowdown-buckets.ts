@@ -1,6 +1,6 @@
 /**
  * FCT slowdown by flow size, as the HPCC paper plots it (Li et al., "HPCC: High Precision
- * Congestion Control", SIGCOMM 2019, the FCT slowdown figures of WebSearch and FB_Hadoop): the
+ * Congestion Control", SIGCOMM 2019, Figure 11: FCT slowdown of WebSearch and FB_Hadoop): the
  * completed messages sorted by size are cut into groups of equal count, `stepPercent` % of them
  * each, and every group reports the size of its largest message (the figure's x tick) and the
  * median, 95th and 99th percentile of its messages' slowdowns (FCT over ideal FCT).
