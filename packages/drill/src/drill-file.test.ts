@@ -40,6 +40,14 @@ test("the topology's fault after the drill's end is kept (it never applies); the
   );
 });
 
+test('plots: {slowdown: true} asks for FCT slowdown by message size; off by default; not a boolean is refused', () => {
+  const read = { readText: () => TOPOLOGY };
+  assert.equal(loadDrill(drill(''), '/d/drill.yaml', read).plotSlowdown, false);
+  assert.equal(loadDrill(drill('plots: {slowdown: true}\n'), '/d/drill.yaml', read).plotSlowdown, true);
+  assert.equal(loadDrill(drill('plots: {until: 800us, slowdown: false}\n'), '/d/drill.yaml', read).plotSlowdown, false);
+  assert.throws(() => loadDrill(drill('plots: {slowdown: yes please}\n'), '/d/drill.yaml', read), /plots\.slowdown|slowdown/);
+});
+
 test('plots: {until} ends the plots at a virtual time within the drill (issue 25: a native program acts after 1 s of setup)', () => {
   const read = { readText: () => TOPOLOGY };
   assert.equal(loadDrill(drill(''), '/d/drill.yaml', read).plotUntilPs, null);

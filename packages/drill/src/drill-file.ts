@@ -77,6 +77,8 @@ export interface Drill {
   trace: { ratesIntervalPs?: number; queueIntervalPs?: number };
   /** Where each variant's plots of time end (`plots: {until}`), when not at the end of the run. */
   plotUntilPs: number | null;
+  /** `plots: {slowdown: true}`: the report adds FCT slowdown by message size per variant (HPCC's figures). */
+  plotSlowdown: boolean;
   variants: DrillVariant[];
   expectations: Expectation[];
 }
@@ -94,7 +96,7 @@ interface RawDrill {
   seed?: number;
   duration: string;
   trace?: { rates?: string; queue?: string };
-  plots?: { until?: string };
+  plots?: { until?: string; slowdown?: boolean };
   set?: Overrides;
   workloads?: unknown[];
   faults?: unknown[];
@@ -185,6 +187,7 @@ export function loadDrill(text: string, file: string, io: DrillIo): Drill {
     durationPs,
     trace,
     plotUntilPs,
+    plotSlowdown: raw.plots?.slowdown === true,
     variants,
     expectations,
   };

@@ -213,7 +213,10 @@ export function drillSchema(): JsonSchema {
         seed: { type: 'integer', minimum: 0, maximum: 0xffffffff, description: 'a seed, an integer 0..4294967295' },
         duration,
         trace: object('trace grids {rates?, queue?}', { rates: duration, queue: duration }),
-        plots: object('the plots {until?}', { until: { type: 'string', description: 'a virtual time like 1012ms: the per-variant plots end there, not at the end of the drill' } }),
+        plots: object('the plots {until?, slowdown?}', {
+          until: { type: 'string', description: 'a virtual time like 1012ms: the per-variant plots end there, not at the end of the drill' },
+          slowdown: { type: 'boolean', description: 'true: add FCT slowdown by message size (P50/P95/P99 per size group, per variant)' },
+        }),
         set: overrides,
         workloads: { type: 'array', items: workload, description: 'a list of workloads' },
         faults: { type: 'array', items: fault, description: 'a list of faults' },

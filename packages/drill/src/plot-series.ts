@@ -3,7 +3,7 @@
  * so a plot stays small however long the run (queue.csv has a row per queue per µs). Pure
  * selection and binning over trace rows; the Vega-Lite specs live in plot-specs.ts.
  */
-import { naturalCompare, nearestRank, pauseIntervals, type NodeReport, type PfcRow, type QueueRow, type RateRow, type TraceRows } from '@rocelab/results';
+import { naturalCompare, nearestRank, pauseIntervals, type NodeReport, type PfcRow, type QueueRow, type RateRow, type SlowdownSummary, type TraceRows } from '@rocelab/results';
 import type { FaultOutcome } from './report-model.js';
 
 /** Points per series at most: 2,000 is finer than a 720-pixel plot can show. */
@@ -267,4 +267,35 @@ export function holdBarsOf(variants: ReadonlyArray<{ name: string; held: readonl
   }
   const rows = (variants[0]?.held ?? []).map((n) => n.node).filter((n) => held.has(n));
   return { rows, bars: bars.filter((b) => held.has(b.node)) };
+}
+
+/** One point of the slowdown-by-size plot: a variant's percentile of one size group. */
+export interface SlowdownPoint {
+  variant: string;
+  /** The x label: the group's upper edge and the first variant's largest size in it, e.g. `10% ≤64.0K`. */
+  group: string;
+  percentile: 'p50' | 'p95' | 'p99';
+  slowdown: number;
+}
+
+/** Bytes as HPCC's figures label sizes: 1.5K, 2.0M. */
+const sizeLabel = (bytes: number): string => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)}M` : bytes >= 1e3 ? `${(bytes / 1e3).toFixed(1)}K` : `${bytes}`);
+
+/**
+ * The points of the slowdown-by-size plot (HPCC's FCT slowdown figures): per variant, per size
+ * group it has, its P50, P95 and P99. Groups are matched across variants by their place in the
+ * size order (`toPercent`); the x label shows the first variant's largest size in the group,
+ * the sizes of the others being the same whenever they run the same workload and seed.
+ */
+export function slowdownBySizeSeries(variants: ReadonlyArray<{ variant: string; summary: SlowdownSummary }>): { groups: string[]; variants: string[]; points: SlowdownPoint[] } {
+  const labels = new Map<number, string>();
+  for (const v of variants) for (const b of v.summary.buckets) if (!labels.has(b.toPercent)) labels.set(b.toPercent, `${b.toPercent}% ≤${sizeLabel(b.upToBytes)}`);
+  const points = variants.flatMap((v) =>
+    v.summary.buckets.flatMap((b) => (['p50', 'p95', 'p99'] as const).map((percentile) => ({ variant: v.variant, group: labels.get(b.toPercent)!, percentile, slowdown: b[percentile] }))),
+  );
+  return {
+    groups: [...labels.entries()].sort((a, b) => a[0] - b[0]).map(([, label]) => label),
+    variants: variants.filter((v) => v.summary.buckets.length > 0).map((v) => v.variant),
+    points,
+  };
 }

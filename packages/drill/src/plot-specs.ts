@@ -4,7 +4,7 @@
  * labelled vertical rules. Data is inline (`values`): nothing is loaded, nothing is random.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import type { CdfPoint, FaultMark, HoldBar, PauseCell, Point, ProbePoint } from './plot-series.js';
+import type { CdfPoint, FaultMark, HoldBar, PauseCell, Point, ProbePoint, SlowdownPoint } from './plot-series.js';
 
 type LayeredSpec = Extract<TopLevelSpec, { layer: unknown }>;
 type Layer = LayeredSpec['layer'][number];
@@ -182,6 +182,26 @@ export function cdfSpec(o: { title: string; xTitle: string; yTitle: string; vari
       x: { field: 'value', type: 'quantitative', title: o.xTitle, scale: { type: 'log' } },
       y: { field: 'fraction', type: 'quantitative', title: o.yTitle, scale: { domain: [0, 1] } },
       color: { field: 'variant', type: 'nominal', title: null, scale: { domain: o.variants, scheme: 'tableau10' } },
+    },
+  };
+}
+
+/**
+ * FCT slowdown by size group across variants, as the HPCC paper draws it: x the size groups
+ * (smallest messages left), y the slowdown on a log axis, a colour per variant and a dash per
+ * percentile (P50 solid, P95 dashed, P99 dotted).
+ */
+export function slowdownBySizeSpec(o: { groups: string[]; variants: string[]; points: SlowdownPoint[]; notes: string[] }): TopLevelSpec {
+  return {
+    ...frame('FCT slowdown by message size, per variant', o.notes),
+    data: { values: o.points },
+    mark: { type: 'line', strokeWidth: 1.5, point: { size: 16 } },
+    encoding: {
+      x: { field: 'group', type: 'ordinal', title: 'size group (upper % of messages by size, largest size)', scale: { domain: o.groups }, axis: { labelAngle: -45 } },
+      y: { field: 'slowdown', type: 'quantitative', title: 'FCT slowdown (FCT / ideal FCT)', scale: { type: 'log' } },
+      color: { field: 'variant', type: 'nominal', title: null, scale: { domain: o.variants, scheme: 'tableau10' } },
+      strokeDash: { field: 'percentile', type: 'nominal', title: null, scale: { domain: ['p50', 'p95', 'p99'], range: [[1, 0], [6, 3], [2, 2]] } },
+      detail: { field: 'percentile', type: 'nominal' },
     },
   };
 }

@@ -8,11 +8,11 @@
  * counters are renumbered per plot, under the plot's own prefix, so several SVGs can also share
  * one HTML page without one plot's clip path or gradient standing in for another's.
  */
-import type { NodeReport, TraceTables } from '@rocelab/results';
+import { slowdownBuckets, type NodeReport, type SlowdownSummary, type TraceTables } from '@rocelab/results';
 import { View, parse } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { faultMarks, heldTimes, holdBarsOf, pauseHeatmap, probeSeries, queueSeries, rateSeries, cdfByVariant, MAX_PAUSE_ROWS, type HeldTime } from './plot-series.js';
-import { cdfSpec, holdSpec, pauseSpec, probeSpec, queueSpec, rateSpec } from './plot-specs.js';
+import { faultMarks, heldTimes, holdBarsOf, pauseHeatmap, probeSeries, queueSeries, rateSeries, cdfByVariant, slowdownBySizeSeries, MAX_PAUSE_ROWS, type HeldTime } from './plot-series.js';
+import { cdfSpec, holdSpec, pauseSpec, probeSpec, queueSpec, rateSpec, slowdownBySizeSpec } from './plot-specs.js';
 import type { DrillReport, PlotRef, VariantOutcome } from './report-model.js';
 
 export interface DrillPlotInput {
@@ -29,6 +29,8 @@ export interface DrillPlotInput {
   nodes?: ReadonlyMap<string, readonly NodeReport[]>;
   /** Told what Vega-Lite or Vega logged while rendering a plot (a sign of a bad spec, not of bad data). */
   onWarning?: (file: string, message: string) => void;
+  /** The drill asked for FCT slowdown by size (`plots: {slowdown: true}`). */
+  slowdownBySize?: boolean;
 }
 
 export interface RenderedPlot {
@@ -56,7 +58,7 @@ export async function drillPlots(input: DrillPlotInput): Promise<RenderedPlot[]>
     );
   }
   const kept = variants.map((v) => acrossVariantData(v.name, input.tables.get(v.name)!, input.nodes?.get(v.name)));
-  return [...out, ...(await acrossVariantPlots(kept, input.onWarning))];
+  return [...out, ...(await acrossVariantPlots(kept, input.onWarning, { slowdownBySize: input.slowdownBySize === true }))];
 }
 
 /** One variant's plots, from its tables. */
@@ -122,6 +124,8 @@ export interface AcrossVariantData {
   probeRttsUs: ReadonlyArray<number | null>;
   held: readonly HeldTime[] | null;
   credit: boolean;
+  /** Its completed messages' slowdown by size group (HPCC's figures); absent: not taken. */
+  slowdown?: SlowdownSummary;
 }
 
 export function acrossVariantData(name: string, tables: TraceTables, nodes: readonly NodeReport[] | undefined): AcrossVariantData {
@@ -131,12 +135,33 @@ export function acrossVariantData(name: string, tables: TraceTables, nodes: read
     probeRttsUs: (tables['probes.csv'] ?? []).map((r) => r.rttUs),
     held: nodes === undefined ? null : heldTimes(nodes),
     credit: nodes?.some((n) => n.ports.some((p) => p.credit !== undefined)) ?? false,
+    slowdown: slowdownOf(tables),
   };
 }
 
-/** Across variants: their FCT slowdowns, and their probes' round trips, each on one plot when at least two variants have some; with a credit link anywhere, the held time per node. */
-export async function acrossVariantPlots(variants: readonly AcrossVariantData[], onWarning?: (file: string, message: string) => void): Promise<RenderedPlot[]> {
+/** The groups of fct.csv's completed messages (the same as the run's `slowdown` summary). */
+function slowdownOf(tables: TraceTables): SlowdownSummary {
+  const rows = tables['fct.csv'] ?? [];
+  const measured = rows.flatMap((r) => (r.status === 'success' && r.slowdown !== null ? [{ flow: r.flow, sizeBytes: r.sizeBytes, slowdown: r.slowdown }] : []));
+  return slowdownBuckets(measured, rows.length - measured.length);
+}
+
+/**
+ * Across variants: their FCT slowdowns, and their probes' round trips, each on one plot when at
+ * least two variants have some; with a credit link anywhere, the held time per node; asked for
+ * (`slowdownBySize`), the P50/P95/P99 slowdown per size group of every variant with messages.
+ */
+export async function acrossVariantPlots(variants: readonly AcrossVariantData[], onWarning?: (file: string, message: string) => void, options: { slowdownBySize?: boolean } = {}): Promise<RenderedPlot[]> {
   const out: RenderedPlot[] = [];
+  if (options.slowdownBySize === true) {
+    const s = slowdownBySizeSeries(variants.flatMap((v) => (v.slowdown === undefined ? [] : [{ variant: v.name, summary: v.slowdown }])));
+    if (s.points.length > 0) {
+      const notes = [`groups of ${variants.find((v) => v.slowdown !== undefined)!.slowdown!.stepPercent} % of the completed messages by size (HPCC fct_analysis.py); P50 solid, P95 dashed, P99 dotted`];
+      const { svg, warnings } = await renderSvg(slowdownBySizeSpec({ ...s, notes }), 'fct-slowdown-by-size');
+      for (const w of warnings) onWarning?.('fct-slowdown-by-size.svg', w);
+      out.push({ ref: { file: 'fct-slowdown-by-size.svg', title: 'FCT slowdown by message size (P50, P95, P99)', variant: null }, svg });
+    }
+  }
   const cdfs = [
     { file: 'fct-slowdown', title: 'FCT slowdown by variant', xTitle: 'FCT slowdown (FCT / ideal FCT)', yTitle: 'fraction of messages', unfinished: 'not completed', values: (v: AcrossVariantData) => v.fctSlowdowns },
     { file: 'probe-rtt', title: 'probe round trips by variant', xTitle: 'round trip (µs)', yTitle: 'fraction of probes', unfinished: 'lost', values: (v: AcrossVariantData) => v.probeRttsUs },

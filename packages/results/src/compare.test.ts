@@ -60,14 +60,24 @@ const failing = (run: TraceTables, reference = ref(tables(), tables())): string[
 test('a run passes against itself, row by row in group order', () => {
   const c = compareTraces(tables(), ref(tables(), tables()), { tolerances: TOL });
   assert.equal(c.pass, true);
-  assert.deepEqual([...new Set(c.rows.map((r) => r.group))], ['fct', 'rate', 'queue', 'pauses', 'marks', 'cnps']);
-  assert.deepEqual(c.rows.map((r) => r.name), ['min', 'mean', 'max', 'flow 1', 'flow 2', 'aggregate', 'h1 qp1 → h2', 'h1 qp2 → h2', 'sw1:p3:3 mean', 'sw1:p3:3 p95', 'sw1:p3:3 max', 'count', 'mean length', 'CE marks', 'CNPs']);
+  assert.deepEqual([...new Set(c.rows.map((r) => r.group))], ['fct', 'rate', 'queue', 'pauses', 'marks', 'cnps', 'slowdown']);
+  assert.deepEqual(c.rows.map((r) => r.name), ['min', 'mean', 'max', 'flow 1', 'flow 2', 'aggregate', 'h1 qp1 → h2', 'h1 qp2 → h2', 'sw1:p3:3 mean', 'sw1:p3:3 p95', 'sw1:p3:3 max', 'count', 'mean length', 'CE marks', 'CNPs',
+    // Two messages of 1000 B: groups of 5 % hold one each, 45-50 % and 95-100 % (HPCC's floor division).
+    'bucket 45-50% p50', 'bucket 45-50% p95', 'bucket 45-50% p99', 'bucket 95-100% p50', 'bucket 95-100% p95', 'bucket 95-100% p99']);
   assert.deepEqual(c.window, { startUs: 15, endUs: 30, endInclusive: true });
   assert.deepEqual(c.referenceRuns, ['seed1', 'seed2']);
 });
 
 test('each kind of row fails when the run leaves the reference range', () => {
-  assert.deepEqual(failing(tables({ fcts: [10, 30] })), ['fct mean: +21.2 % above the allowed max (+3.500 µs)', 'fct max: +36.4 % above the allowed max (+8.000 µs)', 'fct flow 2: +36.4 % above the allowed max (+8.000 µs)']);
+  assert.deepEqual(failing(tables({ fcts: [10, 30] })), [
+    'fct mean: +21.2 % above the allowed max (+3.500 µs)',
+    'fct max: +36.4 % above the allowed max (+8.000 µs)',
+    'fct flow 2: +36.4 % above the allowed max (+8.000 µs)',
+    // The fixture's slowdown is its FCT (ideal 1 µs): flow 2's group goes from 20 to 30.
+    'slowdown bucket 95-100% p50: +36.4 % above the allowed max (+8)',
+    'slowdown bucket 95-100% p95: +36.4 % above the allowed max (+8)',
+    'slowdown bucket 95-100% p99: +36.4 % above the allowed max (+8)',
+  ]);
   assert.deepEqual(failing(tables({ scale: 0.5 })), ['rate aggregate: -44.4 % below the allowed min (-16.000 Gb/s)', 'rate h1 qp1 → h2: -44.4 % below the allowed min (-8.000 Gb/s)', 'rate h1 qp2 → h2: -44.4 % below the allowed min (-8.000 Gb/s)']);
   assert.deepEqual(failing(tables({ bytes: [0, 1000, 2000, 6000] })), ['queue sw1:p3:3 mean: +36.4 % above the allowed max (+600 B)', 'queue sw1:p3:3 p95: +81.8 % above the allowed max (+2700 B)', 'queue sw1:p3:3 max: +81.8 % above the allowed max (+2700 B)']);
   assert.deepEqual(failing(tables({ pauses: 3 })), ['pauses count: +36.4 % above the allowed max (+0.8)']);
@@ -102,17 +112,20 @@ test('the table lists failing rows first and ends with a count; many rows are su
   const c = compareTraces(tables({ pauses: 3 }), ref(tables(), tables()), { tolerances: TOL });
   const lines = formatComparison(c, { all: false }).trimEnd().split('\n');
   assert.match(lines[0]!, /^\s+GROUP\s+ROW\s+VALUE\s+REF MIN\s+REF MAX\s+ALLOWED\s+NOTE$/);
-  assert.match(lines[1]!, /^FAIL {2}pauses {2}count .* 3 .* 2 .* 2 .* 1\.8–2\.2 {2}\+36\.4 % above the allowed max \(\+0\.8\)$/);
+  assert.match(lines[1]!, /^FAIL {2}pauses +count .* 3 .* 2 .* 2 .* 1\.8–2\.2 {2}\+36\.4 % above the allowed max \(\+0\.8\)$/);
   assert.equal(lines.length, 2 + c.rows.length);
-  assert.equal(lines.at(-1), 'FAIL: 1 of 15 rows fail (2 reference runs; tolerance fct 10 %, rate 10 %, queue 10 %, pauses 10 %, marks 10 %, cnps 10 %; rate window [15, 30] µs)');
+  assert.equal(lines.at(-1), 'FAIL: 1 of 21 rows fail (2 reference runs; tolerance fct 10 %, rate 10 %, queue 10 %, pauses 10 %, marks 10 %, cnps 10 %, slowdown 10 %; rate window [15, 30] µs)');
   const many = tables({ fcts: Array.from({ length: 50 }, (_, i) => i + 1) });
   const big = compareTraces({ ...many, 'fct.csv': fct([...Array.from({ length: 49 }, (_, i) => i + 1), 99]) }, ref(many), { tolerances: TOL });
   const short = formatComparison(big, { all: false }).trimEnd().split('\n');
-  assert.deepEqual(short.slice(3), [
-    'passing rows not listed (--all lists them): fct 51, rate 3, queue 3, pauses 2, marks 1, cnps 1',
-    'FAIL: 2 of 63 rows fail (1 reference run; tolerance fct 10 %, rate 10 %, queue 10 %, pauses 10 %, marks 10 %, cnps 10 %; rate window [15, 30] µs)',
+  // 50 messages make 20 groups of 2 or 3 (60 slowdown rows); the last, slowdowns [48, 49, 99]
+  // against [48, 49, 50], fails at p95 and p99 (index ⌊3·0.95⌋ = 2) and passes at p50 (index 1).
+  assert.deepEqual(short.slice(5), [
+    'passing rows not listed (--all lists them): fct 51, rate 3, queue 3, pauses 2, marks 1, cnps 1, slowdown 58',
+    'FAIL: 4 of 123 rows fail (1 reference run; tolerance fct 10 %, rate 10 %, queue 10 %, pauses 10 %, marks 10 %, cnps 10 %, slowdown 10 %; rate window [15, 30] µs)',
   ]);
-  assert.equal(formatComparison(big, { all: true }).trimEnd().split('\n').length, 1 + 63 + 1);
+  assert.deepEqual(big.rows.filter((r) => !r.pass && r.group === 'slowdown').map((r) => r.name), ['bucket 95-100% p95', 'bucket 95-100% p99']);
+  assert.equal(formatComparison(big, { all: true }).trimEnd().split('\n').length, 1 + 123 + 1);
 });
 
 test('--json is one line with pass and every row', () => {

@@ -109,10 +109,10 @@ function excess(value: number, bound: number, where: string, unit: Unit): string
   return `${percent > 0 ? '+' : '-'}${Math.abs(percent).toFixed(1)} % ${where} (${amount})`;
 }
 
-/** A value with its unit: µs and Gb/s with 3 decimals (ns, Mb/s), bytes and counts to 3 decimals without trailing zeros. */
+/** A value with its unit: µs and Gb/s with 3 decimals (ns, Mb/s), bytes, counts and ratios to 3 decimals without trailing zeros (counts and ratios without a unit). */
 export function formatValue(value: number | null, unit: Unit): string {
   if (value === null) return '—';
-  return unit === 'count' ? formatNumber(value, unit) : `${formatNumber(value, unit)} ${unit}`;
+  return unit === 'count' || unit === 'ratio' ? formatNumber(value, unit) : `${formatNumber(value, unit)} ${unit}`;
 }
 
 /** The number alone, as `formatValue` writes it. */

@@ -29,5 +29,6 @@ export * from './flows.js';
 export * from './probes.js';
 export * from './trace-format.js';
 export * from './ideal-fct.js';
+export * from './slowdown-buckets.js';
 export { mergeNodeReports } from './merge-reports.js';
 export { hostResultsSchema, nodeReportSchema, type HostResults } from './payload-schemas.js';

@@ -16,9 +16,19 @@ const values = (ms: Measurement[]): Record<string, number | null> => Object.from
 
 test('FCT per flow in flow order, and min, mean and max over the completed flows only', () => {
   const ms = measure({ 'fct.csv': [fct('10', 30), fct('9', 10), fct('11', null)] }, null);
-  assert.deepEqual(ms.map((m) => m.name), ['min', 'mean', 'max', 'flow 9', 'flow 10', 'flow 11']);
-  assert.deepEqual(values(ms), { 'fct min': 10, 'fct mean': 20, 'fct max': 30, 'fct flow 9': 10, 'fct flow 10': 30, 'fct flow 11': null });
+  assert.deepEqual(ms.filter((m) => m.group === 'fct').map((m) => m.name), ['min', 'mean', 'max', 'flow 9', 'flow 10', 'flow 11']);
+  assert.deepEqual(values(ms.filter((m) => m.group === 'fct')), { 'fct min': 10, 'fct mean': 20, 'fct max': 30, 'fct flow 9': 10, 'fct flow 10': 30, 'fct flow 11': null });
   assert.equal(ms.find((m) => m.name === 'flow 11')!.none, 'not completed');
+});
+
+test('slowdown per size group: the completed messages only, equal sizes in flow-id order', () => {
+  const ms = measure({ 'fct.csv': [fct('10', 30), fct('9', 10), fct('11', null)] }, null).filter((m) => m.group === 'slowdown');
+  // Two measured messages of 1000 B: flow 9 (slowdown 10) in the 45-50 % group, flow 10 (30) in 95-100 %.
+  assert.deepEqual(values(ms), {
+    'slowdown bucket 45-50% p50': 10, 'slowdown bucket 45-50% p95': 10, 'slowdown bucket 45-50% p99': 10,
+    'slowdown bucket 95-100% p50': 30, 'slowdown bucket 95-100% p95': 30, 'slowdown bucket 95-100% p99': 30,
+  });
+  assert.ok(ms.every((m) => m.unit === 'ratio'));
 });
 
 test('steady rates: mean over the grid instants of the window (a QP without a row sent nothing); aggregate is the sum', () => {

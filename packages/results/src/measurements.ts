@@ -5,10 +5,12 @@
  */
 import { pauseIntervals, pauseSummary } from './pause-intervals.js';
 import { nearestRank } from './percentile.js';
+import { bucketLabel, SLOWDOWN_PERCENTILES, slowdownBuckets } from './slowdown-buckets.js';
 import type { ToleranceKey } from './tolerance.js';
 import type { FctRow, QueueRow, RateRow, TraceTables } from './trace-tables.js';
 
-export type Unit = 'µs' | 'Gb/s' | 'B' | 'count';
+/** `ratio`: a dimensionless quotient (an FCT slowdown), printed like a count. */
+export type Unit = 'µs' | 'Gb/s' | 'B' | 'count' | 'ratio';
 
 export interface Measurement {
   /** The group of rows; also the key of its tolerance. */
@@ -57,6 +59,7 @@ export function measure(tables: TraceTables, window: Window | null): Measurement
   }
   if (queue !== undefined) out.push({ group: 'marks', name: 'CE marks', unit: 'count', value: sumOfLast(queue, queueKey, (r) => r.ecnMarks), none: '' });
   if (rates !== undefined) out.push({ group: 'cnps', name: 'CNPs', unit: 'count', value: sumOfLast(rates, flowKey, (r) => r.cnps), none: '' });
+  if (fct !== undefined) out.push(...slowdownMeasurements(fct));
   return out;
 }
 
@@ -73,6 +76,19 @@ function fctMeasurements(rows: readonly FctRow[]): Measurement[] {
       .sort((a, b) => naturalCompare(a.flow, b.flow))
       .map((r): Measurement => ({ group: 'fct', name: `flow ${r.flow}`, unit: 'µs', value: r.fctUs, none: 'not completed' })),
   ];
+}
+
+/**
+ * P50/P95/P99 FCT slowdown per size group (`slowdownBuckets`, HPCC's grouping), from the
+ * completed messages' sizes and `slowdown` column: named `bucket 0-5% p50`, so runs with the same
+ * number of messages have the same rows whatever the sizes drawn. Groups come from the sizes,
+ * not the file's `bucket` column, so a reference written before that column compares too.
+ */
+function slowdownMeasurements(rows: readonly FctRow[]): Measurement[] {
+  const samples = rows.flatMap((r) => (r.status === 'success' && r.slowdown !== null ? [{ flow: r.flow, sizeBytes: r.sizeBytes, slowdown: r.slowdown }] : []));
+  return slowdownBuckets(samples).buckets.flatMap((b) =>
+    SLOWDOWN_PERCENTILES.map((p): Measurement => ({ group: 'slowdown', name: `bucket ${bucketLabel(b.fromPercent, b.toPercent)} ${p.name}`, unit: 'ratio', value: b[p.name], none: '' })),
+  );
 }
 
 /**

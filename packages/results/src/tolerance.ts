@@ -5,7 +5,7 @@
 import { ResultsError } from './errors.js';
 
 /** The groups of comparison rows; each has its own tolerance. */
-export const TOLERANCE_KEYS = ['fct', 'rate', 'queue', 'pauses', 'marks', 'cnps'] as const;
+export const TOLERANCE_KEYS = ['fct', 'rate', 'queue', 'pauses', 'marks', 'cnps', 'slowdown'] as const;
 export type ToleranceKey = (typeof TOLERANCE_KEYS)[number];
 /** Fractions, e.g. 0.1 for 10 %. */
 export type Tolerances = Record<ToleranceKey, number>;

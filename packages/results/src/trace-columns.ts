@@ -14,7 +14,11 @@ export const QUEUE_COLUMNS = ['time_us', 'node', 'port', 'priority', 'queue_byte
 /** One row per PAUSE or RESUME arriving at a transmitter (`node:port`); `pause_us` is what the quanta stand for at the link's rate, 0 for a resume. */
 export const PFC_COLUMNS = ['time_us', 'node', 'port', 'priority', 'event', 'quanta', 'pause_us'] as const;
 
-/** One row per message; `completion_us`, `fct_us` and `slowdown` are empty when it did not complete. */
+/**
+ * One row per message; `completion_us`, `fct_us` and `slowdown` are empty when it did not complete.
+ * The file as written has one more column at the end, `bucket` (the message's size group,
+ * `withBucketColumn`), added after the nodes' parts are merged; readers do not require it.
+ */
 export const FCT_COLUMNS = ['flow', 'from', 'to', 'size_bytes', 'start_us', 'completion_us', 'fct_us', 'ideal_fct_us', 'slowdown', 'status'] as const;
 
 /** One row per pingmesh probe: when it was posted, between which hosts, and its round trip (empty: it did not come back). */

@@ -17,7 +17,7 @@ export interface QpEventRow { run: string; timeUs: number; node: string; qp: num
 export interface PacketEventRow { run: string; timeUs: number; node: string; port: string; qp: number; index: number; psn: number; action: 'drop' | 'ecn' | 'corrupt' }
 export const QP_EVENT_KINDS = ['wr_posted', 'psn_sent', 'retransmission', 'ack', 'nak', 'rnr_nak', 'cnp', 'completion'] as const;
 export type QpEventKind = (typeof QP_EVENT_KINDS)[number];
-export interface FctRow { run: string; flow: string; from: string; to: string; sizeBytes: number; startUs: number; completionUs: number | null; fctUs: number | null; idealFctUs: number; slowdown: number | null; status: string }
+export interface FctRow { run: string; flow: string; from: string; to: string; sizeBytes: number; startUs: number; completionUs: number | null; fctUs: number | null; idealFctUs: number; slowdown: number | null; status: string; /** The size group (`0-5%`); absent when empty or the file predates the column. */ bucket?: string }
 
 /** The row type of each trace file. */
 export interface TraceRows {
@@ -81,6 +81,7 @@ const fctRow: Parse<FctRow> = (r, run) => ({
   run, flow: r.text('flow'), from: r.text('from'), to: r.text('to'), sizeBytes: r.integer('size_bytes'), startUs: r.number('start_us'),
   completionUs: r.optionalNumber('completion_us'), fctUs: r.optionalNumber('fct_us'), idealFctUs: r.number('ideal_fct_us'),
   slowdown: r.optionalNumber('slowdown'), status: r.text('status'),
+  ...(r.has('bucket') && r.optionalText('bucket') !== '' ? { bucket: r.optionalText('bucket') } : {}),
 });
 
 function rowsOf<T extends { run: string }>(table: CsvTable, columns: readonly string[], parse: Parse<T>): T[] {

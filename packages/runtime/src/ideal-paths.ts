@@ -75,3 +75,22 @@ export function idealFctOf(pc: PodContext, from: string, end: QpEnd, sizeBytes: 
     ...(tcp ? { tcp: { writeLatencyPs: senderNic.tcp.schedulingPs + senderNic.tcp.sendLatencyPs, receiveLatencyPs: receiverNic.tcp.receiveLatencyPs } } : {}),
   });
 }
+
+/**
+ * Ideal FCTs of a run's messages by their sending host, from the pod's QP plan: one computation
+ * per (host, QP, size, operation), since a flow of many equal messages shares it. Null for a
+ * message whose QP the plan does not know (an app's or a native program's) or without a route.
+ */
+export function idealFctLookup(pc: PodContext): (from: string, m: { qpn: number; sizeBytes: number; opcode: WorkOpcode }) => number | null {
+  const cache = new Map<string, number | null>();
+  return (from, m) => {
+    const key = `${from}/${m.qpn}/${m.sizeBytes}/${m.opcode}`;
+    let ideal = cache.get(key);
+    if (ideal === undefined) {
+      const end = pc.qps.get(from)?.requesters.find((q) => q.qpn === m.qpn);
+      ideal = end === undefined ? null : idealFctOf(pc, from, end, m.sizeBytes, m.opcode);
+      cache.set(key, ideal);
+    }
+    return ideal;
+  };
+}

@@ -7,6 +7,7 @@ import type { Fault } from '@rocelab/wire';
 import { faultToWire, scheduleWireFault } from './fault-wire.js';
 import { scheduleFault } from './faults.js';
 import { nodeMemory } from './memory.js';
+import { idealFctLookup } from './ideal-paths.js';
 import { buildEngine, type ModelFactory } from './models.js';
 import { podContext, prepareApps } from './pod-context.js';
 import { nodeFinal, assembleResult, type RunResult } from './result.js';
@@ -57,6 +58,6 @@ export async function runInproc(pod: PodSpec, options: RunOptions): Promise<RunR
   const memory = nodeMemory(pod.nodes.length, true);
   return assembleResult(
     all.map((i) => nodeFinal(engine, i, pod.nodes[i]!.role, memory)),
-    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, startupMs: start - building, windows: 0, torOf: torsOfHosts(pod), detail: options.detail === true, faultLog: [...pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })), ...(options.faults ?? []).map((f) => ({ ...f, source: 'live' as const }))] },
+    { seed: options.seed, profile: pod.profile, timing: pod.timing, mode: 'inproc', workers: 1, durationPs: options.durationPs, wallMs, startupMs: start - building, windows: 0, torOf: torsOfHosts(pod), idealFctPs: idealFctLookup(pc), detail: options.detail === true, faultLog: [...pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })), ...(options.faults ?? []).map((f) => ({ ...f, source: 'live' as const }))] },
   );
 }

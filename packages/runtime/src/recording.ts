@@ -10,7 +10,7 @@
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineObserver, NodeNote, PacketAction } from '@rocelab/sim';
-import { mergeParts, TRACE_FILE_NAMES, TRACE_FILES, type TraceFileName } from '@rocelab/results';
+import { mergeParts, TRACE_FILE_NAMES, TRACE_FILES, withBucketColumn, type TraceFileName } from '@rocelab/results';
 import type { PodSpec } from '@rocelab/topology';
 import type { Frame } from '@rocelab/wire';
 import type { PodContext } from './pod-context.js';
@@ -139,7 +139,9 @@ export function mergeRunFiles(pod: PodSpec, options: RecordingOptions): void {
         const path = partFile(dir, n.name, file);
         return existsSync(path) ? readFileSync(path, 'utf8') : '';
       });
-      writeFileSync(join(dir, file), mergeParts(TRACE_FILES[file], parts));
+      const text = mergeParts(TRACE_FILES[file], parts);
+      // The size group of each message needs all of them: added once merged.
+      writeFileSync(join(dir, file), file === 'fct.csv' ? withBucketColumn(text) : text);
     }
   }
   if (options.pcap !== null) {

@@ -12,7 +12,10 @@ import {
   flowResult,
   flowTotals,
   probeSummary,
+  slowdownBuckets,
   type FabricSummary,
+  type SlowdownSample,
+  type SlowdownSummary,
   type FlowResult,
   type FlowTotals,
   programEnding,
@@ -92,6 +95,12 @@ export interface RunResult {
   flows: FlowResult[];
   flowsOmitted: number;
   flowTotals: FlowTotals;
+  /**
+   * FCT slowdown (FCT / ideal FCT) of every completed message by size group, as the HPCC paper
+   * plots it (`slowdownBuckets`): per group of 5 % of the messages by size, the largest size and
+   * the P50/P95/P99 slowdown.
+   */
+  slowdown: SlowdownSummary;
   probes: ProbeSummary;
   /** Pauses, marks, drops, peak queues per port; transport counters per host (top lists and totals). */
   summary: FabricSummary;
@@ -131,6 +140,8 @@ export interface RunMeta {
   linkTraffic?: { messages: number; bytes: number };
   /** How the nodes were spread over members (distributed modes). */
   placement?: Placement;
+  /** A message's ideal FCT, ps (`idealFctLookup`), for the slowdown summary; absent: no message is measured. */
+  idealFctPs?: (from: string, m: MessageResult) => number | null;
 }
 
 /**
@@ -293,16 +304,34 @@ function resultsOverLives(engine: PodEngine, index: number): HostResults | null 
   return { sent, probes } satisfies HostResults;
 }
 
-function flowResults(finals: readonly NodeFinal[], meta: RunMeta): { flows: FlowResult[]; flowsOmitted: number; flowTotals: FlowTotals; probes: ProbeSummary } {
+function flowResults(finals: readonly NodeFinal[], meta: RunMeta): { flows: FlowResult[]; flowsOmitted: number; flowTotals: FlowTotals; slowdown: SlowdownSummary; probes: ProbeSummary } {
   const all: FlowResult[] = [];
   const probes: Array<{ host: string; probes: ProbeResults }> = [];
+  const samples: SlowdownSample[] = [];
+  let notMeasured = 0;
   for (const f of finals) {
     const results = f.results;
     if (results === null) continue;
-    for (const m of results.sent) all.push(flowResult(f.node, m, meta.durationPs));
+    for (const m of results.sent) {
+      all.push(flowResult(f.node, m, meta.durationPs));
+      const sample = slowdownSample(f.node, m, meta);
+      if (sample === null) notMeasured++;
+      else samples.push(sample);
+    }
     probes.push({ host: f.node, probes: results.probes });
   }
   all.sort((a, b) => a.flow - b.flow);
   const { flows, omitted } = boundedFlows(all, MAX_RESULT_FLOWS);
-  return { flows, flowsOmitted: omitted, flowTotals: flowTotals(all), probes: probeSummary(probes, (h) => meta.torOf[h] ?? h) };
+  return { flows, flowsOmitted: omitted, flowTotals: flowTotals(all), slowdown: slowdownBuckets(samples, notMeasured), probes: probeSummary(probes, (h) => meta.torOf[h] ?? h) };
+}
+
+/**
+ * A completed message's slowdown, rounded to the six decimals fct.csv prints, so the summary
+ * and `rocelab compare` over the trace see the same numbers; null when not measured.
+ */
+function slowdownSample(from: string, m: MessageResult, meta: RunMeta): SlowdownSample | null {
+  if (m.status !== 'success' || m.completedPs === null) return null;
+  const idealPs = meta.idealFctPs?.(from, m) ?? null;
+  if (idealPs === null || idealPs <= 0) return null;
+  return { flow: String(m.flow), sizeBytes: m.sizeBytes, slowdown: Number(((m.completedPs - m.postedPs) / idealPs).toFixed(6)) };
 }

@@ -168,7 +168,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     const [a, b] = comparedVariants(e);
     return ratioOutcome(e, operands.get(e)!.get(a)!, operands.get(e)!.get(b)!);
   });
-  const acrossPlots = await acrossVariantPlots(kept);
+  const acrossPlots = await acrossVariantPlots(kept, undefined, { slowdownBySize: drill.plotSlowdown });
   for (const p of acrossPlots) writeFileSync(join(out, p.ref.file), p.svg);
   const report: DrillReport = {
     drill: drill.name,

@@ -20,7 +20,7 @@ export function resultText(r: RunResult): string {
     `conservation ${r.conservation ? 'holds' : 'FAILS'}, causality violations ${r.causalityViolations}`,
     `trace hash ${r.traceHash}`,
   ];
-  return [...lines, ...lostSection(r), ...pfcSection(r), ...hostSection(r), ...flowSection(r), ...probeSection(r), ...appSection(r), ...programSection(r), ''].join('\n');
+  return [...lines, ...lostSection(r), ...pfcSection(r), ...hostSection(r), ...flowSection(r), ...slowdownSection(r), ...probeSection(r), ...appSection(r), ...programSection(r), ''].join('\n');
 }
 
 /** One line per node lost during the run: when, why, and when it came back. */
@@ -131,6 +131,16 @@ function flowSection(r: RunResult): string[] {
   ]);
   const more = r.flows.length + r.flowsOmitted > shown.length ? [`  … ${r.flows.length + r.flowsOmitted - shown.length} more (--json lists ${r.flows.length}; --trace writes fct.csv with all)`] : [];
   return ['', head, ...table(['flow', 'path', 'bytes', 'status', 'FCT us', 'goodput Gb/s', 'delivered B', 'retx', 'CNPs'], rows), ...more];
+}
+
+/** FCT slowdown by size group (HPCC's figures): one row per group of messages by size. */
+function slowdownSection(r: RunResult): string[] {
+  const s = r.slowdown;
+  if (s.buckets.length === 0) return [];
+  const head = `FCT slowdown by size (${s.measured} completed messages in groups of ${s.stepPercent} % by size${s.notMeasured === 0 ? '' : `; ${s.notMeasured} not measured`})`;
+  const x = (v: number) => v.toFixed(2);
+  const rows = s.buckets.map((b) => [`${b.fromPercent}-${b.toPercent} %`, count(b.upToBytes), count(b.count), x(b.p50), x(b.p95), x(b.p99)]);
+  return ['', head, ...table(['size group', 'up to B', 'messages', 'p50', 'p95', 'p99'], rows)];
 }
 
 function probeSection(r: RunResult): string[] {

@@ -25,6 +25,7 @@ import {
   assembleResult,
   faultToWire,
   fromWireNode,
+  idealFctLookup,
   ReportPayloadError,
   linkName,
   mergeLives,
@@ -465,7 +466,7 @@ export class Controller {
     }
     const result = assembleResult(
       pod.nodes.map((n) => mergeLives(lives(n.name))),
-      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, startupMs: this.t0 > 0 ? this.t0 - this.started : 0, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lives.losses, linkTraffic: sumTraffic(this.traffic.values()), ...(this.placement === null ? {} : { placement: this.placement }) },
+      { seed, profile: pod.profile, timing: pod.timing, mode, workers, durationPs: endPs, wallMs: performance.now() - this.started, startupMs: this.t0 > 0 ? this.t0 - this.started : 0, windows: this.coordinator!.windowsGranted, torOf: torsOfHosts(pod), idealFctPs: idealFctLookup(podContext(pod, seed)), detail: this.options.resultDetail === true, faultLog: this.faults.entries(), lostNodes: this.lives.losses, linkTraffic: sumTraffic(this.traffic.values()), ...(this.placement === null ? {} : { placement: this.placement }) },
     );
     this.log.info({ traceHash: result.traceHash, windows: result.windows }, 'run finished');
     this.settle.resolve(result);
