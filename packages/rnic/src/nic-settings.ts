@@ -350,6 +350,7 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
   set('rnrRetry', parse('rnrRetry', raw.rnrRetry, Number, int(0, 7), 'an RNR retry count 0..7 (7 = forever)'));
   set('rnrTimerCode', parse('rnrTimerCode', raw.rnrTimerCode, Number, int(0, 31), 'an IBTA RNR timer code 0..31'));
   set('ackEvery', parse('ackEvery', raw.ackEvery, Number, int(1, 1 << 20), 'ACK every n packets, n ≥ 1'));
+  if (raw.ackEvery !== undefined) written.ackEvery = raw.ackEvery;
   set('postedReceives', parse('postedReceives', raw.postedReceives, Number, int(0, Number.MAX_SAFE_INTEGER), 'receives posted per QP, ≥ 0'));
   set('dataDscp', parse('dataDscp', raw.dataDscp, Number, int(0, 63), 'a DSCP 0..63'));
   set('qpMetrics', raw.qpMetrics as boolean | undefined);
@@ -415,6 +416,9 @@ function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[], wr
   }
   // mix/config.txt runs HPCC with HAS_WIN 1: the window is on unless a layer said otherwise.
   if (s.cc === 'hpcc' && written['window.enabled'] === undefined) s.window.enabled = true;
+  // HPCC reads INT from every ACK (mix/config.txt L2_ACK_INTERVAL 1); coalesced ACKs would also
+  // hold a window smaller than the coalescing back until the ACK timeout.
+  if (s.cc === 'hpcc' && written.ackEvery === undefined) s.ackEvery = 1;
   if (s.hpcc.aiBps > port.in.rateBps) problems.push({ field: 'hpcc.wai', expected: `an additive increase no faster than the port (${port.in.rateBps / 1e9} Gb/s)`, actual: s.hpcc.aiBps });
   if (s.hpcc.minRateBps > port.in.rateBps) problems.push({ field: 'hpcc.minRate', expected: `a minimum rate no faster than the port (${port.in.rateBps / 1e9} Gb/s)`, actual: s.hpcc.minRateBps });
   // ---- issue 26: TIMELY and DCTCP come from another part of the issue; the lead removes this refusal when wiring them (cc.ts). ----
