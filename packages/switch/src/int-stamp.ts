@@ -9,7 +9,8 @@
  * The record holds what HPCC's bit fields hold (int-header.h `IntHop::Set`, INT_MULTI 1): time in
  * ns modulo 2^24, bytes in 128-byte units modulo 2^20, queue in 80-byte units modulo 2^17. The
  * line rate is the port's own: HPCC codes only 25, 50, 100, 200 and 400 Gb/s in 3 bits (and reads
- * any other as 25 Gb/s); rocelab keeps every rate exact.
+ * any other as 25 Gb/s); rocelab keeps every rate exact. The byte counter counts the frames the
+ * port's queues sent; HPCC's also counts the pause frames, which rocelab sends beside the queues.
  */
 import { FrameKind, INT_MAX_HOPS, IntMode, type Frame, type IntHop } from '@rocelab/wire';
 
