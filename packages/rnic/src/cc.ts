@@ -7,7 +7,7 @@
  */
 import type { IntHop as WireIntHop } from '@rocelab/wire';
 import { DcqcnReactionPoint } from './dcqcn-rp.js';
-import { HpccRp, type HpccPath } from './hpcc.js';
+import { HpccRp, type HpccParams, type HpccPath } from './hpcc.js';
 import type { NicSettings } from './nic-settings.js';
 
 /** What one ACK tells the sender's congestion control. */
@@ -87,7 +87,7 @@ export function createCongestionControl(settings: NicSettings, lineRateBps: numb
     case 'dcqcn':
       return settings.dcqcn.enabled ? new DcqcnReactionPoint(settings.dcqcn.params, lineRateBps) : null;
     case 'hpcc':
-      return new HpccRp(settings.hpcc, lineRateBps, hpccPath(settings, path));
+      return new HpccRp(hpccParams(settings, path), lineRateBps, hpccPath(settings, path));
     // ---- issue 26, TIMELY and DCTCP: wired at merge (packages/rnic/src/timely.ts, dctcp.ts) ----
     // case 'timely':
     //   return new TimelyRp(settings.timely, lineRateBps);
@@ -96,6 +96,13 @@ export function createCongestionControl(settings: NicSettings, lineRateBps: numb
     default:
       throw new Error(`congestion control ${settings.cc} is not built into this NIC yet`);
   }
+}
+
+/** HPCC's parameters for a QP: W_AI written in bytes becomes the rate W_AI·8/T (at least 1 bit/s). */
+function hpccParams(settings: NicSettings, path: CcPath | null): HpccParams {
+  const { waiBytes, ...p } = settings.hpcc;
+  if (waiBytes === null || path === null) return p;
+  return { ...p, aiBps: Math.max(1, Math.floor((waiBytes * 8e12) / path.baseRttPs)) };
 }
 
 function hpccPath(settings: NicSettings, path: CcPath | null): HpccPath {

@@ -100,8 +100,12 @@ export interface NicSettings {
    * packets: the ACK of a CE-marked packet carries the flag (HPCC rdma-hw.cc `ReceiveUdp`).
    */
   cc: CcKind;
-  /** HPCC's parameters (`hpcc:`; mix/config.txt defaults). */
-  hpcc: HpccParams;
+  /**
+   * HPCC's parameters (`hpcc:`; mix/config.txt defaults). `wai` is a rate (HPCC ns-3's RATE_AI,
+   * `aiBps`) or, written in bytes, the paper's W_AI (`waiBytes`), which a QP turns into the rate
+   * W_AI·8/T with the pod's base RTT T (the paper's window and rate are one: W = R·T).
+   */
+  hpcc: HpccParams & { waiBytes: number | null };
   /**
    * HAS_WIN: a QP may have at most `bytes` in flight (null: the pod's largest bandwidth-delay
    * product, third.cc `maxBdp` under GLOBAL_T 1), scaled by rate / line rate with `varWin`
@@ -282,7 +286,7 @@ export function nicProfileSettings(profile: Profile, timing: Timing, port: NicPo
     repace: !hpcc,
     atomicReplyCache: true,
     cc: 'dcqcn',
-    hpcc: { ...HPCC_DEFAULTS },
+    hpcc: { ...HPCC_DEFAULTS, waiBytes: null },
     window: { enabled: false, bytes: null, varWin: true },
   };
 }
@@ -372,10 +376,20 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
   const hp = raw.hpcc as Raw | undefined;
   if (hp !== undefined) {
     const h = s.hpcc;
+    // A size (`64B`, `1KB`, `1KiB`) is the paper's W_AI in bytes; anything else a rate (RATE_AI).
+    const waiOf = (v: unknown, cur: typeof h): { aiBps: number; waiBytes: number | null } => {
+      if (v === undefined) return { aiBps: cur.aiBps, waiBytes: cur.waiBytes };
+      if (typeof v === 'string' && /^\d+(\.\d+)?(B|KB|MB|GB|KiB|MiB|GiB)$/.test(v)) {
+        const bytes = parse('hpcc.wai', v, units.bytes, (b) => Number.isInteger(b) && b >= 1, 'an additive increase W_AI ≥ 1 byte');
+        return { aiBps: cur.aiBps, waiBytes: bytes ?? cur.waiBytes };
+      }
+      const bps = parse('hpcc.wai', v, units.rate, (r) => r > 0, 'an additive increase W_AI: a rate > 0 like 50M (RATE_AI), or a size like 80B');
+      return { aiBps: bps ?? cur.aiBps, waiBytes: bps === undefined ? cur.waiBytes : null };
+    };
     s.hpcc = {
       eta: parse('hpcc.eta', hp.eta, Number, (v) => v > 0 && v <= 1, 'a target utilisation η, 0 < η ≤ 1') ?? h.eta,
       maxStage: parse('hpcc.maxStage', hp.maxStage, Number, int(0, 1 << 20), 'additive steps before a multiplicative one, an integer ≥ 0') ?? h.maxStage,
-      aiBps: parse('hpcc.wai', hp.wai, units.rate, (v) => v > 0, 'an additive increase W_AI as a rate > 0, like 50M') ?? h.aiBps,
+      ...waiOf(hp.wai, h),
       fastReact: (hp.fastReact as boolean | undefined) ?? h.fastReact,
       multiRate: (hp.multiRate as boolean | undefined) ?? h.multiRate,
       sampleFeedback: (hp.sampleFeedback as boolean | undefined) ?? h.sampleFeedback,
@@ -419,7 +433,7 @@ function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[], wr
   // HPCC reads INT from every ACK (mix/config.txt L2_ACK_INTERVAL 1); coalesced ACKs would also
   // hold a window smaller than the coalescing back until the ACK timeout.
   if (s.cc === 'hpcc' && written.ackEvery === undefined) s.ackEvery = 1;
-  if (s.hpcc.aiBps > port.in.rateBps) problems.push({ field: 'hpcc.wai', expected: `an additive increase no faster than the port (${port.in.rateBps / 1e9} Gb/s)`, actual: s.hpcc.aiBps });
+  if (s.hpcc.waiBytes === null && s.hpcc.aiBps > port.in.rateBps) problems.push({ field: 'hpcc.wai', expected: `an additive increase no faster than the port (${port.in.rateBps / 1e9} Gb/s)`, actual: s.hpcc.aiBps });
   if (s.hpcc.minRateBps > port.in.rateBps) problems.push({ field: 'hpcc.minRate', expected: `a minimum rate no faster than the port (${port.in.rateBps / 1e9} Gb/s)`, actual: s.hpcc.minRateBps });
   // ---- issue 26: TIMELY and DCTCP come from another part of the issue; the lead removes this refusal when wiring them (cc.ts). ----
   if (s.cc === 'timely' || s.cc === 'dctcp') problems.push({ field: 'cc', expected: 'dcqcn or hpcc (timely and dctcp are not built into this NIC yet)', actual: s.cc });
