@@ -5,7 +5,8 @@
  * on the data, copied back on the ACKs, read with our own pcap layout (no tshark needed).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -84,4 +85,9 @@ test('pcap at h5: every data packet carries one INT record (sw1 → h5), every A
   assert.ok(data.some(([h]) => h!.qlenBytes > 0), 'the incast queues at sw1 in the first RTT');
   const tx = data.map(([h]) => h!.txBytes);
   assert.ok(tx.at(-1)! > tx[0]!, 'the port\'s transmitted bytes grow');
+  // tshark, when there is one, still reads every frame as RoCE with nothing malformed (the INT bytes come as payload).
+  const config = join(dir, 'wireshark');
+  mkdirSync(config, { recursive: true });
+  const shark = spawnSync('tshark', ['-r', join(out, 'h5-p0.pcap'), '-o', 'ip.check_checksum:TRUE', '-Y', '_ws.malformed || _ws.expert.severity >= warning'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, WIRESHARK_CONFIG_DIR: config } });
+  if (shark.error === undefined && shark.status === 0) assert.equal(shark.stdout.trim(), '', 'no malformed frame, no expert warning');
 });
