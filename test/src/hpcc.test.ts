@@ -91,3 +91,19 @@ test('pcap at h5: every data packet carries one INT record (sw1 → h5), every A
   const shark = spawnSync('tshark', ['-r', join(out, 'h5-p0.pcap'), '-o', 'ip.check_checksum:TRUE', '-Y', '_ws.malformed || _ws.expert.severity >= warning'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, WIRESHARK_CONFIG_DIR: config } });
   if (shark.error === undefined && shark.status === 0) assert.equal(shark.stdout.trim(), '', 'no malformed frame, no expert warning');
 });
+
+test('at 100 Gb/s under the hpcc-ns3 profile the incast matches HPCC ns-3 run on the same pod (PHYSICS §8.4)', () => {
+  const text = readFileSync(withCc('hpcc'), 'utf8')
+    .replace('profile: vendor', 'profile: hpcc-ns3')
+    .replace('rate: 40G, latency: 1us, mtu: 1024', 'rate: 100G, latency: 1us, mtu: 1000')
+    .replace(/\n {2}switch: \{bufferBytes: 8MiB\}/, '');
+  const file = join(dir, 'incast-100g.yaml');
+  writeFileSync(file, text);
+  const r = run(file, ['--duration', '2ms']);
+  // HPCC ns-3 (mix/config.txt, CC_MODE 3): peak 172 KB (1 KB buckets), FCTs 666,170–746,250 ns.
+  // rocelab: 174,400 B and 655,812–745,812 ns (seed 7). Within 2 % of the simulator's.
+  const peak = r.summary.portTotals.peakQueueBytes;
+  assert.ok(Math.abs(peak - 172_500) < 0.02 * 172_500, `peak ${peak} B`);
+  const fcts = r.flows.map((f) => f.fctNs!).sort((a, b) => a - b);
+  assert.ok(Math.abs(fcts[0]! - 666_170) < 0.02 * 666_170 && Math.abs(fcts[3]! - 746_250) < 0.02 * 746_250, `FCTs ${fcts.join(', ')} ns`);
+});
