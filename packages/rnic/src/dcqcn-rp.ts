@@ -15,6 +15,7 @@
  * the α ticks.
  */
 import { PS_PER_NS } from '@rocelab/sim';
+import type { AckFeedback, CongestionControl } from './cc.js';
 import { checkDcqcnParams, type DcqcnParams } from './dcqcn-params.js';
 import { alphaFixed, alphaFloat, cutFixed, cutFloat, recoveryIdle, recoveryStep, type IncreaseTrigger, type RateRecovery, type RecoveryLimits } from './dcqcn-rate.js';
 
@@ -41,7 +42,8 @@ export interface DcqcnRpStats {
   increases: number;
 }
 
-export class DcqcnReactionPoint {
+export class DcqcnReactionPoint implements CongestionControl {
+  readonly kind = 'dcqcn' as const;
   readonly stats: DcqcnRpStats = { cnps: 0, cuts: 0, increases: 0 };
   protected readonly timers: Record<DcqcnTimer, Timer> = {
     alpha: { duePs: null, armedPs: 0 },
@@ -114,6 +116,14 @@ export class DcqcnReactionPoint {
     this.stats.cnps++;
     if (this.p.variant === 'paper') this.paperCnp(nowPs);
     else this.flagCnp(nowPs);
+  }
+
+  /** DCQCN reads CNPs, not ACKs (a CNP-flagged ACK reaches `onCnp` first). */
+  onAck(_nowPs: number, _fb: AckFeedback): void {}
+
+  /** DCQCN paces; it has no window. */
+  windowBytes(): number | null {
+    return null;
   }
 
   /** Bytes of this QP that left the NIC: the byte counter (vendor, paper) fires an increase every B bytes. */

@@ -14,6 +14,8 @@ export * from './dcqcn-params.js';
 export * from './dcqcn-rate.js';
 export * from './dcqcn-rp.js';
 export * from './dcqcn-np.js';
+export * from './cc.js';
+export * from './hpcc.js';
 export * from './nic-pfc.js';
 export * from './nic-settings.js';
 export * from './nic.js';

@@ -13,6 +13,8 @@
 import { PFC_MAX_QUANTA, PFC_QUANTUM_BITS, RETH_BYTES, ROCE_HEADER_BYTES } from '@rocelab/wire';
 import { pauseLoopLatencyPs, readField, serializationPs, vendorHeadroomBytes, type FieldProblem, type Profile, type Timing, type UnitParsers } from '@rocelab/sim';
 import { localAckTimeoutPs } from './aeth.js';
+import type { CcKind } from './cc.js';
+import { HPCC_DEFAULTS, type HpccParams } from './hpcc.js';
 import { checkDcqcnParams, dcqcnDefaults, type DcqcnParams, type DcqcnVariant } from './dcqcn-params.js';
 import {
   ACK_EVERY,
@@ -98,6 +100,24 @@ export interface NicSettings {
    * only: false applies a retried atomic again, to show what the cache prevents (atomic-counter).
    */
   atomicReplyCache: boolean;
+  /**
+   * The QPs' congestion control (issue 26; HPCC ns-3 CC_MODE): `dcqcn` (the default, with
+   * `dcqcn:` above), `hpcc`, `timely` or `dctcp`. Other than DCQCN, a receiver sends no CNP
+   * packets: the ACK of a CE-marked packet carries the flag (HPCC rdma-hw.cc `ReceiveUdp`).
+   */
+  cc: CcKind;
+  /**
+   * HPCC's parameters (`hpcc:`; mix/config.txt defaults). `wai` is a rate (HPCC ns-3's RATE_AI,
+   * `aiBps`) or, written in bytes, the paper's W_AI (`waiBytes`), which a QP turns into the rate
+   * W_AI·8/T with the pod's base RTT T (the paper's window and rate are one: W = R·T).
+   */
+  hpcc: HpccParams & { waiBytes: number | null };
+  /**
+   * HAS_WIN: a QP may have at most `bytes` in flight (null: the pod's largest bandwidth-delay
+   * product, third.cc `maxBdp` under GLOBAL_T 1), scaled by rate / line rate with `varWin`
+   * (VAR_WIN). Off unless written, except under `cc: hpcc` (mix/config.txt HAS_WIN 1).
+   */
+  window: { enabled: boolean; bytes: number | null; varWin: boolean };
 }
 
 /** The port a NIC sizes its buffer for: what arrives from its ToR. */
@@ -192,6 +212,31 @@ export const nicConfigSchema = {
     },
     qpMetrics: { type: 'boolean' },
     atomicReplyCache: { type: 'boolean', description: 'true (IB), or false to show what the cache of atomic replies prevents (test only)' },
+    cc: { enum: ['dcqcn', 'hpcc', 'timely', 'dctcp'], description: 'the congestion control: dcqcn, hpcc, timely or dctcp' },
+    hpcc: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'HPCC {eta, maxStage, wai, fastReact, multiRate, sampleFeedback, minRate}',
+      properties: {
+        eta: { type: 'number', description: 'the target utilisation η, 0 < η ≤ 1' },
+        maxStage: { type: 'integer', description: 'additive steps before a multiplicative one, ≥ 0' },
+        wai: RATE,
+        fastReact: { type: 'boolean' },
+        multiRate: { type: 'boolean' },
+        sampleFeedback: { type: 'boolean' },
+        minRate: RATE,
+      },
+    },
+    window: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'a window of bytes in flight per QP {enabled, bytes, varWin}',
+      properties: {
+        enabled: { type: 'boolean' },
+        bytes: { type: ['integer', 'string'], description: 'a size in bytes, or auto: the largest bandwidth-delay product between two hosts' },
+        varWin: { type: 'boolean', description: 'scale the window with the rate (HPCC VAR_WIN)' },
+      },
+    },
     dcqcn: {
       type: 'object',
       additionalProperties: false,
@@ -248,6 +293,9 @@ export function nicProfileSettings(profile: Profile, timing: Timing, port: NicPo
     qpMetrics: false,
     repace: !hpcc,
     atomicReplyCache: true,
+    cc: 'dcqcn',
+    hpcc: { ...HPCC_DEFAULTS, waiBytes: null },
+    window: { enabled: false, bytes: null, varWin: true },
   };
 }
 
@@ -315,6 +363,7 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
   set('rnrTimerCode', parse('rnrTimerCode', raw.rnrTimerCode, Number, int(0, 31), 'an IBTA RNR timer code 0..31'));
   set('ackEvery', parse('ackEvery', raw.ackEvery, Number, int(1, 1 << 20), 'ACK every n packets, n ≥ 1'));
   set('udpPorts', raw.udpPorts as NicSettings['udpPorts'] | undefined);
+  if (raw.ackEvery !== undefined) written.ackEvery = raw.ackEvery;
   set('postedReceives', parse('postedReceives', raw.postedReceives, Number, int(0, Number.MAX_SAFE_INTEGER), 'receives posted per QP, ≥ 0'));
   set('dataDscp', parse('dataDscp', raw.dataDscp, Number, int(0, 63), 'a DSCP 0..63'));
   set('qpMetrics', raw.qpMetrics as boolean | undefined);
@@ -330,6 +379,40 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
       enabled: (wd.enabled as boolean | undefined) ?? pfc.watchdog.enabled,
       criticalPs: parse('watchdog.critical', wd.critical, units.duration, (v) => v > 0, 'a critical timeout > 0') ?? pfc.watchdog.criticalPs,
       minorPs: parse('watchdog.minor', wd.minor, units.duration, (v) => v > 0, 'a minor timeout > 0') ?? pfc.watchdog.minorPs,
+    };
+  }
+  set('cc', raw.cc as CcKind | undefined);
+  const hp = raw.hpcc as Raw | undefined;
+  if (hp !== undefined) {
+    const h = s.hpcc;
+    // A size (`64B`, `1KB`, `1KiB`) is the paper's W_AI in bytes; anything else a rate (RATE_AI).
+    const waiOf = (v: unknown, cur: typeof h): { aiBps: number; waiBytes: number | null } => {
+      if (v === undefined) return { aiBps: cur.aiBps, waiBytes: cur.waiBytes };
+      if (typeof v === 'string' && /^\d+(\.\d+)?(B|KB|MB|GB|KiB|MiB|GiB)$/.test(v)) {
+        const bytes = parse('hpcc.wai', v, units.bytes, (b) => Number.isInteger(b) && b >= 1, 'an additive increase W_AI ≥ 1 byte');
+        return { aiBps: cur.aiBps, waiBytes: bytes ?? cur.waiBytes };
+      }
+      const bps = parse('hpcc.wai', v, units.rate, (r) => r > 0, 'an additive increase W_AI: a rate > 0 like 50M (RATE_AI), or a size like 80B');
+      return { aiBps: bps ?? cur.aiBps, waiBytes: bps === undefined ? cur.waiBytes : null };
+    };
+    s.hpcc = {
+      eta: parse('hpcc.eta', hp.eta, Number, (v) => v > 0 && v <= 1, 'a target utilisation η, 0 < η ≤ 1') ?? h.eta,
+      maxStage: parse('hpcc.maxStage', hp.maxStage, Number, int(0, 1 << 20), 'additive steps before a multiplicative one, an integer ≥ 0') ?? h.maxStage,
+      ...waiOf(hp.wai, h),
+      fastReact: (hp.fastReact as boolean | undefined) ?? h.fastReact,
+      multiRate: (hp.multiRate as boolean | undefined) ?? h.multiRate,
+      sampleFeedback: (hp.sampleFeedback as boolean | undefined) ?? h.sampleFeedback,
+      minRateBps: parse('hpcc.minRate', hp.minRate, units.rate, (v) => v > 0, 'a rate > 0, like 100M') ?? h.minRateBps,
+    };
+  }
+  const win = raw.window as Raw | undefined;
+  if (win !== undefined) {
+    const w = s.window;
+    if (win.enabled !== undefined) written['window.enabled'] = win.enabled;
+    s.window = {
+      enabled: (win.enabled as boolean | undefined) ?? w.enabled,
+      bytes: win.bytes === 'auto' ? null : (parse('window.bytes', win.bytes, units.bytes, (v) => Number.isInteger(v) && v >= 1, 'a window in bytes ≥ 1, or auto') ?? w.bytes),
+      varWin: (win.varWin as boolean | undefined) ?? w.varWin,
     };
   }
   const dcqcn = raw.dcqcn as Raw | undefined;
@@ -354,6 +437,15 @@ function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[], wr
   for (const p of checkDcqcnParams(s.dcqcn.params, port.in.rateBps)) {
     problems.push({ field: `dcqcn.${userKey.get(p.field) ?? p.field}`, expected: p.expected, actual: written[p.field] ?? p.actual });
   }
+  // mix/config.txt runs HPCC with HAS_WIN 1: the window is on unless a layer said otherwise.
+  if (s.cc === 'hpcc' && written['window.enabled'] === undefined) s.window.enabled = true;
+  // HPCC reads INT from every ACK (mix/config.txt L2_ACK_INTERVAL 1); coalesced ACKs would also
+  // hold a window smaller than the coalescing back until the ACK timeout.
+  if (s.cc === 'hpcc' && written.ackEvery === undefined) s.ackEvery = 1;
+  if (s.hpcc.waiBytes === null && s.hpcc.aiBps > port.in.rateBps) problems.push({ field: 'hpcc.wai', expected: `an additive increase no faster than the port (${port.in.rateBps / 1e9} Gb/s)`, actual: s.hpcc.aiBps });
+  if (s.hpcc.minRateBps > port.in.rateBps) problems.push({ field: 'hpcc.minRate', expected: `a minimum rate no faster than the port (${port.in.rateBps / 1e9} Gb/s)`, actual: s.hpcc.minRateBps });
+  // ---- issue 26: TIMELY and DCTCP come from another part of the issue; the lead removes this refusal when wiring them (cc.ts). ----
+  if (s.cc === 'timely' || s.cc === 'dctcp') problems.push({ field: 'cc', expected: 'dcqcn or hpcc (timely and dctcp are not built into this NIC yet)', actual: s.cc });
   const pfc = s.pfc;
   if (pfc.xoffBytes > pfc.bufferBytes) problems.push({ field: 'xoffBytes', expected: `an XOFF threshold within the receive buffer (≤ ${pfc.bufferBytes} B)`, actual: pfc.xoffBytes });
   else if (pfc.xonBytes >= pfc.xoffBytes) problems.push({ field: 'xonBytes', expected: `an XON threshold below XOFF (< ${pfc.xoffBytes} B)`, actual: pfc.xonBytes });

@@ -5,7 +5,7 @@
  * each paced at its rate (`Pacer`). Without READs or TCP the turns are the requesters' alone.
  * Every frame that leaves gets the NIC's next IPv4 id.
  */
-import { FrameKind, rdmaFields, type DscpMap, type Frame } from '@rocelab/wire';
+import { FrameKind, IntMode, rdmaFields, type DscpMap, type Frame } from '@rocelab/wire';
 import type { NodeContext } from '@rocelab/sim';
 import { frameTo, requestFields, type HostAddress } from './nic-frames.js';
 import type { HostQueue, QpEnd, ReadOut, ReceiverQp, SenderQp } from './nic-types.js';
@@ -45,7 +45,19 @@ export class NicTransmit {
     private readonly wakeTimer: number,
     private readonly onDataSent: (q: SenderQp) => void,
     private readonly stats: { cnpsSent: number },
-  ) {}
+    /** A QP's window of bytes in flight (null: none); absent: no QP has one, and nothing is asked. */
+    private readonly windowOf?: (q: SenderQp) => number | null,
+  ) {
+    this.windowed = windowOf !== undefined;
+  }
+
+  private readonly windowed: boolean;
+
+  /** rdma-queue-pair.cc `IsWinBound`: bytes in flight reached the window. */
+  private windowBound(q: SenderQp): boolean {
+    const w = this.windowOf!(q);
+    return w !== null && q.req.inFlightBytes >= w;
+  }
 
   /** The host's own senders (its TCP connections), taking their turns after the QPs and READ responders. */
   setHostQueues(queues: readonly HostQueue[]): void {
@@ -114,6 +126,8 @@ export class NicTransmit {
       }
       const q = this.senders[i]!;
       if ((pausedMask & (1 << q.priority)) !== 0 || !q.req.hasPacket(nowPs)) continue;
+      // HAS_WIN (issue 26): a full window waits for an ACK, which kicks the port.
+      if (this.windowed && this.windowBound(q)) continue;
       if (q.nextSendPs > nowPs && !this.pacer.repace(nowPs, q)) {
         wakePs = Math.min(wakePs, q.nextSendPs, q.repaceAtPs);
         continue;
@@ -148,6 +162,13 @@ export class NicTransmit {
     frame.dmaLength = p.dmaLength;
     frame.payloadBytes = p.payloadBytes;
     if (q.app !== null) frame.rdma = requestFields(q.app.get(p.wrId)!, p.opcode, p.offsetBytes, p.payloadBytes, p.immediate);
+    // HPCC asks the switches for INT records, TIMELY stamps its send time (HPCC ns-3 IntHeader NORMAL and TS modes).
+    const cc = q.rp?.kind;
+    if (cc === 'hpcc') frame.intMode = IntMode.hops;
+    else if (cc === 'timely') {
+      frame.intMode = IntMode.ts;
+      frame.intTsPs = nowPs;
+    }
     this.pacer.pace(nowPs, q, frame);
     this.onDataSent(q);
     return frame;

@@ -7,7 +7,7 @@
 import type { Frame } from '@rocelab/wire';
 import type { Transport } from '@rocelab/workload';
 import type { DcqcnNotificationPoint } from './dcqcn-np.js';
-import type { DcqcnReactionPoint } from './dcqcn-rp.js';
+import type { CongestionControl } from './cc.js';
 import type { AtomicOperands, Completion, RcRequester, WorkOpcode } from './rc-requester.js';
 import type { ReceivePool, RcResponder, ReadResponses } from './rc-responder.js';
 
@@ -137,7 +137,8 @@ export type NicFault =
 /** What a sender of paced data keeps (a QP's requester, a responder with READ responses, a TCP connection). */
 export interface Paced {
   end: QpEnd;
-  rp: DcqcnReactionPoint | null;
+  /** Its congestion control (DCQCN's reaction point unless `cc:` says otherwise); null: none, line rate. */
+  rp: CongestionControl | null;
   nextSendPs: number;
   /** The last packet's start and wire bytes: a rate increase may let the next one go earlier. */
   lastSendPs: number;

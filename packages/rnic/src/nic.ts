@@ -8,11 +8,11 @@
  * traffic that posts work, the TCP stack, the application — is its host's (`NicHost`,
  * @rocelab/host), which hears of completions, receives and TCP frames through it.
  */
-import { FrameKind, NO_BYTES, Opcode, frameBytes, u64Bytes, u64Of, type Frame } from '@rocelab/wire';
+import { FrameKind, IntMode, NO_BYTES, Opcode, frameBytes, u64Bytes, u64Of, type Frame } from '@rocelab/wire';
 import { armTimer, wireTimePs, type NodeContext, type TimerTable, type WireModel } from '@rocelab/sim';
 import { NAK_PSN_SEQUENCE_ERROR, syndromeKind } from './aeth.js';
 import type { DcqcnNotificationPoint } from './dcqcn-np.js';
-import { DcqcnReactionPoint } from './dcqcn-rp.js';
+import { createCongestionControl, windowOf } from './cc.js';
 import { memoryRequest, readData } from './memory-requests.js';
 import { MemoryRegions } from './memory-region.js';
 import { cnpFrame, replyFrame, type HostAddress } from './nic-frames.js';
@@ -83,7 +83,9 @@ export class Nic {
     }
     for (const r of this.receivers) this.receiverByQpn.set(r.end.qpn, r);
     this.memory = config.memory ?? NO_MEMORY;
-    this.tx = new NicTransmit(ctx, { ...config, mtu: out.mtu }, this.senders, this.pacer, this.wakeTimer, (q) => this.armRequester(q), this.stats);
+    // Only a window (HAS_WIN) or a congestion control that may have one asks each QP before it sends.
+    const windowed = s.window.enabled || s.cc !== 'dcqcn';
+    this.tx = new NicTransmit(ctx, { ...config, mtu: out.mtu }, this.senders, this.pacer, this.wakeTimer, (q) => this.armRequester(q), this.stats, windowed ? (q) => this.windowOf(q) : undefined);
     this.pfc = new NicPfc(
       { ...s.pfc, refreshPs: s.pfcRefreshPs },
       {
@@ -182,12 +184,21 @@ export class Nic {
     }
     if (result.read !== undefined) {
       const data = r.end.memory === true ? readData(this.memory, result.read, frame) : null;
-      this.tx.queueRead(r, result.read, data, () => (this.config.settings.dcqcn.enabled ? new DcqcnReactionPoint(this.config.settings.dcqcn.params, this.pacer.lineRateBps) : null));
+      // READ responses are paced by DCQCN only (HPCC ns-3 has no READ): other `cc`s send them at line rate.
+      this.tx.queueRead(r, result.read, data, () => (this.config.settings.cc === 'dcqcn' ? createCongestionControl(this.config.settings, this.pacer.lineRateBps, null) : null));
     }
     if (result.reply === null) return;
-    // hpcc-ns3: no CNP packets; the ACK of a CE-marked packet carries the CNP flag (PHYSICS §1.6).
-    const cnpFlag = ce && this.config.settings.dcqcn.enabled && this.config.settings.dcqcn.variant === 'hpcc-ns3';
+    // hpcc-ns3, and every `cc` but DCQCN: no CNP packets; the ACK of a CE-marked packet carries
+    // the CNP flag (PHYSICS §1.6; HPCC rdma-hw.cc ReceiveUdp `seqh.SetCnp()`).
+    const s = this.config.settings;
+    const cnpFlag = ce && (s.cc !== 'dcqcn' || (s.dcqcn.enabled && s.dcqcn.variant === 'hpcc-ns3'));
     const ack = replyFrame(this.config, r.end, result.reply, cnpFlag);
+    // The ACK carries its data packet's INT header back (rdma-hw.cc ReceiveUdp `seqh.SetIntHeader(ch.udp.ih)`).
+    if (frame.intMode !== IntMode.none) {
+      ack.intMode = frame.intMode;
+      ack.int = frame.int;
+      ack.intTsPs = frame.intTsPs;
+    }
     this.tx.queueResponderReply(r, ack);
   }
 
@@ -235,7 +246,34 @@ export class Nic {
       done = q.req.onNak(nowPs, frame.psn, frame.syndrome, frame.sackPsn);
     }
     this.complete(q, done);
+    if (q.rp !== null && q.rp.kind !== 'dcqcn') this.feedBack(nowPs, q, frame);
     this.armRequester(q);
+  }
+
+  /**
+   * An ACK or NAK told the QP's congestion control what it carries (HPCC rdma-hw.cc `ReceiveAck`:
+   * after `Acknowledge`, `HandleAckHp` / `HandleAckTimely` / `HandleAckDctcp`); a new rate
+   * re-times the gap running since the last packet.
+   */
+  private feedBack(nowPs: number, q: SenderQp, frame: Frame): void {
+    const cc = q.rp!;
+    const before = cc.rateBps(nowPs);
+    cc.onAck(nowPs, {
+      nowPs,
+      ackedBytes: q.req.ackedSeqBytes,
+      nextSendBytes: q.req.nextSeqBytes,
+      ecnEcho: frame.becn,
+      hops: frame.int,
+      sentTsPs: frame.intMode === IntMode.ts ? frame.intTsPs : null,
+    });
+    const after = cc.rateBps(nowPs);
+    if (after !== before) this.pacer.rateChanged(q, after);
+  }
+
+  /** The QP's window of bytes in flight now (HPCC's own, or `window:`'s at the QP's rate); null: none. */
+  private windowOf(q: SenderQp): number | null {
+    const line = this.pacer.lineRateBps;
+    return q.rp?.windowBytes() ?? windowOf(this.config.settings, this.config.ccPath ?? null, q.rp?.rateBps(this.ctx.nowPs) ?? line, line);
   }
 
   /** A CNP slows the QP's sender: the requester for its requests, the responder for its READ responses. */

@@ -33,6 +33,18 @@ export class Pacer {
     q.rp?.onBytesSent(nowPs, frameBytes(frame, this.accounting));
   }
 
+  /**
+   * The congestion control changed the rate on an ACK (HPCC, TIMELY, DCTCP): the gap after the
+   * last packet becomes the one at the new rate, as HPCC rdma-hw.cc `ChangeRate` moves
+   * `m_nextAvail` by the difference of the two transmission times (`m_nextAvail` being the last
+   * packet's start plus its time at the old rate).
+   */
+  rateChanged(q: Paced, newRateBps: number): void {
+    if (q.lastWireBytes === 0) return;
+    const rate = Math.min(newRateBps, q.end.rateCapBps ?? Infinity);
+    q.nextSendPs = q.lastSendPs + (rate >= this.lineRateBps ? 0 : wireTimePs(q.lastWireBytes, rate, this.wire));
+  }
+
   /** A sender waiting out its gap: the gap since its last packet, at the current rate. True = it may send now. */
   repace(nowPs: number, q: Paced): boolean {
     if (q.rp === null || nowPs < q.repaceAtPs) return false;

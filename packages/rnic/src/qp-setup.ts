@@ -7,7 +7,7 @@
 import type { DscpMap } from '@rocelab/wire';
 import type { LinkDirectionConfig, TimerTable } from '@rocelab/sim';
 import { DcqcnNotificationPoint } from './dcqcn-np.js';
-import { DcqcnReactionPoint } from './dcqcn-rp.js';
+import { createCongestionControl, type CcPath } from './cc.js';
 import type { NicSettings } from './nic-settings.js';
 import { isTcp, unpaced, type AppWork, type QpEnd, type ReceiverQp, type SenderQp, type SharedReceives } from './nic-types.js';
 import { RcRequester } from './rc-requester.js';
@@ -28,6 +28,8 @@ export interface QpConfig {
   rebooted?: boolean;
   /** Selective repeat with `bdpCap: auto`: a requester's cap on packets in flight, its bandwidth-delay product (the runtime knows the path). */
   bdpCapOf?: (end: QpEnd) => number;
+  /** The pod's largest base RTT and BDP (third.cc `maxRtt`, `maxBdp`): HPCC and `window: {bytes: auto}` need them (issue 26). */
+  ccPath?: CcPath;
 }
 
 /** What the QPs' timers do when they fire (the NIC's). */
@@ -57,9 +59,9 @@ export interface QpOverrides {
   srq?: SharedReceives;
 }
 
-/** The notification point DCQCN puts at a receiver (none without DCQCN, nor under hpcc-ns3, whose CNPs ride ACKs). */
+/** The notification point DCQCN puts at a receiver (none without DCQCN, nor under hpcc-ns3 or another `cc`, whose CNPs ride ACKs). */
 export function notificationPoint(s: NicSettings): DcqcnNotificationPoint | null {
-  return s.dcqcn.enabled && s.dcqcn.variant !== 'hpcc-ns3' ? new DcqcnNotificationPoint(s.dcqcn.variant, s.cnpIntervalPs) : null;
+  return s.cc === 'dcqcn' && s.dcqcn.enabled && s.dcqcn.variant !== 'hpcc-ns3' ? new DcqcnNotificationPoint(s.dcqcn.variant, s.cnpIntervalPs) : null;
 }
 
 /** The host's QPs, their timers registered in this order: retransmission (one per requester), responder NP (one per responder), READ NP (one per requester). */
@@ -112,7 +114,7 @@ function newSender(host: string, config: QpConfig, out: LinkDirectionConfig, end
       ...(o?.maxRdAtomic == null ? {} : { maxRdAtomic: o.maxRdAtomic }),
       ...selectiveRepeatOf(host, config, end),
     }),
-    rp: s.dcqcn.enabled ? new DcqcnReactionPoint(s.dcqcn.params, out.rateBps) : null,
+    rp: createCongestionControl(s, out.rateBps, config.ccPath ?? null),
     ...unpaced(config.dscpMap[end.dscp]!),
     messages: new Map(),
     probe: end.probe,

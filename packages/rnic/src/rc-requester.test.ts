@@ -418,3 +418,21 @@ test('WRITE and SEND with immediate: the last (or only) packet carries it with t
   assert.throws(() => r.post({ id: 4, opcode: 'read', sizeBytes: 10, postedPs: 0, immediate: 1 }), /immediate data goes with a WRITE or SEND and is 32 bits, got 1 on a read/);
   assert.throws(() => r.post({ id: 5, opcode: 'write', sizeBytes: 10, postedPs: 0, immediate: 2 ** 32 }), /is 32 bits/);
 });
+
+test('byte sequence numbers (issue 26: HPCC counts snd_una and snd_nxt in payload bytes) across messages, ACKs and a go-back', () => {
+  const r = requester();
+  post(r, 2500); // 3 packets: 1024, 1024, 452
+  post(r, 100); // 1 packet
+  assert.deepEqual([r.ackedSeqBytes, r.nextSeqBytes, r.inFlightBytes], [0, 0, 0]);
+  send(r, 0, 2);
+  assert.deepEqual([r.ackedSeqBytes, r.nextSeqBytes, r.inFlightBytes], [0, 2048, 2048]);
+  send(r);
+  assert.deepEqual([r.nextSeqBytes, r.inFlightBytes], [2600, 2600]);
+  r.onAck(1, 0); // PSN 0: 1,024 B acknowledged
+  assert.deepEqual([r.ackedSeqBytes, r.inFlightBytes], [1024, 1576]);
+  r.onNak(2, 2, SEQ); // ePSN 2: 2,048 B held; go back to PSN 2
+  assert.deepEqual([r.ackedSeqBytes, r.nextSeqBytes, r.inFlightBytes], [2048, 2048, 0]);
+  send(r);
+  r.onAck(3, 3); // everything: the first message completes and leaves the table, its bytes stay counted
+  assert.deepEqual([r.ackedSeqBytes, r.nextSeqBytes, r.inFlightBytes], [2600, 2600, 0]);
+});

@@ -171,6 +171,8 @@ export class RcRequester {
   /** sndUna when a gap in READ responses was last answered: one request again per gap. */
   private readGapAt = -1;
   private readonly maxRdAtomic: number;
+  /** Payload bytes of the messages that left `messages` (completed or failed): the byte sequence before the head. */
+  private retiredBytes = 0;
   /**
    * Selective repeat: which seq goes next, and when the QP times out, are the IRN sender's;
    * this class keeps the messages, the packets and the completions. Null under go-back.
@@ -196,6 +198,37 @@ export class RcRequester {
 
   get outstandingPackets(): number {
     return this.sr !== null ? this.sr.inFlight : this.nxt - this.una;
+  }
+
+  /**
+   * sndUna and sndNxt as byte sequence numbers, the payload bytes before them (HPCC's QPs count
+   * bytes: rdma-queue-pair.cc `snd_una`, `snd_nxt`). For congestion control that reads them
+   * (issue 26); each walks the uncompleted messages up to that point.
+   */
+  get ackedSeqBytes(): number {
+    return this.bytesAt(this.una);
+  }
+
+  get nextSeqBytes(): number {
+    return this.bytesAt(this.nxt);
+  }
+
+  /** Bytes in flight, sndNxt − sndUna in bytes (rdma-queue-pair.cc `GetOnTheFly`). */
+  get inFlightBytes(): number {
+    return this.bytesAt(this.nxt) - this.bytesAt(this.una);
+  }
+
+  private bytesAt(seq: number): number {
+    let bytes = this.retiredBytes;
+    for (const m of this.messages) {
+      if (seq >= m.firstSeq + m.count) {
+        bytes += m.wr.sizeBytes;
+        continue;
+      }
+      if (seq > m.firstSeq) bytes += Math.min(m.wr.sizeBytes, (seq - m.firstSeq) * this.config.mtu);
+      break;
+    }
+    return bytes;
   }
 
   /** When the responder last acknowledged new data on this QP; null if it never has. */
@@ -491,6 +524,7 @@ export class RcRequester {
     this.stats.completed += n;
     const done = this.messages.splice(0, n);
     for (const m of done) {
+      this.retiredBytes += m.wr.sizeBytes;
       this.stats.completedBytes += m.wr.sizeBytes;
       if (isReadOrAtomic(m.wr.opcode)) this.rdAtomicPending--;
     }

@@ -7,7 +7,7 @@
  */
 import { Engine } from '@rocelab/sim';
 import { Host } from '@rocelab/host';
-import { MemoryRegions, type NicProblem, type QpEnd } from '@rocelab/rnic';
+import { MemoryRegions, type CcPath, type NicProblem, type QpEnd } from '@rocelab/rnic';
 import { planSwitch, Switch, type SwitchProblem } from '@rocelab/switch';
 import { hostCpuOf, nicSettingsOf, routeTable, switchPortDirections, switchSettingsOf } from '@rocelab/topology';
 import { DEFAULT_DSCP_MAP } from '@rocelab/wire';
@@ -16,7 +16,7 @@ import { hostNames, linkRateOf } from './qp-plan.js';
 import { leakEveryNth } from './debug.js';
 import { AppHost } from './app-host.js';
 import { ProgramHost } from './program-host.js';
-import { idealFctOf } from './ideal-paths.js';
+import { hostPath, idealFctOf } from './ideal-paths.js';
 import type { PodContext } from './pod-context.js';
 import type { PodEngine, PodModel } from './pod-model.js';
 
@@ -30,6 +30,41 @@ function bdpCapPackets(pc: PodContext, host: string, end: QpEnd): number {
   const rttPs = idealFctOf(pc, host, end, mtu, 'write');
   if (rttPs === null) return 1;
   return Math.max(1, Math.ceil((rttPs * rateBps) / 8e12 / mtu));
+}
+
+const ccPaths = new WeakMap<PodContext, CcPath>();
+
+/**
+ * The pod's largest base RTT and bandwidth-delay product between two hosts, as HPCC ns-3's
+ * third.cc computes `maxRtt` and `maxBdp` (GLOBAL_T 1: one for every QP): per host pair, twice
+ * the path's propagation delay plus one MTU's serialization on each hop, times the path's
+ * slowest link. HPCC's window and utilisation read them (issue 26). Computed once per pod.
+ */
+export function podCcPath(pc: PodContext): CcPath {
+  let path = ccPaths.get(pc);
+  if (path !== undefined) return path;
+  const hosts = pc.pod.nodes.filter((n) => n.role === 'host');
+  let baseRttPs = 0;
+  let bdpBytes = 0;
+  for (const a of hosts) {
+    const mtu = a.ports[0]!.out.mtu;
+    for (const b of hosts) {
+      if (a === b) continue;
+      const hops = hostPath(pc.pod, a.name, b.name, 0);
+      if (hops === null) continue;
+      let rtt = 0;
+      let bw = Infinity;
+      for (const h of hops) {
+        rtt += 2 * h.latencyPs + Math.floor((mtu * 8 * 1e12) / h.rateBps);
+        bw = Math.min(bw, h.rateBps);
+      }
+      baseRttPs = Math.max(baseRttPs, rtt);
+      bdpBytes = Math.max(bdpBytes, Math.floor((rtt * bw) / 8e12));
+    }
+  }
+  path = { baseRttPs, bdpBytes: Math.max(1, bdpBytes) };
+  ccPaths.set(pc, path);
+  return path;
 }
 
 /** How a model is built: at pod start, or for a node that boots again after a `kill`. */
@@ -67,6 +102,7 @@ export function createModel(engine: PodEngine, pc: PodContext, index: number, op
       rebooted: options.rebooted,
       ...(memory === undefined ? {} : { memory }),
       bdpCapOf: (end) => bdpCapPackets(pc, node.name, end),
+      ...(settings.cc === 'hpcc' || (settings.window.enabled && settings.window.bytes === null) ? { ccPath: podCcPath(pc) } : {}),
       ...(cpu === null ? {} : { cpu }),
     });
     if (app !== undefined) {

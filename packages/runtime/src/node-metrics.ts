@@ -3,6 +3,7 @@
  * from the engine at scrape time. The endpoints start before the engine exists (their URLs go
  * to the controller in Hello); until then they answer 503.
  */
+import { dcqcnOf } from '@rocelab/rnic';
 import { AppHost } from './app-host.js';
 import type { Host } from '@rocelab/host';
 import type { Switch } from '@rocelab/switch';
@@ -143,7 +144,7 @@ function nicSource(host: Host, engine: PodEngine): NicMetricsSource {
       ? {
           qps: () =>
             senders.slice(0, MAX_QP_SERIES).flatMap((q) =>
-              q.rp === null ? [] : [{ qp: String(q.end.qpn), rateBps: q.rp.rateBps(engine.horizonPs), targetBps: q.rp.targetRateBps(engine.horizonPs), alpha: q.rp.alpha(engine.horizonPs) }],
+              q.rp === null ? [] : [{ qp: String(q.end.qpn), rateBps: q.rp.rateBps(engine.horizonPs), targetBps: dcqcnOf(q.rp)?.targetRateBps(engine.horizonPs) ?? q.rp.rateBps(engine.horizonPs), alpha: dcqcnOf(q.rp)?.alpha(engine.horizonPs) ?? 0 }],
             ),
         }
       : {}),

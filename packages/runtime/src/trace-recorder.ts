@@ -11,6 +11,7 @@
 import { FrameKind, Opcode, PFC_PRIORITIES, PFC_QUANTUM_BITS, type Frame } from '@rocelab/wire';
 import { serializationPs, type NodeNote, type PacketAction } from '@rocelab/sim';
 import type { MessageResult, QpEnd, WorkOpcode } from '@rocelab/rnic';
+import { dcqcnOf } from '@rocelab/rnic';
 import { fixed6, formatUs, partLine, type TraceFileName } from '@rocelab/results';
 import type { PodContext } from './pod-context.js';
 import { idealFctOf } from './ideal-paths.js';
@@ -181,7 +182,7 @@ export class TraceRecorder {
         // Never less than before: a message that fails (retries exceeded) leaves the count, but its acknowledged bytes were acknowledged.
         const acked = Math.max(state.acked, q.req.stats.completedBytes + (head === null ? 0 : q.req.ackedBytes(head)));
         const rateBps = q.rp?.rateBps(timePs) ?? Math.min(host.nic.lineRateBps, q.end.rateCapBps ?? Infinity);
-        const targetBps = q.rp?.targetRateBps(timePs) ?? rateBps;
+        const targetBps = dcqcnOf(q.rp)?.targetRateBps(timePs) ?? rateBps;
         const throughput = ((acked - state.acked) * 8) / (this.settings.ratesIntervalPs / 1e12) / 1e9;
         this.row(name, 'rates.csv', timePs, [
           this.us(timePs),
@@ -191,7 +192,7 @@ export class TraceRecorder {
           q.end.peer.name,
           fixed6(rateBps / 1e9),
           fixed6(targetBps / 1e9),
-          fixed6(q.rp?.alpha(timePs) ?? null),
+          fixed6(dcqcnOf(q.rp)?.alpha(timePs) ?? null),
           acked,
           q.cnps,
           fixed6(throughput),

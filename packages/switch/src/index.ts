@@ -22,3 +22,4 @@ export * from './plan.js';
 export * from './switch.js';
 export * from './tagger.js';
 export * from './egress-faults.js';
+export * from './int-stamp.js';

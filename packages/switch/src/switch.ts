@@ -9,6 +9,7 @@
 import { FrameKind, PFC_PRIORITIES, cloneFrame, frameBytes, type ByteAccounting, type Frame } from '@rocelab/wire';
 import { DROP_REASONS, dropReasonIndex, type DropReason, type NodeContext, type NodeModel, type Rng } from '@rocelab/sim';
 import { EgressFaults } from './egress-faults.js';
+import { intHop, stampInt, wantsInt } from './int-stamp.js';
 import { Classifier } from './classifier.js';
 import { markingQueues, shouldMark, type EcnConfig } from './ecn.js';
 import { ecmpConfigOf, Forwarding, NO_ROUTE, type EcmpConfig, type Route } from './forwarding.js';
@@ -89,6 +90,8 @@ export class Switch implements NodeModel<null, SwitchFault> {
   private readonly ecnOverride: Array<EcnConfig | null>;
   /** Per (port, queue): packets sent, ECN marks. */
   readonly txPackets: Float64Array;
+  /** Bytes each port sent (HPCC switch-node.cc `m_txBytes`): INT records carry them. */
+  private readonly txBytes: Float64Array;
   readonly ecnMarked: Float64Array;
   readonly floodCopies: Float64Array;
   /** Per ingress port: packets of a lossless group the buffer could not take (`buffer`, `headroom_full`): PFC failed to protect them. */
@@ -140,6 +143,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
     this.ecnQueues = ctx.ports.map(() => markingQueues(settings.ecn));
     this.ecnOverride = new Array<EcnConfig | null>(ports * PFC_PRIORITIES).fill(null);
     this.txPackets = new Float64Array(ports * PFC_PRIORITIES);
+    this.txBytes = new Float64Array(ports);
     this.ecnMarked = new Float64Array(ports * PFC_PRIORITIES);
     this.floodCopies = new Float64Array(ports);
     this.losslessDrops = new Float64Array(ports);
@@ -261,8 +265,17 @@ export class Switch implements NodeModel<null, SwitchFault> {
       frame.ecn = 3;
       this.ecnMarked[slot]!++;
     }
+    if (wantsInt(frame)) stampInt(frame, intHop(nowPs, this.txBytes[port]!, this.portQueuedBytes(port), this.ctx.ports[port]!.out.rateBps));
+    this.txBytes[port]! += queues.takenBytes;
     if (this.pfc.pausing(inPort, pg) && this.mmu.shouldResume(inPort, pg)) this.pfc.xon(nowPs, inPort, pg);
     return frame;
+  }
+
+  /** Bytes queued on every egress queue of `port` (HPCC `GetQueue()->GetNBytesTotal()`). */
+  private portQueuedBytes(port: number): number {
+    let bytes = 0;
+    for (let q = 0; q < PFC_PRIORITIES; q++) bytes += this.mmu.egressBytes(port, q);
+    return bytes;
   }
 
   onTimer(nowPs: number, timer: number): void {

@@ -12,8 +12,11 @@
  * preamble, SFD and inter-frame gap per frame.
  *
  * `hpcc-ns3`: payload + 48 B and no gap, as that simulator counts (PHYSICS §7).
+ *
+ * A data or ACK frame with an INT header (`intMode`, issue 26: `cc: hpcc` or `timely`) is longer
+ * by that header, in both accountings, as HPCC's `CustomHeader` is (`intHeaderBytes`).
  */
-import { FrameKind, Opcode, type Frame } from './frame.js';
+import { FrameKind, IntMode, Opcode, type Frame } from './frame.js';
 
 export type ByteAccounting = 'rocelab' | 'hpcc-ns3';
 
@@ -59,18 +62,30 @@ export function paddedPayload(payloadBytes: number): number {
   return (payloadBytes + 3) & ~3;
 }
 
+/** HPCC `IntHeader::GetStaticSize`: NORMAL mode, five 8-byte hops and the 2-byte hop count; TS mode, one 8-byte time. */
+export const INT_HOPS_HEADER_BYTES = 42;
+export const INT_TS_HEADER_BYTES = 8;
+
+/**
+ * Bytes of the frame's INT header (HPCC `IntHeader::GetStaticSize`): on its data and ACK frames
+ * only, and 0 unless the frame carries one (`intMode`), so frames without INT keep their size.
+ */
+export function intHeaderBytes(frame: Frame): number {
+  return frame.intMode === IntMode.hops ? INT_HOPS_HEADER_BYTES : frame.intMode === IntMode.ts ? INT_TS_HEADER_BYTES : 0;
+}
+
 /** Bytes of the frame itself (destination MAC through FCS), as counters and buffers count them. */
 export function frameBytes(frame: Frame, accounting: ByteAccounting = 'rocelab'): number {
   if (accounting === 'hpcc-ns3') {
-    return frame.kind === FrameKind.pfc || frame.kind === FrameKind.credit ? PFC_FRAME_BYTES : frame.payloadBytes + HPCC_HEADER_BYTES;
+    return frame.kind === FrameKind.pfc || frame.kind === FrameKind.credit ? PFC_FRAME_BYTES : frame.payloadBytes + HPCC_HEADER_BYTES + intHeaderBytes(frame);
   }
   let bytes: number;
   switch (frame.kind) {
     case FrameKind.data:
-      bytes = paddedPayload(frame.payloadBytes) + ROCE_HEADER_BYTES + EXTENSION_BYTES[frame.opcode & 0xff]!;
+      bytes = paddedPayload(frame.payloadBytes) + ROCE_HEADER_BYTES + EXTENSION_BYTES[frame.opcode & 0xff]! + intHeaderBytes(frame);
       break;
     case FrameKind.ack:
-      bytes = ROCE_HEADER_BYTES + AETH_BYTES + (frame.opcode === Opcode.atomicAcknowledge ? ATOMIC_ACK_ETH_BYTES : 0);
+      bytes = ROCE_HEADER_BYTES + AETH_BYTES + (frame.opcode === Opcode.atomicAcknowledge ? ATOMIC_ACK_ETH_BYTES : 0) + intHeaderBytes(frame);
       break;
     case FrameKind.cnp:
       bytes = ROCE_HEADER_BYTES + CNP_RESERVED_BYTES;

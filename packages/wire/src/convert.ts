@@ -4,7 +4,7 @@
  * defaults on the prototype, share frozen empty arrays and may view the input buffer; the
  * engine wants own, monomorphic, independent objects. Run only after validation.
  */
-import { NO_BYTES, newFrame, type Frame, type FrameKind, type RdmaFields } from './frame.js';
+import { NO_BYTES, newFrame, type Frame, type FrameKind, type IntMode, type RdmaFields } from './frame.js';
 import type { rocelab as pb } from './gen/rocelab.js';
 import type {
   Directory, Envelope, Fault, Goodbye, Grant, Hello, LinkBatch, LinkCount, NodeReport, NodeStats, Report, Status,
@@ -44,6 +44,13 @@ function toFrame(f: pb.Frame): Frame {
   // A decoded non-empty repeated field is a fresh array owned by this instance.
   if (f.pfcQuanta.length !== 0) frame.pfcQuanta = f.pfcQuanta;
   if (f.rdma != null) frame.rdma = toRdma(f.rdma);
+  // Only INT frames pay for these (issue 26); the rest keep newFrame's shared defaults.
+  if (f.intMode !== 0) {
+    frame.intMode = f.intMode as IntMode;
+    frame.intTsPs = f.intTsPs;
+    const hops = f.int as pb.IIntHop[];
+    if (hops.length !== 0) frame.int = hops.map((h) => ({ qlenBytes: h.qlenBytes ?? 0, txBytes: h.txBytes ?? 0, tsPs: h.tsPs ?? 0, lineRateBps: h.lineRateBps ?? 0 }));
+  }
   return frame;
 }
 

@@ -100,6 +100,41 @@ export interface Frame {
   pfcQuanta: number[];
   /** Memory-backed queue pairs only (addresses, keys, bytes); null on every other frame. Never mutated once sent. */
   rdma: RdmaFields | null;
+  /**
+   * HPCC's INT header (HPCC ns-3 int-header.h `IntHeader`, issue 26), on data and ACK frames of
+   * QPs whose NIC runs `cc: hpcc` (`IntMode.hops`) or `cc: timely` (`IntMode.ts`); `IntMode.none`
+   * (0) on every other frame, which then has no INT bytes on the wire (`intHeaderBytes`).
+   */
+  intMode: IntMode;
+  /**
+   * `IntMode.hops`: one record per switch egress the data packet left by, at most
+   * `INT_MAX_HOPS` (HPCC switch-node.cc `SwitchNotifyDequeue` → `IntHeader::PushHop`); an ACK
+   * carries its data packet's (rdma-hw.cc `ReceiveUdp`: `seqh.SetIntHeader(ch.udp.ih)`). A new
+   * array for every stamp: never mutated once sent. Empty otherwise.
+   */
+  int: IntHop[];
+  /** `IntMode.ts`: the data packet's send time, echoed by its ACK (IntHeader TS mode, TIMELY); 0 otherwise. */
+  intTsPs: number;
+}
+
+/** Which INT header a frame carries (HPCC ns-3 `IntHeader::Mode`: NORMAL is `hops`, TS is `ts`). */
+export const IntMode = { none: 0, hops: 1, ts: 2 } as const;
+export type IntMode = (typeof IntMode)[keyof typeof IntMode];
+
+/** HPCC `IntHeader::maxHop`. */
+export const INT_MAX_HOPS = 5;
+
+/**
+ * One switch's INT record, in the units HPCC's `IntHop` decodes to (int-header.h `GetQlen`,
+ * `GetBytes`, `GetTime`, `GetLineRate`): the egress queue's bytes and the port's transmitted
+ * bytes as the record's fields hold them (quantised and wrapped, `intHop` in @rocelab/switch),
+ * the time (wrapped at 2^24 ns) and the port's line rate.
+ */
+export interface IntHop {
+  qlenBytes: number;
+  txBytes: number;
+  tsPs: number;
+  lineRateBps: number;
 }
 
 /**
@@ -139,6 +174,8 @@ export function u64Of(bytes: Uint8Array): bigint {
 }
 
 const NO_QUANTA = Object.freeze([]) as unknown as number[];
+/** The absent INT stack (shared and frozen: stamping makes a new array). */
+export const NO_HOPS = Object.freeze([]) as unknown as IntHop[];
 
 /**
  * A frame with every field present (monomorphic objects keep the hot path fast). The literal
@@ -174,6 +211,9 @@ export function newFrame(kind: FrameKind, fields?: Partial<Frame>): Frame {
     pfcEnable: 0,
     pfcQuanta: NO_QUANTA,
     rdma: null,
+    intMode: IntMode.none,
+    int: NO_HOPS,
+    intTsPs: 0,
   };
   return fields === undefined ? frame : Object.assign(frame, fields);
 }

@@ -12,10 +12,12 @@
  * and R_Key, the ImmDt, the AtomicETH's address, key and operands, the AtomicAckETH's original
  * word and the payload's bytes. Other frames carry none of these: those fields and the payload
  * are zeros (a built-in generator's message has no bytes, only a length).
+ * A frame with an INT header (`intMode`, issue 26) has it after its transport headers and before
+ * its payload, in HPCC ns-3's layout (`writeIntHeader`); the ICRC covers it.
  */
-import { AETH_BYTES, ATOMIC_ACK_ETH_BYTES, CNP_RESERVED_BYTES, IMMDT_BYTES, MIN_FRAME_BYTES, extensionBytes } from './bytes.js';
+import { AETH_BYTES, ATOMIC_ACK_ETH_BYTES, CNP_RESERVED_BYTES, IMMDT_BYTES, MIN_FRAME_BYTES, extensionBytes, intHeaderBytes } from './bytes.js';
 import { bitsExpected, isUint } from './check.js';
-import { FrameKind, Opcode, PFC_PRIORITIES, carriesReth, isReadResponseWithAeth, u64Of, type Frame } from './frame.js';
+import { FrameKind, INT_MAX_HOPS, IntMode, Opcode, PFC_PRIORITIES, carriesReth, isReadResponseWithAeth, u64Of, type Frame } from './frame.js';
 
 const FCS_BYTES = 4;
 const ETHERNET_BYTES = 14;
@@ -107,7 +109,8 @@ function encodeRoce(frame: Frame, extensionBytes: number, payloadBytes: number):
     if (!isUint(value, 2 ** bits - 1)) refuse(field, bitsExpected(bits), value);
   }
   const padBytes = -payloadBytes & 3; // IBA 9.2: the payload is padded to a multiple of 4 bytes
-  const udpBytes = UDP_BYTES + BTH_BYTES + extensionBytes + payloadBytes + padBytes + ICRC_BYTES;
+  const intBytes = frame.kind === FrameKind.data || frame.kind === FrameKind.ack ? intHeaderBytes(frame) : 0;
+  const udpBytes = UDP_BYTES + BTH_BYTES + extensionBytes + intBytes + payloadBytes + padBytes + ICRC_BYTES;
   const ipBytes = IPV4_BYTES + udpBytes;
   if (ipBytes > 0xffff) {
     const most = (0xffff - (ipBytes - payloadBytes - padBytes)) & ~3;
@@ -146,14 +149,83 @@ function encodeRoce(frame: Frame, extensionBytes: number, payloadBytes: number):
     view.setBigUint64(extension + 12, u64Of(cas ? rdma.swap : rdma.operand));
     view.setBigUint64(extension + 20, cas ? u64Of(rdma.operand) : 0n);
   }
+  if (intBytes !== 0) writeIntHeader(view, extension + extensionBytes, frame);
   if (rdma !== null && frame.kind === FrameKind.data) {
     // ImmDt is the last transport header (after a RETH on WRITE ONLY with immediate).
     if (carriesImmediate(frame.opcode)) view.setUint32(extension + extensionBytes - IMMDT_BYTES, rdma.immediate);
-    bytes.set(rdma.data.subarray(0, payloadBytes), extension + extensionBytes);
+    bytes.set(rdma.data.subarray(0, payloadBytes), extension + extensionBytes + intBytes);
   }
   const icrc = ip + ipBytes - ICRC_BYTES;
   view.setUint32(icrc, roceIcrc(bytes), true);
   return bytes;
+}
+
+/** HPCC int-header.h `IntHop`: bit widths of its fields and their units (INT_MULTI 1). */
+const INT_TIME_BITS = 24;
+const INT_BYTES_BITS = 20;
+const INT_QLEN_BITS = 17;
+const INT_BYTE_UNIT = 128;
+const INT_QLEN_UNIT = 80;
+/** `IntHop::lineRateValues`: the rates a 3-bit code names; any other rate is written as code 7. */
+const INT_LINE_RATES: readonly number[] = [25e9, 50e9, 100e9, 200e9, 400e9];
+const INT_UNKNOWN_RATE = 7;
+
+/**
+ * The INT header, between the transport headers and the payload (the layout of HPCC ns-3's
+ * `IntHeader::Serialize`, so its bytes read as that simulator's). Hops mode: 5 hop slots of
+ * 8 bytes, each its 64-bit word `lineRate:3 | time:24 << 3 | bytes:20 << 27 | qlen:17 << 47`
+ * (x86 bitfield order) written as two big-endian 32-bit halves, low half first, unused slots
+ * zero; then the hop count (16 bits). Time in ns modulo 2^24, bytes in 128-byte and queue in
+ * 80-byte units (INT_MULTI 1), each cut to its width. Timestamp mode: the send time in ns, 64 bits.
+ */
+function writeIntHeader(view: DataView, at: number, frame: Frame): void {
+  if (frame.intMode === IntMode.ts) {
+    view.setBigUint64(at, BigInt(Math.floor(frame.intTsPs / 1000)));
+    return;
+  }
+  frame.int.forEach((hop, i) => {
+    const code = INT_LINE_RATES.indexOf(hop.lineRateBps);
+    const word =
+      BigInt(code < 0 ? INT_UNKNOWN_RATE : code) |
+      (BigInt(Math.floor(hop.tsPs / 1000) % 2 ** INT_TIME_BITS) << 3n) |
+      (BigInt(Math.floor(hop.txBytes / INT_BYTE_UNIT) % 2 ** INT_BYTES_BITS) << 27n) |
+      (BigInt(Math.floor(hop.qlenBytes / INT_QLEN_UNIT) % 2 ** INT_QLEN_BITS) << 47n);
+    view.setUint32(at + 8 * i, Number(word & 0xffff_ffffn));
+    view.setUint32(at + 8 * i + 4, Number(word >> 32n));
+  });
+  view.setUint16(at + 8 * INT_MAX_HOPS, frame.int.length);
+}
+
+/** One hop of an INT header as its bytes hold it (`decodeIntHeader`). */
+export interface IntHopBytes {
+  /** `IntHop::lineRateValues` index, 7 for a rate not in that table. */
+  lineRateCode: number;
+  timeNs: number;
+  txBytes: number;
+  qlenBytes: number;
+}
+
+/** Where an encoded data or ACK frame's INT header starts: after Ethernet, IPv4, UDP, BTH and its transport headers. */
+export function intHeaderOffset(frame: Frame): number {
+  const transport = frame.kind === FrameKind.ack ? AETH_BYTES + (frame.opcode === Opcode.atomicAcknowledge ? ATOMIC_ACK_ETH_BYTES : 0) : extensionBytes(frame.opcode);
+  return ETHERNET_BYTES + IPV4_BYTES + UDP_BYTES + BTH_BYTES + transport;
+}
+
+/** Reads back a hops-mode INT header written by `encodeFrame` at `offset` of `packet` (pcap readers, tests). */
+export function decodeIntHeader(packet: Uint8Array, offset: number): IntHopBytes[] {
+  const view = new DataView(packet.buffer, packet.byteOffset, packet.byteLength);
+  const count = view.getUint16(offset + 8 * INT_MAX_HOPS);
+  const hops: IntHopBytes[] = [];
+  for (let i = 0; i < Math.min(count, INT_MAX_HOPS); i++) {
+    const word = BigInt(view.getUint32(offset + 8 * i)) | (BigInt(view.getUint32(offset + 8 * i + 4)) << 32n);
+    hops.push({
+      lineRateCode: Number(word & 7n),
+      timeNs: Number((word >> 3n) & BigInt(2 ** INT_TIME_BITS - 1)),
+      txBytes: Number((word >> 27n) & BigInt(2 ** INT_BYTES_BITS - 1)) * INT_BYTE_UNIT,
+      qlenBytes: Number((word >> 47n) & BigInt(2 ** INT_QLEN_BITS - 1)) * INT_QLEN_UNIT,
+    });
+  }
+  return hops;
 }
 
 /** Ethernet and IPv4 headers for an IP packet of `ipBytes`; Ethernet pads short frames after it (IP lengths do not count the pad). */

@@ -5,7 +5,7 @@
  * closures, and a field path string is built only when a check fails.
  */
 import { bitsExpected, checkCount, checkU64, invalid, isUint } from './check.js';
-import { FrameKind, PFC_PRIORITIES, type Frame } from './frame.js';
+import { FrameKind, INT_MAX_HOPS, IntMode, PFC_PRIORITIES, type Frame } from './frame.js';
 import type { DecodeLimits } from './limits.js';
 import type { LinkBatch } from './messages.js';
 
@@ -64,6 +64,25 @@ export function checkFrame(f: Frame, i: number): void {
   }
   // Decoded frames without the group have it undefined or null, never a default instance.
   if (f.rdma != null) checkRdma(f, i);
+  if (f.intMode !== 0 || f.int.length !== 0 || f.intTsPs !== 0) checkInt(f, i);
+}
+
+/** HPCC's INT header (issue 26): on data and ACK frames, at most `INT_MAX_HOPS` hops, each a safe integer. */
+function checkInt(f: Frame, i: number): void {
+  const at = `Batch.frames[${i}]`;
+  if (!isUint(f.intMode, IntMode.ts)) invalid(`${at}.intMode`, 'an INT mode: 0 (none), 1 (hops, HPCC) or 2 (timestamp, TIMELY)', f.intMode);
+  if (f.intMode !== IntMode.none && f.kind !== FrameKind.data && f.kind !== FrameKind.ack) invalid(`${at}.intMode`, 'an INT header on data and ACK frames only', `kind ${f.kind}`);
+  if (f.int.length > INT_MAX_HOPS) invalid(`${at}.int`, `at most ${INT_MAX_HOPS} hops (HPCC IntHeader::maxHop)`, f.int.length);
+  if (f.int.length !== 0 && f.intMode !== IntMode.hops) invalid(`${at}.int`, 'hops only with intMode 1 (hops)', f.int.length);
+  if (!Number.isSafeInteger(f.intTsPs) || f.intTsPs < 0) checkU64(f.intTsPs, `${at}.intTsPs`);
+  if (f.intTsPs !== 0 && f.intMode !== IntMode.ts) invalid(`${at}.intTsPs`, 'a timestamp only with intMode 2 (timestamp)', f.intTsPs);
+  for (let h = 0; h < f.int.length; h++) {
+    const hop = f.int[h]!;
+    for (const key of ['qlenBytes', 'txBytes', 'tsPs', 'lineRateBps'] as const) {
+      const v = hop[key];
+      if (!Number.isSafeInteger(v) || v < 0) invalid(`${at}.int[${h}].${key}`, 'an integer 0..2^53-1', v);
+    }
+  }
 }
 
 function checkRdma(f: Frame, i: number): void {
