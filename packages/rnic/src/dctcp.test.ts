@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PS_PER_US, Rng } from '@rocelab/sim';
-import { checkDctcpParams, DCTCP_DEFAULTS, DCTCP_RUN_PY, dctcpAck, DctcpRp, type DctcpParams, type DctcpState } from './dctcp.js';
+import { checkDctcpParams, DCTCP_DEFAULTS, DCTCP_KEYS, DCTCP_RUN_PY, dctcpAck, DctcpRp, type DctcpParams, type DctcpState } from './dctcp.js';
 
 const G = 1e9;
 const M = 1e6;
@@ -112,4 +112,14 @@ test('DCTCP property: over random ACK streams the rate stays in [MinRate, line r
     };
     assert.deepEqual(run(), run());
   }
+});
+
+test('DCTCP: an ACK beyond snd_nxt (after a go-back-N rewind) opens a one-packet window, not a negative one', () => {
+  const s: DctcpState = { rateBps: 10 * G, lastUpdateSeq: 5000, cwr: false, highSeq: 0, alpha: 1, ecnCount: 0, batchPackets: 4 };
+  const r = dctcpAck(s, { ackedBytes: 8000, nextSendBytes: 6000, ecnEcho: false }, DCTCP_DEFAULTS, 40 * G, MTU);
+  assert.equal(r.state.batchPackets, 1);
+});
+
+test('DCTCP_KEYS maps every param once', () => {
+  assert.deepEqual(Object.values(DCTCP_KEYS).map((k) => k.param).sort(), Object.keys(DCTCP_DEFAULTS).sort());
 });

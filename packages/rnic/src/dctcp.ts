@@ -32,6 +32,13 @@ export const DCTCP_DEFAULTS: Readonly<DctcpParams> = Object.freeze({
  */
 export const DCTCP_RUN_PY: Readonly<DctcpParams> = Object.freeze({ g: 0.0625, aiRateBps: 615e6, minRateBps: 1e9 });
 
+/** The topology's `nic: {dctcp: {…}}` keys and their units, for the NIC settings loader (DCQCN_KEYS' shape). */
+export const DCTCP_KEYS: Readonly<Record<string, { param: keyof DctcpParams; unit: 'rate' | 'number' }>> = Object.freeze({
+  g: { param: 'g', unit: 'number' },
+  ai: { param: 'aiRateBps', unit: 'rate' },
+  minRate: { param: 'minRateBps', unit: 'rate' },
+});
+
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** Every out-of-range field of `p` (with `lineRateBps`, rates are also checked against the line); empty = accepted. */
@@ -82,7 +89,9 @@ export function dctcpAck(s: DctcpState, fb: Pick<AckFeedback, 'ackedBytes' | 'ne
       const frac = Math.min(1, next.ecnCount / next.batchPackets);
       next.alpha = (1 - p.g) * next.alpha + p.g * frac;
       next.ecnCount = 0;
-      next.batchPackets = Math.floor((sndNxt - ack) / payloadBytes) + 1;
+      // rdma-hw.cc subtracts unsigned: snd_nxt < ack_seq (after a go-back-N rewind) would wrap to
+      // a huge batch there. Never seen in practice; here it counts as nothing in flight.
+      next.batchPackets = Math.floor(Math.max(0, sndNxt - ack) / payloadBytes) + 1;
     }
     next.lastUpdateSeq = sndNxt;
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PS_PER_US, Rng } from '@rocelab/sim';
-import { checkTimelyParams, TIMELY_DEFAULTS, timelyRunPyParams, timelyUpdate, TimelyRp, type TimelyParams, type TimelyState } from './timely.js';
+import { checkTimelyParams, TIMELY_DEFAULTS, TIMELY_KEYS, timelyRunPyParams, timelyUpdate, TimelyRp, type TimelyParams, type TimelyState } from './timely.js';
 
 const G = 1e9;
 const M = 1e6;
@@ -158,4 +158,8 @@ test('TIMELY property: over random RTT traces the rate stays in [MinRate, line r
     };
     assert.deepEqual(run(), run());
   }
+});
+
+test('TIMELY_KEYS maps every param once', () => {
+  assert.deepEqual(Object.values(TIMELY_KEYS).map((k) => k.param).sort(), Object.keys(TIMELY_DEFAULTS).sort());
 });

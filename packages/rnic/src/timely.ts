@@ -54,6 +54,19 @@ export function timelyRunPyParams(lineRateBps: number): TimelyParams {
   return { ...TIMELY_DEFAULTS, aiRateBps: Math.round(lineRateBps / 1000), haiRateBps: Math.round(lineRateBps / 200), minRateBps: 1e9 };
 }
 
+/** The topology's `nic: {timely: {…}}` keys and their units, for the NIC settings loader (DCQCN_KEYS' shape). */
+export const TIMELY_KEYS: Readonly<Record<string, { param: keyof TimelyParams; unit: 'duration' | 'rate' | 'number' | 'integer' }>> = Object.freeze({
+  tLow: { param: 'tLowPs', unit: 'duration' },
+  tHigh: { param: 'tHighPs', unit: 'duration' },
+  minRtt: { param: 'minRttPs', unit: 'duration' },
+  alpha: { param: 'alpha', unit: 'number' },
+  beta: { param: 'beta', unit: 'number' },
+  ai: { param: 'aiRateBps', unit: 'rate' },
+  hai: { param: 'haiRateBps', unit: 'rate' },
+  haiRounds: { param: 'haiRounds', unit: 'integer' },
+  minRate: { param: 'minRateBps', unit: 'rate' },
+});
+
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
