@@ -26,3 +26,6 @@ export * from './segmentation.js';
 export * from './selective-repeat.js';
 export * from './memory-region.js';
 export type { QpOverrides } from './qp-setup.js';
+export type * from './cc.js';
+export * from './timely.js';
+export * from './dctcp.js';
