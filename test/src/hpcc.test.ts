@@ -49,6 +49,27 @@ test('a 4→1 incast under HPCC: one trace hash inproc and as processes, every f
   assert.ok(last < 2_000_000, `last flow done at ${last} ns`);
 });
 
+test('TIMELY and DCTCP on the same incast: one trace hash inproc and as processes, every flow done, the queue held below the uncontrolled run\'s without a pause', () => {
+  const none = join(dir, 'incast-none.yaml');
+  writeFileSync(none, readFileSync(POD, 'utf8').replace('nic: {cc: dcqcn}', 'nic: {cc: dcqcn, dcqcn: {enabled: false}}'));
+  const uncontrolled = run(none, ['--duration', '3ms']);
+  // Measured (seed 7): no congestion control 2,737,806 B and 600 PAUSEs; TIMELY 1,517,378 B (its
+  // T_high of 500 µs lets the queue reach ~2.5 MB of RTT at 40 Gb/s before it cuts: HPCC paper
+  // §2.3), DCTCP 711,330 B; neither pauses.
+  for (const cc of ['timely', 'dctcp']) {
+    const file = withCc(cc);
+    const inproc = run(file, ['--duration', '3ms']);
+    const procs = run(file, ['--duration', '3ms', '--mode', 'procs']);
+    assert.equal(procs.traceHash, inproc.traceHash, cc);
+    assert.deepEqual(procs.flows, inproc.flows, cc);
+    for (const f of inproc.flows) assert.equal(f.status, 'success', `${cc} flow ${f.flow}: ${f.status}`);
+    const peak = inproc.summary.portTotals.peakQueueBytes;
+    assert.ok(peak < 0.7 * uncontrolled.summary.portTotals.peakQueueBytes, `${cc}: peak ${peak} B vs ${uncontrolled.summary.portTotals.peakQueueBytes} B uncontrolled`);
+    assert.equal(inproc.summary.portTotals.pauseFramesSent, 0, `${cc}: pauses`);
+  }
+  assert.ok(uncontrolled.summary.portTotals.pauseFramesSent > 0, 'without congestion control PFC holds the incast');
+});
+
 /** The records of a classic pcap file (rocelab's: little-endian, ns): each frame's bytes. */
 function pcapFrames(file: string): Uint8Array[] {
   const bytes = readFileSync(file);

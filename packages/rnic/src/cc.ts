@@ -8,6 +8,8 @@
 import type { IntHop as WireIntHop } from '@rocelab/wire';
 import { DcqcnReactionPoint } from './dcqcn-rp.js';
 import { HpccRp, type HpccParams, type HpccPath } from './hpcc.js';
+import { TimelyRp } from './timely.js';
+import { DctcpRp } from './dctcp.js';
 import type { NicSettings } from './nic-settings.js';
 
 /** What one ACK tells the sender's congestion control. */
@@ -57,6 +59,9 @@ const sameShape = (h: WireIntHop): IntHop => h;
 void sameShape;
 
 /** What the runtime knows of the pod's paths (third.cc under GLOBAL_T 1: one base RTT and BDP for every QP). */
+/** HPCC ns-3's PACKET_PAYLOAD_SIZE in mix/config.txt: the payload DCTCP's window counts in when no port says otherwise. */
+const DEFAULT_PAYLOAD_BYTES = 1000;
+
 export interface CcPath {
   /** The largest base RTT between two hosts (third.cc `maxRtt`), ps. */
   baseRttPs: number;
@@ -80,21 +85,19 @@ export function windowOf(settings: NicSettings, path: CcPath | null, rateBps: nu
 /**
  * The congestion control `settings.cc` names for a QP on a port of `lineRateBps`, or null for
  * none (DCQCN switched off). `path`: the pod's base RTT and BDP, which HPCC needs (`window.bytes`
- * may stand for the BDP) and TIMELY and DCTCP may.
+ * may stand for the BDP) and TIMELY and DCTCP may. `payloadBytes`: the QP's data bytes per packet,
+ * which DCTCP counts its α window in (HPCC ns-3's m_mtu, PACKET_PAYLOAD_SIZE).
  */
-export function createCongestionControl(settings: NicSettings, lineRateBps: number, path: CcPath | null): CongestionControl | null {
+export function createCongestionControl(settings: NicSettings, lineRateBps: number, path: CcPath | null, payloadBytes = DEFAULT_PAYLOAD_BYTES): CongestionControl | null {
   switch (settings.cc) {
     case 'dcqcn':
       return settings.dcqcn.enabled ? new DcqcnReactionPoint(settings.dcqcn.params, lineRateBps) : null;
     case 'hpcc':
       return new HpccRp(hpccParams(settings, path), lineRateBps, hpccPath(settings, path));
-    // ---- issue 26, TIMELY and DCTCP: wired at merge (packages/rnic/src/timely.ts, dctcp.ts) ----
-    // case 'timely':
-    //   return new TimelyRp(settings.timely, lineRateBps);
-    // case 'dctcp':
-    //   return new DctcpRp(settings.dctcp, lineRateBps);
-    default:
-      throw new Error(`congestion control ${settings.cc} is not built into this NIC yet`);
+    case 'timely':
+      return new TimelyRp(settings.timely, lineRateBps);
+    case 'dctcp':
+      return new DctcpRp(settings.dctcp, lineRateBps, payloadBytes);
   }
 }
 

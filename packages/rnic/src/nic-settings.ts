@@ -15,6 +15,8 @@ import { pauseLoopLatencyPs, readField, serializationPs, vendorHeadroomBytes, ty
 import { localAckTimeoutPs } from './aeth.js';
 import type { CcKind } from './cc.js';
 import { HPCC_DEFAULTS, type HpccParams } from './hpcc.js';
+import { TIMELY_DEFAULTS, TIMELY_KEYS, checkTimelyParams, type TimelyParams } from './timely.js';
+import { DCTCP_DEFAULTS, DCTCP_KEYS, checkDctcpParams, type DctcpParams } from './dctcp.js';
 import { checkDcqcnParams, dcqcnDefaults, type DcqcnParams, type DcqcnVariant } from './dcqcn-params.js';
 import {
   ACK_EVERY,
@@ -112,6 +114,10 @@ export interface NicSettings {
    * W_AI·8/T with the pod's base RTT T (the paper's window and rate are one: W = R·T).
    */
   hpcc: HpccParams & { waiBytes: number | null };
+  /** TIMELY's parameters (`timely:`; HPCC ns-3's rdma-hw.cc attribute defaults, PHYSICS §10). */
+  timely: TimelyParams;
+  /** DCTCP over RoCE's parameters (`dctcp:`; mix/config.txt EWMA_GAIN, DCTCP_RATE_AI, MIN_RATE; PHYSICS §11). */
+  dctcp: DctcpParams;
   /**
    * HAS_WIN: a QP may have at most `bytes` in flight (null: the pod's largest bandwidth-delay
    * product, third.cc `maxBdp` under GLOBAL_T 1), scaled by rate / line rate with `varWin`
@@ -237,6 +243,18 @@ export const nicConfigSchema = {
         varWin: { type: 'boolean', description: 'scale the window with the rate (HPCC VAR_WIN)' },
       },
     },
+    timely: {
+      type: 'object',
+      additionalProperties: false,
+      description: `TIMELY {${Object.keys(TIMELY_KEYS).join(', ')}}`,
+      properties: Object.fromEntries(Object.entries(TIMELY_KEYS).map(([key, d]) => [key, SCHEMA_OF[d.unit]])),
+    },
+    dctcp: {
+      type: 'object',
+      additionalProperties: false,
+      description: `DCTCP over RoCE {${Object.keys(DCTCP_KEYS).join(', ')}}`,
+      properties: Object.fromEntries(Object.entries(DCTCP_KEYS).map(([key, d]) => [key, SCHEMA_OF[d.unit]])),
+    },
     dcqcn: {
       type: 'object',
       additionalProperties: false,
@@ -295,11 +313,15 @@ export function nicProfileSettings(profile: Profile, timing: Timing, port: NicPo
     atomicReplyCache: true,
     cc: 'dcqcn',
     hpcc: { ...HPCC_DEFAULTS, waiBytes: null },
+    timely: { ...TIMELY_DEFAULTS },
+    dctcp: { ...DCTCP_DEFAULTS },
     window: { enabled: false, bytes: null, varWin: true },
   };
 }
 
 type Raw = Record<string, unknown>;
+/** `applyLayer`'s field reader: the parsed value, or undefined with a problem recorded. */
+type ParseField = (field: string, value: unknown, fn: (v: never) => unknown) => unknown;
 
 /** Profile, then `defaults.nic`, then the host's `nic:` — each field overrides. */
 export function resolveNicSettings(
@@ -415,6 +437,8 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
       varWin: (win.varWin as boolean | undefined) ?? w.varWin,
     };
   }
+  s.timely = paramsOf('timely', raw.timely as Raw | undefined, TIMELY_KEYS, s.timely, units, parse, written);
+  s.dctcp = paramsOf('dctcp', raw.dctcp as Raw | undefined, DCTCP_KEYS, s.dctcp, units, parse, written);
   const dcqcn = raw.dcqcn as Raw | undefined;
   if (dcqcn !== undefined) {
     s.dcqcn.enabled = (dcqcn.enabled as boolean | undefined) ?? s.dcqcn.enabled;
@@ -444,12 +468,32 @@ function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[], wr
   if (s.cc === 'hpcc' && written.ackEvery === undefined) s.ackEvery = 1;
   if (s.hpcc.waiBytes === null && s.hpcc.aiBps > port.in.rateBps) problems.push({ field: 'hpcc.wai', expected: `an additive increase no faster than the port (${port.in.rateBps / 1e9} Gb/s)`, actual: s.hpcc.aiBps });
   if (s.hpcc.minRateBps > port.in.rateBps) problems.push({ field: 'hpcc.minRate', expected: `a minimum rate no faster than the port (${port.in.rateBps / 1e9} Gb/s)`, actual: s.hpcc.minRateBps });
-  // ---- issue 26: TIMELY and DCTCP come from another part of the issue; the lead removes this refusal when wiring them (cc.ts). ----
-  if (s.cc === 'timely' || s.cc === 'dctcp') problems.push({ field: 'cc', expected: 'dcqcn or hpcc (timely and dctcp are not built into this NIC yet)', actual: s.cc });
+  // TIMELY and DCTCP react to every ACK (mix/config.txt L2_ACK_INTERVAL 1); DCTCP's α is the
+  // fraction of ACKs that echo a mark, which coalescing would skew.
+  if ((s.cc === 'timely' || s.cc === 'dctcp') && written.ackEvery === undefined) s.ackEvery = 1;
+  for (const [name, keys, found] of [['timely', TIMELY_KEYS, checkTimelyParams(s.timely, port.in.rateBps)], ['dctcp', DCTCP_KEYS, checkDctcpParams(s.dctcp, port.in.rateBps)]] as const) {
+    const userKey = new Map(Object.entries(keys).map(([key, d]) => [d.param as string, key]));
+    for (const p of found) problems.push({ field: `${name}.${userKey.get(p.field) ?? p.field}`, expected: p.expected, actual: written[`${name}.${p.field}`] ?? p.actual });
+  }
   const pfc = s.pfc;
   if (pfc.xoffBytes > pfc.bufferBytes) problems.push({ field: 'xoffBytes', expected: `an XOFF threshold within the receive buffer (≤ ${pfc.bufferBytes} B)`, actual: pfc.xoffBytes });
   else if (pfc.xonBytes >= pfc.xoffBytes) problems.push({ field: 'xonBytes', expected: `an XON threshold below XOFF (< ${pfc.xoffBytes} B)`, actual: pfc.xonBytes });
   if (!(pfc.drainBps > 0)) problems.push({ field: 'drainRate', expected: 'a drain rate > 0', actual: pfc.drainBps });
   if (s.selectiveRepeat.rtoLowPs > s.selectiveRepeat.rtoHighPs) problems.push({ field: 'selectiveRepeat.rtoLow', expected: `a low timeout no longer than rtoHigh (${s.selectiveRepeat.rtoHighPs / 1e6} us)`, actual: s.selectiveRepeat.rtoLowPs });
   if (pfc.watchdog.minorPs > pfc.watchdog.criticalPs) problems.push({ field: 'watchdog.minor', expected: 'a minor timeout no longer than the critical one', actual: pfc.watchdog.minorPs });
+}
+
+/** A `timely:` or `dctcp:` object over the profile's parameters: each key in file units, parsed by its unit. */
+function paramsOf<P extends object>(name: string, raw: Raw | undefined, keys: Readonly<Record<string, { param: keyof P; unit: string }>>, current: P, units: UnitParsers, parse: ParseField, written: Record<string, unknown>): P {
+  if (raw === undefined) return current;
+  const params: Record<string, unknown> = { ...(current as Record<string, unknown>) };
+  for (const [key, { param, unit }] of Object.entries(keys)) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    const parser = unit === 'duration' ? units.duration : unit === 'rate' ? units.rate : (v: unknown) => v;
+    const parsed = parse(`${name}.${key}`, value, parser as (v: never) => unknown);
+    if (parsed !== undefined) params[param as string] = parsed;
+    written[`${name}.${String(param)}`] = value;
+  }
+  return params as P;
 }

@@ -114,7 +114,7 @@ function newSender(host: string, config: QpConfig, out: LinkDirectionConfig, end
       ...(o?.maxRdAtomic == null ? {} : { maxRdAtomic: o.maxRdAtomic }),
       ...selectiveRepeatOf(host, config, end),
     }),
-    rp: createCongestionControl(s, out.rateBps, config.ccPath ?? null),
+    rp: createCongestionControl(s, out.rateBps, config.ccPath ?? null, Math.min(out.mtu, o?.mtu ?? Infinity)),
     ...unpaced(config.dscpMap[end.dscp]!),
     messages: new Map(),
     probe: end.probe,

@@ -34,14 +34,6 @@ function importOf(o: { config?: string; topology?: string; flow?: string; trace?
   return hpccToPod({ config, topology, flows, trace, name: 'mix', resolvedFrom: 'found in a test' });
 }
 
-/** The keys other helpers of issue 26 add, removed so the pod loads with this branch's schema (recheck after merge). */
-function withoutNewKeys(pod: Record<string, unknown>): Record<string, unknown> {
-  const copy = structuredClone(pod) as { defaults: { nic: Record<string, unknown>; switch: Record<string, unknown> }; workloads?: Array<Record<string, unknown>> };
-  for (const k of ['cc', 'hpcc', 'timely', 'dctcp', 'window']) delete copy.defaults.nic[k];
-  delete copy.defaults.switch.ecmpOrder;
-  for (const w of copy.workloads ?? []) delete w.udpPorts;
-  return copy as unknown as Record<string, unknown>;
-}
 
 function refused(fn: () => unknown, match: { file?: string; line?: number; key: string; value?: string; expected: RegExp }): void {
   assert.throws(fn, (err: unknown) => {
@@ -217,7 +209,7 @@ test('the example imports: ids, addresses, roles, links, settings, flows; the po
   assert.match(yaml, /# CC_MODE 3, config\.txt:15/);
   assert.match(yaml, /--duration 4s/);
   assert.match(yaml, /  - \{name: n01, role: host, ip: 11\.0\.1\.1\}/);
-  const spec = topologyFromData(withoutNewKeys(pod), 'mix.yaml');
+  const spec = topologyFromData(pod, 'mix.yaml');
   assert.equal(spec.nodes.length, 66);
   assert.equal(spec.nodes[1]!.name, 'n01');
   assert.equal(spec.workloads.length, 2);
@@ -236,17 +228,17 @@ test('CC_MODE maps to cc and its parameters; DCQCN takes its keys in µs', () =>
   assert.equal(back0.workloads[0]!.messageBytes, 4000);
   assert.equal(nic({ L2_ACK_INTERVAL: '4000' }).ackEvery, 4);
   // The DCQCN pod loads as it is (no key of another helper in it but cc and window).
-  topologyFromData(withoutNewKeys(importOf({ config: edit({ CC_MODE: '1' }) }).pod));
+  topologyFromData(importOf({ config: edit({ CC_MODE: "1" }) }).pod);
 });
 
 test('error rates, LINK_DOWN and per-switch settings', () => {
   const lossy = importOf({ config: edit({ ERROR_RATE_PER_LINK: '0.001' }), topology: TOPOLOGY.replace('0 2 100Gbps 0.001ms 0', '0 2 100Gbps 0.001ms 0.01') }).pod as { defaults: { link: Record<string, unknown> }; links: Array<Record<string, unknown>> };
   assert.deepEqual(lossy.defaults.link.impairments, { loss: 0.001 });
   assert.deepEqual(lossy.links[1]!.impairments, { a_to_b: { loss: 0.01 }, b_to_a: { loss: 0.01 } });
-  topologyFromData(withoutNewKeys(lossy as unknown as Record<string, unknown>));
+  topologyFromData(lossy as unknown as Record<string, unknown>);
   const down = importOf({ config: edit({ LINK_DOWN: '50 0 2' }) }).pod;
   assert.deepEqual(down.faults, [{ at: '2000050us', kind: 'linkDown', link: 'n00:p02' }]);
-  topologyFromData(withoutNewKeys(down));
+  topologyFromData(down);
   const off = importOf({ config: edit({ ENABLE_QCN: '0', BUFFER_SIZE: '12' }) }).pod as { defaults: { switch: Record<string, unknown> } };
   assert.deepEqual(off.defaults.switch.ecn, { enabled: false, kmin: '400KB', kmax: '1600KB', pmax: 0.2 });
   assert.equal(off.defaults.switch.bufferBytes, '12MiB');
@@ -276,7 +268,7 @@ test('fat.txt: a Clos of ToRs, leaves and spines; mixed-rate switches take the E
   );
   const yaml = importOf({ config: edit(maps), topology: text('fat.txt'), flow: '0\n', trace: '1\n320\n' }).yaml;
   assert.match(yaml, /--pcap-ports n320:p01,n320:p02,.*n320:p20\n/);
-  assert.equal(topologyFromData(withoutNewKeys(pod)).nodes.length, 376);
+  assert.equal(topologyFromData(pod).nodes.length, 376);
 });
 
 test('what rocelab cannot honour is refused with the key, its line and value, and what was expected', () => {
