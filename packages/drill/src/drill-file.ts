@@ -364,6 +364,16 @@ function checkExpectation(item: RawDrill['expect'][number], i: number, file: str
   for (const key of ['within', 'stall']) checkWith(key, (x) => parseDuration(x as string), 'a duration like 1us, 2.5ms');
   if (item.kind === 'probeLatency') for (const key of ['min', 'max']) checkWith(key, (x) => parseDuration(x as string), 'a duration like 1us, 2.5ms');
   if (item.kind === 'flowGoodput') for (const key of ['min', 'max']) checkWith(key, goodputRate, 'a rate like 40G, 500M, or 0');
+  const sizes = item.flows as { minBytes?: unknown; maxBytes?: unknown } | undefined;
+  for (const key of ['minBytes', 'maxBytes'] as const) {
+    const v = sizes?.[key];
+    if (v === undefined) continue;
+    try {
+      parseBytes(v as string | number);
+    } catch {
+      add(`flows.${key}`, 'a message size like 200KB or 1MiB', v, 'value');
+    }
+  }
   if (item.kind === 'queueDepth') {
     for (const key of ['min', 'max']) checkWith(key, (x) => parseBytes(x as string | number), 'a size like 100KB or 1MiB');
     const [n, port] = String(item.queue).split(':');

@@ -12,6 +12,9 @@ const rate = { type: ['integer', 'string'], description: 'a rate like 40G or 500
 const name = { type: 'string', pattern: '^[a-z][a-z0-9-]*$', description: "a name: lowercase letters, digits and '-'" };
 const hosts = { anyOf: [name, { type: 'array', minItems: 1, items: name }], description: 'a host name or a list of them' };
 const flows = object('a flow selector {from?, to?}: hosts sending, hosts receiving', { from: hosts, to: hosts });
+const size = { type: ['integer', 'string'], description: 'a message size: bytes, or a string like 200KB' };
+/** FCT expectations select messages, by their hosts and (issue 26: "short flows") by their size. */
+const messages = object('a message selector {from?, to?, minBytes?, maxBytes?}: hosts sending, hosts receiving, sizes from minBytes up to maxBytes (inclusive)', { from: hosts, to: hosts, minBytes: size, maxBytes: size });
 const nodes = {
   anyOf: [name, { type: 'array', minItems: 1, items: name }, object('a role {role}', { role: { enum: ['host', 'tor', 'leaf', 'spine', 'switch'], description: 'a node role' } }, ['role'])],
   description: 'a node, a list of nodes, or {role: tor|leaf|spine|host|switch}',
@@ -101,12 +104,12 @@ export const EXPECTATION_KINDS = {
     summary: "the selected flows' goodput in variantA over that in variantB",
   },
   fctSlowdown: {
-    keys: { flows, percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, min: { type: 'number', minimum: 0, description: 'a slowdown' }, max: { type: 'number', minimum: 0, description: 'a slowdown' } },
+    keys: { flows: messages, percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, min: { type: 'number', minimum: 0, description: 'a slowdown' }, max: { type: 'number', minimum: 0, description: 'a slowdown' } },
     required: ['flows', 'percentile'],
     summary: "a percentile of the selected messages' FCT slowdown (FCT over the ideal FCT, fct.csv; one not completed counts as infinitely slow)",
   },
   fctSlowdownRatio: {
-    keys: { variantA: name, variantB: name, flows, percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, min: { type: 'number', minimum: 0, description: 'a ratio' }, max: { type: 'number', minimum: 0, description: 'a ratio' } },
+    keys: { variantA: name, variantB: name, flows: messages, percentile: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'a percentile in (0, 100]' }, min: { type: 'number', minimum: 0, description: 'a ratio' }, max: { type: 'number', minimum: 0, description: 'a ratio' } },
     required: ['variantA', 'variantB', 'flows', 'percentile'],
     summary: "a percentile of the selected messages' FCT slowdown in variantA over that in variantB",
   },

@@ -188,6 +188,17 @@ test('fctSlowdown and fctSlowdownRatio: nearest-rank percentiles of the selected
   assert.equal(check({ kind: 'fctSlowdown', flows: { from: 'h2' }, percentile: 50, max: 5 }, a).measured, 'no such message in fct.csv');
 });
 
+test('fctSlowdown selects messages by size too: "short flows" are those up to maxBytes, bounds inclusive', () => {
+  // Sizes 100 kB … 1 MB in steps of 100 kB, slowdown = size in units of 100 kB (1 … 10).
+  const rows = Array.from({ length: 10 }, (_, i) => ({ ...fct('h1', 'h2', i + 1), sizeBytes: (i + 1) * 100_000 }));
+  const v = variant('a', { 'fct.csv': rows });
+  const short = check({ kind: 'fctSlowdown', flows: { maxBytes: '200KB' }, percentile: 100, max: 5 }, v);
+  assert.deepEqual([short.pass, short.value, short.measured], [true, 2, '2× (2 messages)']);
+  const long = check({ kind: 'fctSlowdown', flows: { minBytes: 500_000, maxBytes: '700KB' }, percentile: 50, max: 5 }, v);
+  assert.deepEqual([long.value, long.measured], [6, '6× (3 messages)']);
+  assert.match(long.description, /of 500000 to 700KB/);
+});
+
 test('probeLatency of the probes some hosts send: the others do not count', () => {
   const rows: ProbeRow[] = [...[1, 2, 3].map((rtt) => ({ ...probe(10, rtt), from: 'h1' })), ...[100, 200, 300].map((rtt) => ({ ...probe(10, rtt), from: 'h3' }))];
   const v = variant('a', { 'probes.csv': rows });

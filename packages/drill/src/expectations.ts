@@ -330,10 +330,11 @@ function goodputs(e: Expectation, v: VariantData, during: string): Array<{ flow:
 }
 
 function selection(e: Expectation): string {
-  const sel = e.raw.flows as { from?: unknown; to?: unknown };
+  const sel = e.raw.flows as { from?: unknown; to?: unknown; minBytes?: string | number; maxBytes?: string | number };
   const from = asList(sel.from);
   const to = asList(sel.to);
-  return `flows${from ? ` from ${from.join(', ')}` : ''}${to ? ` to ${to.join(', ')}` : ''}`;
+  const sizes = sel.minBytes === undefined && sel.maxBytes === undefined ? '' : ` of ${sel.minBytes ?? 0} to ${sel.maxBytes ?? 'any size'}${typeof sel.maxBytes === 'number' ? ' B' : ''}`;
+  return `flows${from ? ` from ${from.join(', ')}` : ''}${to ? ` to ${to.join(', ')}` : ''}${sizes}`;
 }
 
 function flowGoodput(e: Expectation, v: VariantData): ExpectationOutcome {
@@ -360,11 +361,13 @@ function goodputRatio(e: Expectation, va: RatioOperand, vb: RatioOperand): Expec
 
 /** FCT slowdowns of the selected messages, sorted; one not completed is infinitely slow. */
 function slowdowns(e: Expectation, v: VariantData): number[] {
-  const sel = e.raw.flows as { from?: unknown; to?: unknown };
+  const sel = e.raw.flows as { from?: unknown; to?: unknown; minBytes?: string | number; maxBytes?: string | number };
   const from = asList(sel.from);
   const to = asList(sel.to);
+  const minBytes = sel.minBytes === undefined ? 0 : parseBytes(sel.minBytes);
+  const maxBytes = sel.maxBytes === undefined ? Infinity : parseBytes(sel.maxBytes);
   return (v.tables['fct.csv'] ?? [])
-    .filter((r: FctRow) => (from === null || from.includes(r.from)) && (to === null || to.includes(r.to)))
+    .filter((r: FctRow) => (from === null || from.includes(r.from)) && (to === null || to.includes(r.to)) && r.sizeBytes >= minBytes && r.sizeBytes <= maxBytes)
     .map((r) => r.slowdown ?? Infinity)
     .sort((x, y) => x - y);
 }
