@@ -52,28 +52,26 @@ export function hpccNic(r: ConfigReader, topo: HpccTopology): NicImport {
   if (cc === 'hpcc') {
     if (r.entry('RATE_AI') === undefined) r.refuse('RATE_AI', 'a rate: HPCC\'s additive increase (third.cc has no default)');
     const raiBps = r.get<number>('RATE_AI', 0);
-    const waiBytes = Math.floor((raiBps * maxRttNs) / 1e9 / 8);
-    nic.hpcc = { eta: r.get<number>('U_TARGET', 0.95), maxStage: r.get<number>('MI_THRESH', 5), wai: waiBytes, fastReact: r.get('FAST_REACT', true), multiRate: r.get('MULTI_RATE', true), sampleFeedback: r.get('SAMPLE_FEEDBACK', false) };
+    nic.hpcc = { eta: r.get<number>('U_TARGET', 0.95), maxStage: r.get<number>('MI_THRESH', 5), wai: rateText(raiBps), fastReact: r.get('FAST_REACT', true), multiRate: r.get('MULTI_RATE', true), sampleFeedback: r.get('SAMPLE_FEEDBACK', false) };
     r.note(
       [...P, 'hpcc'],
-      `HPCC (rdma-hw.cc UpdateRateHp): eta ← ${r.where('U_TARGET')}; maxStage ← ${r.where('MI_THRESH')}; fastReact ← ${r.where('FAST_REACT')}; multiRate ← ${r.where('MULTI_RATE')}; sampleFeedback ← ${r.where('SAMPLE_FEEDBACK')}; wai = RATE_AI × maxRtt / 8 = ${raiBps} b/s × ${maxRttNs} ns / 8 = ${waiBytes} B (${r.where('RATE_AI')}: the simulator adds m_rai to the rate, and its window is rate × T with T = maxRtt, third.cc main)`,
+      `HPCC (rdma-hw.cc UpdateRateHp): eta ← ${r.where('U_TARGET')}; maxStage ← ${r.where('MI_THRESH')}; fastReact ← ${r.where('FAST_REACT')}; multiRate ← ${r.where('MULTI_RATE')}; sampleFeedback ← ${r.where('SAMPLE_FEEDBACK')}; wai ← ${r.where('RATE_AI')} (a rate: the simulator adds m_rai to the reference rate per update; the paper's W_AI in bytes is that rate × T, T = maxRtt ${maxRttNs} ns, third.cc main)`,
     );
     const multi = r.get<number>('INT_MULTI', 1);
     if (multi !== 1) r.approx('INT_MULTI', [...P, 'hpcc'], `rocelab's INT carries exact queue lengths and byte counts; the simulator counts them in units of ${multi} B (IntHop::multi)`);
   }
   if (cc === 'timely') {
-    nic.timely = { ai: rate('RATE_AI') };
-    r.note([...P, 'timely'], `TIMELY (rdma-hw.cc UpdateRateTimely): ai ← ${r.where('RATE_AI')}; config.txt has no key for TimelyAlpha, TimelyBeta, TimelyTLow, TimelyTHigh or TimelyMinRtt, so the profile's values (rdma-hw.cc attribute defaults) apply; hyper-additive step ${r.where('RATE_HAI')} after 5 rounds`);
+    nic.timely = { ai: rate('RATE_AI'), hai: rate('RATE_HAI'), minRate: rateText(r.get<number>('MIN_RATE', 100e6)) };
+    r.note([...P, 'timely'], `TIMELY (rdma-hw.cc UpdateRateTimely): ai ← ${r.where('RATE_AI')}; hai ← ${r.where('RATE_HAI')} (once m_incStage reaches 5, rdma-hw.cc UpdateRateTimely); minRate ← ${r.where('MIN_RATE')}; config.txt has no key for TimelyAlpha, TimelyBeta, TimelyTLow, TimelyTHigh or TimelyMinRtt, so the profile's values (rdma-hw.cc attribute defaults) apply`);
   }
   if (cc === 'dctcp') {
-    nic.dctcp = { g: r.get<number>('EWMA_GAIN', 0), ai: rateText(r.get<number>('DCTCP_RATE_AI', 1e9)) };
-    r.note([...P, 'dctcp'], `DCTCP (rdma-hw.cc UpdateRateDctcp): g ← ${r.where('EWMA_GAIN')}; ai ← ${r.where('DCTCP_RATE_AI')}`);
+    nic.dctcp = { g: r.get<number>('EWMA_GAIN', 0), ai: rateText(r.get<number>('DCTCP_RATE_AI', 1e9)), minRate: rateText(r.get<number>('MIN_RATE', 100e6)) };
+    r.note([...P, 'dctcp'], `DCTCP (rdma-hw.cc HandleAckDctcp): g ← ${r.where('EWMA_GAIN')}; ai ← ${r.where('DCTCP_RATE_AI')}; minRate ← ${r.where('MIN_RATE')}`);
   }
   const hasWin = r.get<number>('HAS_WIN', 1) !== 0;
   if (hasWin && r.get<number>('GLOBAL_T', 1) !== 1) r.refuse('GLOBAL_T', '1: rocelab\'s window `bytes: auto` is the largest BDP over host pairs (GLOBAL_T 0 gives each pair its own)');
-  nic.window = hasWin ? { enabled: true, bytes: 'auto' } : { enabled: false };
-  r.note([...P, 'window'], `${r.where('HAS_WIN')}; ${r.where('GLOBAL_T')} (third.cc ScheduleFlowInputs: win = maxBdp); ${r.where('VAR_WIN')}`);
-  if (hasWin && cc === 'hpcc' && !r.get('VAR_WIN', false)) r.approx('VAR_WIN', [...P, 'window'], 'VAR_WIN 0 keeps the window at its maximum whatever the rate; rocelab\'s HPCC window follows its rate (VAR_WIN 1)');
+  nic.window = hasWin ? { enabled: true, bytes: 'auto', varWin: r.get('VAR_WIN', false) } : { enabled: false };
+  r.note([...P, 'window'], `${r.where('HAS_WIN')}; ${r.where('GLOBAL_T')} (third.cc ScheduleFlowInputs: win = maxBdp); varWin ← ${r.where('VAR_WIN')} (rdma-queue-pair.cc GetWin: the window scaled by rate / line rate)`);
 
   const ackInterval = r.get<number>('L2_ACK_INTERVAL', 0);
   if (ackInterval === 0) r.refuse('L2_ACK_INTERVAL', 'an ACK interval in bytes ≥ 1 (0 sends no ACK: rdma-hw.cc "shouldn\'t receive ack")');

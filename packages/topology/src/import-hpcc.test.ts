@@ -195,8 +195,8 @@ test('the example imports: ids, addresses, roles, links, settings, flows; the po
   assert.equal(hpccMaxRttNs(parseHpccTopology(TOPOLOGY, 't'), 1000), 4160);
   assert.deepEqual(p.defaults.nic, {
     cc: 'hpcc',
-    hpcc: { eta: 0.95, maxStage: 0, wai: 26, fastReact: true, multiRate: false, sampleFeedback: false },
-    window: { enabled: true, bytes: 'auto' },
+    hpcc: { eta: 0.95, maxStage: 0, wai: '50M', fastReact: true, multiRate: false, sampleFeedback: false },
+    window: { enabled: true, bytes: 'auto', varWin: true },
     ackEvery: 1,
     recovery: 'goBackN',
   });
@@ -220,8 +220,8 @@ test('CC_MODE maps to cc and its parameters; DCQCN takes its keys in µs', () =>
   const dcqcn = nic({ CC_MODE: '1' });
   assert.equal(dcqcn.cc, 'dcqcn');
   assert.deepEqual(dcqcn.dcqcn, { alphaPeriod: '1us', rateDecreasePeriod: '4us', rateIncreaseTimer: '900us', g: 0.00390625, fastRecoverySteps: 1, aiRate: '50M', haiRate: '100M', minRate: '100M', clampTargetRate: false });
-  assert.deepEqual(nic({ CC_MODE: '8' }).dctcp, { g: 0.00390625, ai: '1G' });
-  assert.deepEqual(nic({ CC_MODE: '7' }).timely, { ai: '50M' });
+  assert.deepEqual(nic({ CC_MODE: '8' }).dctcp, { g: 0.00390625, ai: '1G', minRate: '100M' });
+  assert.deepEqual(nic({ CC_MODE: '7' }).timely, { ai: '50M', hai: '100M', minRate: '100M' });
   assert.deepEqual(nic({ HAS_WIN: '0' }).window, { enabled: false });
   const back0 = importOf({ config: edit({ L2_BACK_TO_ZERO: '1' }) }).pod as { defaults: { nic: Record<string, unknown> }; workloads: Array<Record<string, unknown>> };
   assert.equal(back0.defaults.nic.recovery, 'goBack0');
