@@ -225,7 +225,7 @@ export class TraceRecorder {
             ctx.ports[port]!.name,
             p,
             queueBytes,
-            sw.mmu.groupLimit(p),
+            sw.mmu.groupLimit(p, port),
             ingress,
             sw.mmu.headroomBytes(port, p),
             (paused >> p) & 1,

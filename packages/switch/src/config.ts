@@ -10,6 +10,7 @@
  * nodes:
  *   - {name: tor1, role: tor, switch: {losslessFlood: drop, xoffBytes: 200KB, xonBytes: 190KB, ecmpSeed: 7}}
  *   - {name: spine1, role: spine, switch: {ecn: {enabled: false}}}
+ *   - {name: tor2, role: tor, switch: {ecn: {byRate: [{rate: 25G, kmin: 100KB, kmax: 400KB, pmax: 0.2}]}, alphaByRate: [{rate: 50G, alpha: 0.25}]}}
  *   - {name: leaf1, role: leaf, switch: {losslessPriorities: [3, 4], dscpMap: {34: 4}, tagger: {lossless: [3, 4], beyond: {lossy: 0}}}}
  * ```
  */
@@ -21,6 +22,7 @@ import type { WatchdogAction } from './pfc-watchdog.js';
 
 const BYTES = { type: ['integer', 'string'], description: 'a size in bytes: an integer or a string like 64KB or 1MiB' } as const;
 const DURATION = { type: 'string', description: 'a duration like 200ms, 1ms or 500us' } as const;
+const RATE = { type: ['string', 'number'], description: 'a link rate like 25G or 100G' } as const;
 const PRIORITY_LIST = { type: 'array', items: { type: 'integer' }, description: 'a list of priorities 0..7' } as const;
 /** HPCC's `m_ecmpSeed` is a uint32_t; rocelab's hash takes the same range. */
 const ECMP_SEED = 'an ECMP hash seed: an integer in 0..4294967295';
@@ -33,6 +35,17 @@ export const switchConfigSchema = {
   properties: {
     bufferBytes: BYTES,
     alpha: { type: 'number', description: 'a dynamic-threshold factor α > 0, e.g. 0.125' },
+    alphaByRate: {
+      type: 'array',
+      description: 'the α of each ingress port by its link rate [{rate, alpha}] (HPCC ns-3 pfc_a_shift); other ports take alpha',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        description: 'an ingress port rate and its α {rate, alpha}',
+        properties: { rate: RATE, alpha: { type: 'number', description: 'a dynamic-threshold factor α > 0' } },
+        required: ['rate', 'alpha'],
+      },
+    },
     reserveBytes: BYTES,
     cableMeters: { type: 'number', description: 'a cable length in metres ≥ 0' },
     headroomBytes: BYTES,
@@ -65,6 +78,17 @@ export const switchConfigSchema = {
         kmax: BYTES,
         pmax: { type: 'number', description: 'a probability 0..1' },
         markNonEct: { type: 'boolean' },
+        byRate: {
+          type: 'array',
+          description: 'Kmin, Kmax and Pmax of each egress port by its link rate [{rate, kmin, kmax, pmax}] (HPCC ns-3 KMIN_MAP/KMAX_MAP/PMAX_MAP); other ports take kmin, kmax, pmax',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            description: 'an egress port rate and its RED thresholds {rate, kmin, kmax, pmax}',
+            properties: { rate: RATE, kmin: BYTES, kmax: BYTES, pmax: { type: 'number', description: 'a probability 0..1' } },
+            required: ['rate', 'kmin', 'kmax', 'pmax'],
+          },
+        },
       },
     },
     ecmpHash: { enum: ['rocelab', 'hpcc-ns3'], description: 'rocelab or hpcc-ns3' },
@@ -146,6 +170,13 @@ function applyLayer(s: SwitchSettings, raw: Raw, units: UnitParsers, problems: S
   };
   set('bufferBytes', parse('bufferBytes', raw.bufferBytes, units.bytes, positive('a buffer size in bytes')));
   set('alpha', parse('alpha', raw.alpha, Number, (v) => (v > 0 && Number.isFinite(v) ? null : 'a dynamic-threshold factor α > 0, e.g. 0.125')));
+  const alphaByRate = raw.alphaByRate as Raw[] | undefined;
+  if (alphaByRate !== undefined) {
+    s.alphaByRate = alphaByRate.map((e, i) => ({
+      rateBps: parse(`alphaByRate[${i}].rate`, e.rate, units.rate, positive('a link rate')) ?? 0,
+      alpha: parse(`alphaByRate[${i}].alpha`, e.alpha, Number, (v) => (v > 0 && Number.isFinite(v) ? null : 'a dynamic-threshold factor α > 0, e.g. 0.25')) ?? s.alpha,
+    }));
+  }
   set('reserveBytes', parse('reserveBytes', raw.reserveBytes, units.bytes));
   set('cableMeters', parse('cableMeters', raw.cableMeters, Number, (v) => (v >= 0 ? null : 'a cable length in metres ≥ 0')));
   set('headroomBytes', parse('headroomBytes', raw.headroomBytes, units.bytes, positive('a headroom in bytes')));
@@ -175,6 +206,15 @@ function applyLayer(s: SwitchSettings, raw: Raw, units: UnitParsers, problems: S
       pmax: parse('ecn.pmax', ecn.pmax, units.probability) ?? s.ecn.pmax,
       markNonEct: (ecn.markNonEct as boolean | undefined) ?? s.ecn.markNonEct,
     };
+    const byRate = ecn.byRate as Raw[] | undefined;
+    if (byRate !== undefined) {
+      s.ecnByRate = byRate.map((e, i) => ({
+        rateBps: parse(`ecn.byRate[${i}].rate`, e.rate, units.rate, positive('a link rate')) ?? 0,
+        kminBytes: parse(`ecn.byRate[${i}].kmin`, e.kmin, units.bytes) ?? 0,
+        kmaxBytes: parse(`ecn.byRate[${i}].kmax`, e.kmax, units.bytes) ?? Infinity,
+        pmax: parse(`ecn.byRate[${i}].pmax`, e.pmax, units.probability) ?? 0,
+      }));
+    }
   }
   set('ecmpHash', raw.ecmpHash as SwitchSettings['ecmpHash'] | undefined);
   set('ecmpOrder', raw.ecmpOrder as SwitchSettings['ecmpOrder'] | undefined);
@@ -247,6 +287,17 @@ function checkTogether(s: SwitchSettings, problems: SwitchProblem[]): void {
   }
   if (s.pools !== null) checkPools(s.pools, problems);
   if (s.ecn.kmaxBytes <= s.ecn.kminBytes) problems.push({ field: 'ecn.kmax', expected: `Kmax above Kmin (> ${s.ecn.kminBytes} B)`, actual: s.ecn.kmaxBytes });
+  s.ecnByRate.forEach((e, i) => {
+    if (e.kmaxBytes <= e.kminBytes) problems.push({ field: `ecn.byRate[${i}].kmax`, expected: `Kmax above Kmin (> ${e.kminBytes} B)`, actual: e.kmaxBytes });
+  });
+  checkRatesOnce('ecn.byRate', s.ecnByRate, problems);
+  checkRatesOnce('alphaByRate', s.alphaByRate, problems);
+  if (s.alphaByRate.length > 0 && s.pools !== null) {
+    problems.push({ field: 'alphaByRate', expected: 'alphaByRate without pools: a pool has its own α (pools[].alpha), alphaByRate the α of each ingress port; set one of them', actual: 'both alphaByRate and pools' });
+  }
+  if (s.alphaByRate.length > 0 && s.xoffBytes !== null) {
+    problems.push({ field: 'alphaByRate', expected: 'alphaByRate with the dynamic threshold: fixed xoffBytes/xonBytes take no α', actual: 'both alphaByRate and xoffBytes' });
+  }
   if (s.tagger !== null) checkTagger(s, problems);
   const w = s.watchdog;
   if (w.enabled && (w.pollPs > w.detectionPs || w.pollPs > w.restorationPs)) {
@@ -256,6 +307,14 @@ function checkTogether(s: SwitchSettings, problems: SwitchProblem[]): void {
       actual: formatDuration(w.pollPs),
     });
   }
+}
+
+/** One entry per link rate: a port must not have two sets of values. Rates that did not parse are reported already. */
+function checkRatesOnce(field: string, entries: ReadonlyArray<{ rateBps: number }>, problems: SwitchProblem[]): void {
+  entries.forEach((e, i) => {
+    const first = entries.findIndex((x) => x.rateBps === e.rateBps);
+    if (e.rateBps > 0 && first < i) problems.push({ field: `${field}[${i}].rate`, expected: `each rate once (${field}[${first}] has it already)`, actual: `${e.rateBps} b/s` });
+  });
 }
 
 /** Every priority in exactly one pool, and pool names unique: a priority without a pool would have no buffer to use. */

@@ -16,6 +16,11 @@
  * The shared space may be split into pools (issue 14), each serving a set of priorities with its
  * own size and α: then a group's threshold and the lossy limits follow its own pool's free bytes,
  * and what one class holds never shrinks another's. One pool (the default) is the formula above.
+ *
+ * α may instead be one per ingress port (`alphaByPort`, from the port's link rate): HPCC ns-3's
+ * `GetPfcThreshold(port)` is `(buffer − total_hdrm − total_rsrv − shared_used_bytes) >> pfc_a_shift[port]`
+ * for the ingress port, third.cc `main` lowering the shift by one per doubling of the port's rate
+ * above the NIC's. α = 2^−shift makes ⌊α · x⌋ that shift exactly.
  */
 import { PFC_PRIORITIES } from '@rocelab/wire';
 
@@ -52,6 +57,12 @@ export interface MmuConfig {
    * pausing — because the peer sends only what that reservation granted. Absent: none.
    */
   creditPorts?: readonly boolean[];
+  /**
+   * α of each ingress port (index = port) for the groups arriving there, in place of `alpha`
+   * (switch-mmu.cc `GetPfcThreshold(port)` with `pfc_a_shift[port]`). Absent: `alpha` everywhere.
+   * Not with `pools` (a pool's α is per priority).
+   */
+  alphaByPort?: readonly number[];
 }
 
 export type Admission = 'admitted' | 'buffer' | 'headroom_full';
@@ -79,12 +90,17 @@ export class Mmu {
 
   /** Per port: 1 = credit flow control (`MmuConfig.creditPorts`); null when no port is. */
   private readonly credit: Uint8Array | null;
+  /** Per ingress port: its α (`MmuConfig.alphaByPort`); null: the pool's. */
+  private readonly portAlpha: Float64Array | null;
 
   constructor(
     private readonly config: MmuConfig,
     readonly ports: number,
   ) {
     const slots = ports * PFC_PRIORITIES;
+    if (config.alphaByPort !== undefined && config.pools != null) throw new RangeError('MMU: an α per ingress port and buffer pools do not combine');
+    if (config.alphaByPort !== undefined && config.alphaByPort.length !== ports) throw new RangeError(`MMU: ${config.alphaByPort.length} per-port α for ${ports} ports`);
+    this.portAlpha = config.alphaByPort === undefined ? null : Float64Array.from(config.alphaByPort);
     this.credit = config.creditPorts?.some((c) => c) === true ? Uint8Array.from(config.creditPorts, (c) => (c ? 1 : 0)) : null;
     this.ingress = new Float64Array(slots);
     this.headroom = new Float64Array(slots);
@@ -110,10 +126,14 @@ export class Mmu {
     if (covered.size !== PFC_PRIORITIES) throw new RangeError(`MMU: pools must cover every priority 0..7, they cover ${[...covered].sort().join(', ')}`);
   }
 
-  /** The dynamic threshold now of priority `pg`'s pool: how far one of its groups may grow into it. */
-  threshold(pg = 0): number {
+  /**
+   * The dynamic threshold now of priority `pg`'s pool: how far one of its groups may grow into it;
+   * with an α per ingress port, of a group arriving on `port` (-1: the pool's α).
+   */
+  threshold(pg = 0, port = -1): number {
     const k = this.poolOf[pg]!;
-    return Math.floor(this.poolAlpha[k]! * (this.poolBytes[k]! - this.shared[k]!));
+    const alpha = port >= 0 && this.portAlpha !== null ? this.portAlpha[port]! : this.poolAlpha[k]!;
+    return Math.floor(alpha * (this.poolBytes[k]! - this.shared[k]!));
   }
 
   /** Shared bytes of a group: what it holds beyond its reserve (headroom aside). */
@@ -137,7 +157,7 @@ export class Mmu {
     const shared = this.shared[k]!;
     const poolBytes = this.poolBytes[k]!;
     const ingress = this.ingress[i]!;
-    const limit = this.limitOf(i, pg);
+    const limit = this.limitOf(i, pg, inPort);
     const wouldShare = ingress + bytes - c.reserveBytes;
     if (this.lossless[i] === 1) {
       // HPCC `CheckIngressAdmission`: drop only if neither the headroom nor the shared pool has room.
@@ -188,7 +208,7 @@ export class Mmu {
   shouldPause(port: number, pg: number): boolean {
     const i = port * PFC_PRIORITIES + pg;
     if (this.lossless[i] !== 1 || (this.credit !== null && this.credit[port] === 1)) return false;
-    return this.headroom[i]! > 0 || this.sharedOf(port, pg) >= this.limitOf(i, pg);
+    return this.headroom[i]! > 0 || this.sharedOf(port, pg) >= this.limitOf(i, pg, port);
   }
 
   /** XON: headroom empty and shared use an offset below the threshold (HPCC `CheckShouldResume`). */
@@ -199,7 +219,7 @@ export class Mmu {
     if (this.xon[i]! >= 0) return shared <= this.xon[i]!;
     const s = this.config.staticThresholds;
     if (s !== null) return shared <= s.xonBytes;
-    return shared === 0 || shared + this.config.xonOffsetBytes <= this.threshold(pg);
+    return shared === 0 || shared + this.config.xonOffsetBytes <= this.threshold(pg, port);
   }
 
   ingressBytes(port: number, pg: number): number {
@@ -228,16 +248,16 @@ export class Mmu {
     return total;
   }
 
-  /** How far a group of priority `pg` may grow into its pool before it pauses: the dynamic threshold, or the static XOFF. */
-  groupLimit(pg = 0): number {
+  /** How far a group of priority `pg` (arriving on `port`; -1: any) may grow into its pool before it pauses: the dynamic threshold, or the static XOFF. */
+  groupLimit(pg = 0, port = -1): number {
     const s = this.config.staticThresholds;
-    return s === null ? this.threshold(pg) : s.xoffBytes;
+    return s === null ? this.threshold(pg, port) : s.xoffBytes;
   }
 
   /** A group's own limit: its fixed XOFF when a fault set one, else the switch's. */
-  private limitOf(slot: number, pg: number): number {
+  private limitOf(slot: number, pg: number, port: number): number {
     const x = this.xoff[slot]!;
-    return x >= 0 ? x : this.groupLimit(pg);
+    return x >= 0 ? x : this.groupLimit(pg, port);
   }
 
   isLossless(port: number, pg: number): boolean {

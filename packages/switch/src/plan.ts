@@ -12,8 +12,15 @@ import type { SwitchSettings } from './profiles.js';
 /** What the plan needs to know of each port: the direction arriving on it (the upstream's). */
 export interface PortLink {
   in: { rateBps: number; latencyPs: number; mtu: number; credit?: { bufferBlocks: number } };
-  /** This port's own direction, which its pauses take (without one: as long as `in`). */
-  out?: { latencyPs: number };
+  /** This port's own direction, which its pauses take (without one: as long as `in`), and its rate (without one: `in`'s). */
+  out?: { latencyPs: number; rateBps?: number };
+}
+
+/** The RED thresholds of one egress port (`ecn.byRate`). */
+export interface PortEcn {
+  kminBytes: number;
+  kmaxBytes: number;
+  pmax: number;
 }
 
 export interface SwitchPlan {
@@ -22,7 +29,15 @@ export interface SwitchPlan {
   refreshPs: Array<number | null>;
   /** The largest frame a port carries (a full WRITE FIRST), for DWRR quanta and hysteresis. */
   maxFrameBytes: number;
+  /** Per egress port: its rate's `ecn.byRate` entry, null for the switch's `ecn`; absent without `ecn.byRate`. */
+  ecnByPort?: Array<PortEcn | null>;
 }
+
+/**
+ * A port's link rate as HPCC ns-3 reads it for ECN and α: the rate its own device sends at
+ * (third.cc `main`: `dev->GetDataRate()` of the switch's device j).
+ */
+const portRateBps = (p: PortLink): number => p.out?.rateBps ?? p.in.rateBps;
 
 export function planSwitch(s: SwitchSettings, ports: readonly PortLink[], problems: SwitchProblem[]): SwitchPlan | null {
   const maxFrameBytes = Math.max(...ports.map((p) => p.in.mtu + ROCE_HEADER_BYTES + RETH_BYTES), 64);
@@ -63,6 +78,14 @@ export function planSwitch(s: SwitchSettings, ports: readonly PortLink[], proble
     // The upstream holds a pause for quanta × 512 bit times at its own rate: refresh halfway.
     return Math.floor((s.pauseQuanta * serializationPs(PFC_QUANTUM_BITS / 8, p.in.rateBps)) / 2);
   });
+  const alphaByPort = s.alphaByRate.length === 0 ? null : ports.map((p) => s.alphaByRate.find((e) => e.rateBps === portRateBps(p))?.alpha ?? s.alpha);
+  const ecnByPort =
+    s.ecnByRate.length === 0
+      ? null
+      : ports.map((p) => {
+          const e = s.ecnByRate.find((x) => x.rateBps === portRateBps(p));
+          return e === undefined ? null : { kminBytes: e.kminBytes, kmaxBytes: e.kmaxBytes, pmax: e.pmax };
+        });
   return {
     mmu: {
       bufferBytes: s.bufferBytes,
@@ -77,8 +100,10 @@ export function planSwitch(s: SwitchSettings, ports: readonly PortLink[], proble
       egressLossyAlpha: s.egressLossyAlpha,
       pools: s.pools === null ? null : s.pools.map((pool) => ({ priorities: pool.priorities, bytes: pool.sizeBytes, alpha: pool.alpha ?? s.alpha })),
       ...(creditReserveBytes > 0 ? { creditPorts } : {}),
+      ...(alphaByPort === null ? {} : { alphaByPort }),
     },
     refreshPs,
     maxFrameBytes,
+    ...(ecnByPort === null ? {} : { ecnByPort }),
   };
 }

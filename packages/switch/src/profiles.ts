@@ -40,9 +40,31 @@ export interface BufferPool {
   alpha: number | null;
 }
 
+/**
+ * RED parameters of the egress ports whose link runs at `rateBps` (HPCC ns-3 sets them per port
+ * from its rate: third.cc `main` `ConfigEcn(j, rate2kmin[rate], …)`, from KMIN_MAP/KMAX_MAP/PMAX_MAP).
+ */
+export interface EcnAtRate {
+  rateBps: number;
+  kminBytes: number;
+  kmaxBytes: number;
+  pmax: number;
+}
+
+/** The dynamic-threshold α of the ingress ports whose link runs at `rateBps` (HPCC third.cc `pfc_a_shift[j]`). */
+export interface AlphaAtRate {
+  rateBps: number;
+  alpha: number;
+}
+
 export interface SwitchSettings {
   bufferBytes: number;
   alpha: number;
+  /**
+   * α per ingress port by the port's link rate (`alphaByRate`); a port at a rate not listed takes
+   * `alpha`. Empty (every profile): one α for the switch.
+   */
+  alphaByRate: AlphaAtRate[];
   reserveBytes: number;
   /** Headroom model: the mlx5 formula over cable + latency (`vendor`) or 3·rate·delay/8 (`hpcc-ns3`). */
   headroomModel: 'mlx5' | 'hpcc';
@@ -72,6 +94,11 @@ export interface SwitchSettings {
    * never draws from the `ecn` stream.
    */
   ecn: { enabled: boolean; priorities: number[]; kminBytes: number; kmaxBytes: number; pmax: number; markNonEct: boolean };
+  /**
+   * `ecn.byRate`: Kmin/Kmax/Pmax per egress port by the port's link rate; a port at a rate not
+   * listed takes those of `ecn`. Empty (every profile): one set for the switch.
+   */
+  ecnByRate: EcnAtRate[];
   /** ECMP hash (rocelab's or HPCC ns-3's) and its seed; null = that hash's default (`defaultEcmpSeed`). */
   ecmpHash: EcmpHashKind;
   ecmpSeed: number | null;
@@ -99,6 +126,7 @@ export function profileSettings(profile: Profile, timing: Timing, rateBps: numbe
   const vendor: SwitchSettings = {
     bufferBytes: SHARED_BUFFER_BYTES,
     alpha: DYNAMIC_ALPHA,
+    alphaByRate: [],
     reserveBytes: RESERVE_BYTES,
     headroomModel: 'mlx5',
     cableMeters: CABLE_METERS,
@@ -114,6 +142,7 @@ export function profileSettings(profile: Profile, timing: Timing, rateBps: numbe
     pauseQuanta: PAUSE_QUANTA,
     pauseRefresh: 'half',
     ecn: { enabled: true, priorities: [...ECN_PRIORITIES], ...ECN_VENDOR, markNonEct: false },
+    ecnByRate: [],
     ecmpHash: 'rocelab',
     ecmpSeed: null,
     ecmpOrder: 'port',

@@ -86,8 +86,10 @@ export class Switch implements NodeModel<null, SwitchFault> {
   private readonly ecnRng: Rng;
   /** Per port: bit q set = egress queue q may be ECN-marked (0: marking off). */
   private readonly ecnQueues: number[];
-  /** Per (port, queue): the RED parameters, when a fault changed them from the settings'. */
+  /** Per (port, queue): the RED parameters, when a fault changed them from the port's. */
   private readonly ecnOverride: Array<EcnConfig | null>;
+  /** Per port: its RED parameters, those of its link rate under `ecn.byRate` or else the switch's `ecn`. */
+  private readonly ecnOfPort: EcnConfig[];
   /** Per (port, queue): packets sent, ECN marks. */
   readonly txPackets: Float64Array;
   /** Bytes each port sent (HPCC switch-node.cc `m_txBytes`): INT records carry them. */
@@ -142,6 +144,10 @@ export class Switch implements NodeModel<null, SwitchFault> {
     this.ecnRng = ctx.rng('ecn');
     this.ecnQueues = ctx.ports.map(() => markingQueues(settings.ecn));
     this.ecnOverride = new Array<EcnConfig | null>(ports * PFC_PRIORITIES).fill(null);
+    this.ecnOfPort = ctx.ports.map((_, p) => {
+      const own = plan.ecnByPort?.[p];
+      return own == null ? settings.ecn : { ...settings.ecn, ...own };
+    });
     this.txPackets = new Float64Array(ports * PFC_PRIORITIES);
     this.txBytes = new Float64Array(ports);
     this.ecnMarked = new Float64Array(ports * PFC_PRIORITIES);
@@ -261,7 +267,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
     this.txPackets[slot]!++;
     this.egress.sent(port, queue, nowPs, frame);
     // RED on the egress queue as the packet leaves it (HPCC, ZHU: marking at dequeue, PHYSICS §1.7).
-    if (frame.kind !== FrameKind.pfc && (this.ecnQueues[port]! & (1 << queue)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, queue), this.ecnOverride[slot] ?? this.config.settings.ecn, this.ecnRng)) {
+    if (frame.kind !== FrameKind.pfc && (this.ecnQueues[port]! & (1 << queue)) !== 0 && shouldMark(frame.ecn, this.mmu.egressBytes(port, queue), this.ecnOverride[slot] ?? this.ecnOfPort[port]!, this.ecnRng)) {
       frame.ecn = 3;
       this.ecnMarked[slot]!++;
     }
@@ -342,8 +348,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
 
   /** ECN of some queues changed (`ecnMisconfig`: on/off, RED parameters), or back to the settings (null). */
   private setEcn(port: number | null, priority: number | null, change: (Partial<EcnConfig> & { enabled?: boolean }) | null): void {
-    const settings = this.config.settings.ecn;
-    const configured = markingQueues(settings);
+    const configured = markingQueues(this.config.settings.ecn);
     for (const p of this.portsOf(port)) {
       for (let q = 0; q < PFC_PRIORITIES; q++) {
         if (priority !== null && q !== priority) continue;
@@ -356,7 +361,7 @@ export class Switch implements NodeModel<null, SwitchFault> {
         }
         const { enabled, ...red } = change;
         if (enabled !== undefined) this.ecnQueues[p] = enabled ? this.ecnQueues[p]! | bit : this.ecnQueues[p]! & ~bit;
-        if (Object.keys(red).length > 0) this.ecnOverride[slot] = { ...(this.ecnOverride[slot] ?? settings), ...red };
+        if (Object.keys(red).length > 0) this.ecnOverride[slot] = { ...(this.ecnOverride[slot] ?? this.ecnOfPort[p]!), ...red };
       }
     }
   }

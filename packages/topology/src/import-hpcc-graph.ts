@@ -44,29 +44,6 @@ export function hpccMaxRttNs(topo: HpccTopology, payloadBytes: number): number {
   return maxRtt;
 }
 
-/** The value most entries have; the largest on a tie. */
-export function mostCommon(values: readonly number[]): number {
-  const counts = new Map<number, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])[0]![0];
-}
-
-export function group(groups: Map<string, number[]>, message: string, id: number): void {
-  groups.set(message, [...(groups.get(message) ?? []), id]);
-}
-
-/** `3, 5, 7` or `320–339` for a run: a warning about 20 switches stays one line. */
-export function idList(ids: readonly number[]): string {
-  const runs: string[] = [];
-  for (let i = 0; i < ids.length; ) {
-    let j = i;
-    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
-    runs.push(j - i >= 2 ? `${ids[i]}–${ids[j]}` : ids.slice(i, j + 1).join(', '));
-    i = j + 1;
-  }
-  return runs.join(', ');
-}
-
 /** Tiers by distance from the hosts: next to hosts a ToR, then leaf, then spine; anything farther the generic `switch`. */
 export function roles(topo: HpccTopology): string[] {
   const dist = new Array<number>(topo.nodeCount).fill(Infinity);

@@ -73,7 +73,7 @@ export function hpccToPod(input: HpccImportInput): HpccImport {
   });
 
   const { nic, cc, payload, chunkMessages } = hpccNic(r, topo);
-  const sw = hpccSwitches(r, topo, role, nodes);
+  const sw = hpccSwitches(r, topo, role);
   const hostIds = [...Array(topo.nodeCount).keys()].filter((id) => role[id] === 'host');
 
   const defaultsLink: Record<string, unknown> = { mtu: payload };

@@ -8,6 +8,8 @@ import { hpccToPod, type HpccImport } from './import-hpcc-pod.js';
 import { durationText, hpccHostIp, hpccMaxRttNs, rateText } from './import-hpcc-graph.js';
 import { topologyFromData } from './load.js';
 import { fixture } from './testing.js';
+import { switchSettingsOf } from './switch-extension.js';
+import { planSwitch } from '@rocelab/switch';
 
 const text = (name: string): string => readFileSync(fixture(`hpcc-ns3/${name}`), 'utf8');
 const CONFIG = text('config.txt');
@@ -242,33 +244,65 @@ test('error rates, LINK_DOWN and per-switch settings', () => {
   const off = importOf({ config: edit({ ENABLE_QCN: '0', BUFFER_SIZE: '12' }) }).pod as { defaults: { switch: Record<string, unknown> } };
   assert.deepEqual(off.defaults.switch.ecn, { enabled: false, kmin: '400KB', kmax: '1600KB', pmax: 0.2 });
   assert.equal(off.defaults.switch.bufferBytes, '12MiB');
-  const faster = importOf({ topology: TOPOLOGY.replace('0 1 100Gbps', '0 1 50Gbps') }).pod as { nodes: Array<Record<string, unknown>> };
+  const faster = importOf({ topology: TOPOLOGY.replace('0 1 100Gbps', '0 1 50Gbps') }).pod as { nodes: Array<Record<string, unknown>>; defaults: { switch: Record<string, unknown> } };
   // The first host's link sets the NIC rate (third.cc get_nic_rate): 50G, so the switch's 100G ports get pfc_a_shift 2.
-  assert.deepEqual(faster.nodes[0], { name: 'n00', role: 'tor', switch: { alpha: 0.25 } });
+  assert.deepEqual(faster.defaults.switch.alphaByRate, [{ rate: '100G', alpha: 0.25 }]);
+  assert.deepEqual(faster.nodes[0], { name: 'n00', role: 'tor' });
   const w = importOf({ config: edit({ ACK_HIGH_PRIO: '1', USE_DYNAMIC_PFC_THRESHOLD: '0', MY_KNOB: '3' }) });
   assert.deepEqual(w.warnings.map((x) => x.message.split(':')[0]).sort(), ['282 node id(s) at or past the node count 66 of topology.txt', 'ACK_HIGH_PRIO', 'USE_DYNAMIC_PFC_THRESHOLD', 'the file goes on after the 2 flows its first line counts', 'unknown key MY_KNOB (with 3)'].sort());
   assert.match(w.yaml, /APPROXIMATION \(ACK_HIGH_PRIO 1/);
 });
 
-test('fat.txt: a Clos of ToRs, leaves and spines; mixed-rate switches take the ECN and α of most of their ports', () => {
+test('fat.txt: a Clos of ToRs, leaves and spines; each switch port takes the ECN and α of its rate', () => {
   const maps = { KMAX_MAP: '4 25000000000 400 50000000000 800 100000000000 1600 400000000000 6400', KMIN_MAP: '4 25000000000 100 50000000000 200 100000000000 400 400000000000 1600', PMAX_MAP: '4 25000000000 0.2 50000000000 0.2 100000000000 0.2 400000000000 0.2' };
   const { pod, warnings } = importOf({ config: edit(maps), topology: text('fat.txt'), flow: '1\n0 100 3 100 1000 2\n', trace: '1\n320\n' });
   const p = pod as { nodes: Array<Record<string, unknown>>; defaults: { switch: Record<string, unknown> } };
   const count = (role: string) => p.nodes.filter((n) => n.role === role).length;
   assert.deepEqual([count('host'), count('tor'), count('leaf'), count('spine')], [320, 20, 20, 16]);
   assert.equal(p.nodes[7]!.name, 'n007');
-  // Leaves and spines (all 400G ports) are the most: their ECN is the default; a ToR's 16 host ports at 100G outnumber its 4 uplinks.
-  assert.deepEqual(p.defaults.switch.ecn, { enabled: true, kmin: '1600KB', kmax: '6400KB', pmax: 0.2 });
-  assert.deepEqual(p.nodes[320], { name: 'n320', role: 'tor', switch: { ecn: { enabled: true, kmin: '400KB', kmax: '1600KB', pmax: 0.2 } } });
-  // 400G ports above the 100G NIC rate: pfc_a_shift 3 − 2 = 1, α = 1/2 (third.cc main).
-  assert.deepEqual(p.nodes[340], { name: 'n340', role: 'leaf', switch: { alpha: 0.5 } });
-  assert.deepEqual(
-    warnings.filter((w) => /^(KMIN_MAP|BUFFER_SIZE)/.test(w.message)).map((w) => w.message.split(' have ')[0]),
-    ['KMIN_MAP: switches 320–339', 'BUFFER_SIZE: switches 320–339'],
-  );
+  // ToRs have 16 host ports at 100G and 4 uplinks at 400G: ECN by rate, the same map for every switch (third.cc main).
+  assert.deepEqual(p.defaults.switch.ecn, {
+    enabled: true,
+    byRate: [
+      { rate: '100G', kmin: '400KB', kmax: '1600KB', pmax: 0.2 },
+      { rate: '400G', kmin: '1600KB', kmax: '6400KB', pmax: 0.2 },
+    ],
+  });
+  // 400G ports above the 100G NIC rate: pfc_a_shift 3 − 2 = 1, α = 1/2 (third.cc main); 100G ports keep 3.
+  assert.deepEqual(p.defaults.switch.alphaByRate, [{ rate: '400G', alpha: 0.5 }]);
+  assert.deepEqual(p.nodes[320], { name: 'n320', role: 'tor' });
+  assert.deepEqual(p.nodes[340], { name: 'n340', role: 'leaf' });
+  assert.deepEqual(warnings.filter((w) => /^(KMIN_MAP|BUFFER_SIZE)/.test(w.message)), [], 'nothing approximated');
   const yaml = importOf({ config: edit(maps), topology: text('fat.txt'), flow: '0\n', trace: '1\n320\n' }).yaml;
   assert.match(yaml, /--pcap-ports n320:p01,n320:p02,.*n320:p20\n/);
   assert.equal(topologyFromData(pod).nodes.length, 376);
+});
+
+test('a mixed-rate Clos (hosts at 25G, fabric at 50G): the exact ECN and α maps are written, and each port of the loaded pod takes its rate’s', () => {
+  const { pod, yaml, warnings } = importOf({ topology: text('mixed-25-50.txt'), flow: '1\n0 12 3 100 1000 2\n', trace: '1\n16\n' });
+  const p = pod as { nodes: Array<Record<string, unknown>>; defaults: { switch: Record<string, unknown> } };
+  // config.txt's KMIN_MAP/KMAX_MAP/PMAX_MAP entries for the two rates the switch ports run at (third.cc main: ConfigEcn per port).
+  assert.deepEqual(p.defaults.switch.ecn, {
+    enabled: true,
+    byRate: [
+      { rate: '25G', kmin: '100KB', kmax: '400KB', pmax: 0.2 },
+      { rate: '50G', kmin: '200KB', kmax: '800KB', pmax: 0.2 },
+    ],
+  });
+  // The NIC rate is 25G (host 0's link, third.cc get_nic_rate): 50G ports get pfc_a_shift 2, 25G ports keep 3.
+  assert.deepEqual(p.defaults.switch.alphaByRate, [{ rate: '50G', alpha: 0.25 }]);
+  assert.ok(p.nodes.every((n) => n.switch === undefined), 'no switch of its own settings');
+  assert.deepEqual(warnings.filter((w) => /^(KMIN_MAP|BUFFER_SIZE)/.test(w.message)), [], 'nothing approximated');
+  assert.match(yaml, /each egress port takes its link rate's \(third\.cc main: ConfigEcn/);
+  assert.match(yaml, /pfc_a_shift .*third\.cc main, get_nic_rate; switch-mmu\.cc GetPfcThreshold/);
+  // The pod loads; ToR n16 (ports to hosts 0–3 at 25G, to leaves 20 and 21 at 50G) resolves per port.
+  const spec = topologyFromData(withoutNewKeys(pod), 'mixed.yaml');
+  const tor = spec.nodes.find((n) => n.name === 'n16')!;
+  const plan = planSwitch(switchSettingsOf(spec, tor), tor.ports, [])!;
+  const at = (rate: number) => tor.ports.map((port, i) => [port.out.rateBps, i] as const).filter(([r]) => r === rate).map(([, i]) => i);
+  assert.deepEqual([at(25e9).length, at(50e9).length], [4, 2]);
+  for (const i of at(25e9)) assert.deepEqual([plan.ecnByPort![i], plan.mmu.alphaByPort![i]], [{ kminBytes: 100_000, kmaxBytes: 400_000, pmax: 0.2 }, 0.125]);
+  for (const i of at(50e9)) assert.deepEqual([plan.ecnByPort![i], plan.mmu.alphaByPort![i]], [{ kminBytes: 200_000, kmaxBytes: 800_000, pmax: 0.2 }, 0.25]);
 });
 
 test('what rocelab cannot honour is refused with the key, its line and value, and what was expected', () => {

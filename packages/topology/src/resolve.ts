@@ -55,7 +55,7 @@ function runChecks(pod: PodSpec, raw: RawTopology, declaredAt: ReadonlyMap<strin
   for (const check of ext.checks ?? []) {
     for (const p of check(pod)) {
       const at = declaredAt.get(p.node)!;
-      const top = p.field.split('.')[0]!;
+      const top = p.field.split(/[.[]/)[0]!; // `pools[1].size` is set where `pools` is
       const own = raw.nodes[at]?.[p.key] as Record<string, unknown> | undefined;
       const defaults = raw.defaults?.[p.key] as Record<string, unknown> | undefined;
       const path =

@@ -113,3 +113,38 @@ test('Tagger resolves in tag order, and a tag on a lossy priority, a lossless `b
   assert.equal(rejection(pod(`${ok}, tagger: {lossless: [3, 3]}`)), 'pod.yaml: defaults.switch.tagger.lossless: expected each priority once (a tag per priority), got [3,3]');
   assert.match(rejection(pod(ok, 'tagger: {lossless: [3, 4], beyond: drop}').replace('role: tor', 'role: switch')), /^pod\.yaml: nodes\[0\]\.switch\.tagger: expected a switch of a Clos: role tor, leaf or spine, linked only to hosts and other tiers \(Tagger: a switch has no tier/);
 });
+
+test('ECN thresholds and α by port rate resolve per switch, the switch’s own list replacing the defaults’', () => {
+  const p = parseTopology(pod('ecn: {byRate: [{rate: 25G, kmin: 100KB, kmax: 400KB, pmax: 0.2}, {rate: 50G, kmin: 200KB, kmax: 800KB, pmax: 0.2}]}', 'alphaByRate: [{rate: 100G, alpha: 0.25}]'), 'pod.yaml');
+  const s = switchSettingsOf(p, p.nodes.find((n) => n.name === 'tor1')!);
+  assert.deepEqual(s.ecnByRate, [
+    { rateBps: 25e9, kminBytes: 100_000, kmaxBytes: 400_000, pmax: 0.2 },
+    { rateBps: 50e9, kminBytes: 200_000, kmaxBytes: 800_000, pmax: 0.2 },
+  ]);
+  assert.deepEqual(s.alphaByRate, [{ rateBps: 100e9, alpha: 0.25 }]);
+  assert.equal(s.ecn.kminBytes, 104_000, 'the switch-wide thresholds stay for other rates');
+  const q = parseTopology(pod('ecn: {byRate: [{rate: 25G, kmin: 100KB, kmax: 400KB, pmax: 0.2}]}', 'ecn: {byRate: []}'), 'pod.yaml');
+  assert.deepEqual(switchSettingsOf(q, q.nodes.find((n) => n.name === 'tor1')!).ecnByRate, []);
+});
+
+test('bad entries by rate are rejected with path, expected and got', () => {
+  assert.deepEqual(rejection(pod('ecn: {byRate: [{rate: 25G, kmin: 400KB, kmax: 100KB, pmax: 0.2}, {rate: 25G, kmin: 1KB, kmax: 2KB, pmax: 2}]}')).split('\n'), [
+    'pod.yaml: defaults.switch.ecn.byRate[1].pmax: expected a probability 0..1 like 0.01 or 1/256, got 2',
+    'pod.yaml: defaults.switch.ecn.byRate[0].kmax: expected Kmax above Kmin (> 400000 B), got 100000',
+    'pod.yaml: defaults.switch.ecn.byRate[1].rate: expected each rate once (ecn.byRate[0] has it already), got "25000000000 b/s"',
+  ]);
+  assert.equal(rejection(pod('alphaByRate: [{rate: 25Q, alpha: 0.25}]')), 'pod.yaml: defaults.switch.alphaByRate[0].rate: expected a rate like 40G, 100M or 2.5G, got "25Q"');
+  assert.equal(rejection(pod('alphaByRate: [{rate: 25G, alpha: 0}]')), 'pod.yaml: defaults.switch.alphaByRate[0].alpha: expected a dynamic-threshold factor α > 0, e.g. 0.25, got 0');
+  assert.deepEqual(rejection(pod('ecn: {byRate: [{rate: 25G, kmin: 1KB}]}')).split('\n'), [
+    'pod.yaml: defaults.switch.ecn.byRate[0].kmax: expected a size in bytes: an integer or a string like 64KB or 1MiB (required), got nothing',
+    'pod.yaml: defaults.switch.ecn.byRate[0].pmax: expected a probability 0..1 (required), got nothing',
+  ]);
+  assert.equal(
+    rejection(pod('alphaByRate: [{rate: 40G, alpha: 0.25}], pools: [{name: all, priorities: [0, 1, 2, 3, 4, 5, 6, 7], size: 1MB}]')),
+    'pod.yaml: defaults.switch.alphaByRate: expected alphaByRate without pools: a pool has its own α (pools[].alpha), alphaByRate the α of each ingress port; set one of them, got "both alphaByRate and pools"',
+  );
+  assert.equal(
+    rejection(pod('', 'alphaByRate: [{rate: 40G, alpha: 0.25}], xoffBytes: 200KB, xonBytes: 100KB')),
+    'pod.yaml: nodes[0].switch.alphaByRate: expected alphaByRate with the dynamic threshold: fixed xoffBytes/xonBytes take no α, got "both alphaByRate and xoffBytes"',
+  );
+});
