@@ -296,7 +296,7 @@ test('a mixed-rate Clos (hosts at 25G, fabric at 50G): the exact ECN and α maps
   assert.match(yaml, /each egress port takes its link rate's \(third\.cc main: ConfigEcn/);
   assert.match(yaml, /pfc_a_shift .*third\.cc main, get_nic_rate; switch-mmu\.cc GetPfcThreshold/);
   // The pod loads; ToR n16 (ports to hosts 0–3 at 25G, to leaves 20 and 21 at 50G) resolves per port.
-  const spec = topologyFromData(withoutNewKeys(pod), 'mixed.yaml');
+  const spec = topologyFromData(pod, 'mixed.yaml');
   const tor = spec.nodes.find((n) => n.name === 'n16')!;
   const plan = planSwitch(switchSettingsOf(spec, tor), tor.ports, [])!;
   const at = (rate: number) => tor.ports.map((port, i) => [port.out.rateBps, i] as const).filter(([r]) => r === rate).map(([, i]) => i);
