@@ -28,7 +28,7 @@ function secondMoment(points: readonly CdfPoint[]): number {
 /** Offered bytes of every host's posts before `stopPs` (the generator ends there), over what their links carry in that time. */
 function offeredLoad(sizes: SizeDistribution, o: { hosts: number; rateBps: number; load: number; stopPs: number; seed: number }): { load: number; messages: number } {
   const hosts = Array.from({ length: o.hosts }, (_, i) => `h${i + 1}`);
-  const workload: PoissonWorkload = { kind: 'poisson', index: 0, hosts: 'all', load: o.load, sizes, startPs: 0, stopPs: o.stopPs, transport: 'rdma', dscp: 26 };
+  const workload: PoissonWorkload = { kind: 'poisson', index: 0, hosts: 'all', load: o.load, sizes, startPs: 0, stopPs: o.stopPs, qpPerMessage: false, transport: 'rdma', dscp: 26 };
   let bytes = 0;
   let messages = 0;
   for (const host of hosts) {

@@ -14,7 +14,7 @@ const FINITE: ResolvedWorkload[] = [
   { kind: 'permutation', index: 3, hosts: 'all', sizeBytes: 200, startPs: 0, transport: 'rdma', dscp: 26 },
 ];
 const OPEN: ResolvedWorkload[] = [
-  { kind: 'poisson', index: 4, hosts: 'all', load: 0.5, sizes: { kind: 'fixed', sizeBytes: 1500 }, startPs: 0, stopPs: null, transport: 'rdma', dscp: 26 },
+  { kind: 'poisson', index: 4, hosts: 'all', load: 0.5, sizes: { kind: 'fixed', sizeBytes: 1500 }, startPs: 0, stopPs: null, qpPerMessage: false, transport: 'rdma', dscp: 26 },
   { kind: 'pingmesh', index: 5, hosts: 'all', intervalPs: 1 * US, sizeBytes: 64, startPs: 0, stopPs: null, transport: 'rdma', dscp: 26 },
 ];
 

@@ -23,6 +23,8 @@ export interface PoissonWorkload extends ConnectionClass {
   /** Offered load per host, a fraction of its link rate: 0 < load ≤ 1. */
   load: number;
   sizes: SizeDistribution;
+  /** Every message on a QP of its own (HPCC ns-3's flows), instead of one QP per peer. */
+  qpPerMessage: boolean;
   /** Arrivals happen after startPs and before stopPs (null = until the run ends). */
   startPs: number;
   stopPs: number | null;
@@ -48,6 +50,7 @@ export const poissonSchema = {
     },
     start: { type: 'string', description: `a start time: ${PHRASE.duration} (default 0us)` },
     stop: { type: 'string', description: `a time to stop arrivals: ${PHRASE.duration}, after start` },
+    qpPerMessage: { type: 'boolean', description: 'true: every message on a QP of its own, as each flow of HPCC ns-3 (needs stop); false (default): one QP per peer, messages in turn' },
     ...CLASS_PROPERTIES,
   },
 } as const;
@@ -58,6 +61,7 @@ interface RawPoisson {
   sizes: { cdf: string } | { fixed: string | number };
   start?: string;
   stop?: string;
+  qpPerMessage?: boolean;
 }
 
 function resolveSizes(sizes: RawPoisson['sizes'], units: UnitParsers, files: WorkloadFiles, fields: Fields): SizeDistribution {
@@ -85,5 +89,8 @@ export function resolvePoisson(raw: Record<string, unknown>, index: number, unit
   checkWorkloadIndex(index, fields);
   const hosts = resolveHostSet('hosts', item.hosts, 2, fields);
   const sizes = resolveSizes(item.sizes, units, files, fields);
-  return fields.done({ kind: 'poisson', index, hosts, load: item.load, sizes, ...resolveWindow(item, units, fields), ...resolveClass(raw) });
+  const qpPerMessage = item.qpPerMessage ?? false;
+  // The QPs are set up before the run: their number must be known, so the arrivals must end.
+  if (qpPerMessage && item.stop === undefined) fields.add('stop', 'a time to stop arrivals: qpPerMessage sets up a QP per message before the run, so their number must be bounded', item.stop);
+  return fields.done({ kind: 'poisson', index, hosts, load: item.load, sizes, qpPerMessage, ...resolveWindow(item, units, fields), ...resolveClass(raw) });
 }

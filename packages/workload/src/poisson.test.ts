@@ -3,11 +3,12 @@ import { test } from 'node:test';
 import { flowIdParts } from './flow-id.js';
 import type { PoissonWorkload } from './poisson-schema.js';
 import { exponentialPs, meanGapPs } from './poisson.js';
-import { drain } from './testing.js';
+import { hostTraffic } from './host-traffic.js';
+import { contextFor, drain } from './testing.js';
 
 const HOSTS = ['h1', 'h2', 'h3', 'h4'];
 const US = 1_000_000;
-const poisson = (fields: Partial<PoissonWorkload> = {}): PoissonWorkload => ({ kind: 'poisson', index: 3, hosts: 'all', load: 0.3, sizes: { kind: 'fixed', sizeBytes: 1000 }, startPs: 50 * US, stopPs: null, transport: 'rdma', dscp: 26, ...fields });
+const poisson = (fields: Partial<PoissonWorkload> = {}): PoissonWorkload => ({ kind: 'poisson', index: 3, hosts: 'all', load: 0.3, sizes: { kind: 'fixed', sizeBytes: 1000 }, startPs: 50 * US, stopPs: null, qpPerMessage: false, transport: 'rdma', dscp: 26, ...fields });
 
 test('the rate: 64 kB messages at half of 40 Gb/s arrive every 25.6 us on average', () => {
   // 1/λ = 8 × 64,000 B / (0.5 × 40e9 bit/s) = 25.6e-6 s.
@@ -77,4 +78,20 @@ test('deterministic: the same seed gives the same posts, another seed others', (
   const a = drain('h1', [poisson()], HOSTS, { limit: 100, seed: 5 });
   assert.deepEqual(drain('h1', [poisson()], HOSTS, { limit: 100, seed: 5 }), a);
   assert.notDeepEqual(drain('h1', [poisson()], HOSTS, { limit: 100, seed: 6 }), a);
+});
+
+test('qpPerMessage: each message on a QP of its own, listed before the run from a fresh stream, the same arrivals as without it', () => {
+  const window = { startPs: 0, stopPs: 200 * US };
+  const shared = drain('h1', [poisson(window)], HOSTS);
+  const own = drain('h1', [poisson({ ...window, qpPerMessage: true })], HOSTS);
+  assert.ok(own.length > 50, `${own.length} messages`);
+  // The arrivals (time, peer, size, flow id) are the draws without the option; only the QP differs.
+  assert.deepEqual(own.map(({ connection: _c, ...p }) => p), shared.map(({ connection: _c, ...p }) => p));
+  assert.deepEqual(new Set(shared.map((p) => p.connection)).size, 3, 'one QP per peer');
+  assert.equal(new Set(own.map((p) => p.connection)).size, own.length, 'one QP per message');
+  assert.equal(own[0]!.connection, `w3:h1->${own[0]!.to}#0`);
+  // The QP plan lists them from a context whose streams are fresh: the same keys, in message order.
+  const listed = hostTraffic('h1', [poisson({ ...window, qpPerMessage: true })], contextFor('h1', HOSTS)).connections();
+  assert.deepEqual([...listed.map((c) => c.key)].sort(), own.map((p) => p.connection).sort());
+  assert.ok(listed.every((c) => own.some((p) => p.connection === c.key && p.to === c.to)), 'each QP goes to its message\'s peer');
 });
