@@ -217,7 +217,7 @@ export const nicConfigSchema = {
     xoffBytes: BYTES,
     xonBytes: BYTES,
     drainRate: RATE,
-    ackIgnoresPause: { type: 'boolean', description: "true to send ACKs and NAKs while their priority is paused (hpcc-ns3's ACK_HIGH_PRIO 1); false (default) to hold them as data" },
+    ackIgnoresPause: { type: 'boolean', description: "true (ACKs and NAKs leave while their priority is paused: hpcc-ns3's ACK_HIGH_PRIO 1) or false (they wait, as data does)" },
     watchdog: {
       type: 'object',
       additionalProperties: false,
