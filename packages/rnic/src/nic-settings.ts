@@ -93,6 +93,13 @@ export interface NicSettings {
   };
   /** A standing pause is renewed every half pause time at the link rate. */
   pfcRefreshPs: number;
+  /**
+   * ACKs and NAKs leave even while PAUSE holds their priority at this NIC (issue 26): hpcc-ns3's
+   * `ACK_HIGH_PRIO 1`, whose hosts send them from a queue PAUSE does not stop (HPCC third.cc
+   * main, qbb-net-device.cc `GetNextQindex`) while its switches still count them in the lossless
+   * queue (switch-node.cc `SendToDev`). False: they wait for the resume, as data does.
+   */
+  ackIgnoresPause: boolean;
   /** Export per-QP DCQCN rate, target and α (bounded to the first 16 QPs). */
   qpMetrics: boolean;
   /** A rate increase shortens a pacing gap already running (hardware limiters); false in hpcc-ns3. */
@@ -210,6 +217,7 @@ export const nicConfigSchema = {
     xoffBytes: BYTES,
     xonBytes: BYTES,
     drainRate: RATE,
+    ackIgnoresPause: { type: 'boolean', description: "true (ACKs and NAKs leave while their priority is paused: hpcc-ns3's ACK_HIGH_PRIO 1) or false (they wait, as data does)" },
     watchdog: {
       type: 'object',
       additionalProperties: false,
@@ -298,6 +306,7 @@ export function nicProfileSettings(profile: Profile, timing: Timing, port: NicPo
     dcqcn: { enabled: true, variant, params },
     cnpIntervalPs: params.cnpIntervalPs ?? 0,
     dataDscp: DATA_DSCP,
+    ackIgnoresPause: false,
     cnpDscp: CNP_PACKET_DSCP,
     pfc: {
       bufferBytes: RX_BUFFER_BYTES,
@@ -379,6 +388,7 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
   }
   const lossless = parse('losslessPriorities', raw.losslessPriorities, (v: unknown[]) => v as number[], (v) => v.every(int(0, 7)) && new Set(v).size === v.length, 'a list of distinct priorities 0..7');
   if (lossless !== undefined) s.pfc.lossless = lossless;
+  set('ackIgnoresPause', raw.ackIgnoresPause as boolean | undefined);
   set('ackTimeoutPs', parse('ackTimeout', raw.ackTimeout, (v: string) => (v === 'none' ? null : units.duration(v)), (v) => v === null || v > 0, 'a duration > 0, or none'));
   set('retryCount', parse('retryCount', raw.retryCount, Number, int(0, 7), 'a retry count 0..7'));
   set('rnrRetry', parse('rnrRetry', raw.rnrRetry, Number, int(0, 7), 'an RNR retry count 0..7 (7 = forever)'));

@@ -1,6 +1,7 @@
 /**
  * The NIC's transmit side: which frame leaves the port next. Replies (ACK/NAK/CNP, and the host
- * stack's ACKs) go first, in the order they were queued; then the RC requesters, the responders
+ * stack's ACKs) go first, in the order they were queued (with `ackIgnoresPause`, ACKs and NAKs
+ * even while their priority is paused); then the RC requesters, the responders
  * with READ responses queued and the host's own senders (`HostQueue`) take turns, round robin,
  * each paced at its rate (`Pacer`). Without READs or TCP the turns are the requesters' alone.
  * Every frame that leaves gets the NIC's next IPv4 id.
@@ -19,6 +20,8 @@ const isFrame = (item: ReadOut | Frame): item is Frame => 'kind' in item;
 export interface TransmitConfig extends HostAddress {
   dscpMap: DscpMap;
   mtu: number;
+  /** ACKs and NAKs leave while their priority is paused (`nic.ackIgnoresPause`, hpcc-ns3's ACK_HIGH_PRIO 1). */
+  ackIgnoresPause?: boolean;
 }
 
 export class NicTransmit {
@@ -86,9 +89,12 @@ export class NicTransmit {
   }
 
   nextFrame(nowPs: number, pausedMask: number): Frame | null {
+    // hpcc-ns3 ACK_HIGH_PRIO 1: its hosts queue ACK/NACK (and nothing else) in queue 0, which a
+    // PAUSE of the data's priority never stops (HPCC qbb-net-device.cc GetNextQindex, rdma-hw.cc ReceiveUdp).
+    const ackIgnoresPause = this.config.ackIgnoresPause === true;
     for (let i = 0; i < this.replies.length; i++) {
       const reply = this.replies[i]!;
-      if ((pausedMask & (1 << this.config.dscpMap[reply.dscp]!)) !== 0) continue;
+      if ((pausedMask & (1 << this.config.dscpMap[reply.dscp]!)) !== 0 && !(ackIgnoresPause && reply.kind === FrameKind.ack)) continue;
       this.replies.splice(i, 1);
       if (reply.kind === FrameKind.cnp) this.stats.cnpsSent++;
       return this.transmit(reply);

@@ -85,7 +85,7 @@ export class Nic {
     this.memory = config.memory ?? NO_MEMORY;
     // Only a window (HAS_WIN) or a congestion control that may have one asks each QP before it sends.
     const windowed = s.window.enabled || s.cc !== 'dcqcn';
-    this.tx = new NicTransmit(ctx, { ...config, mtu: out.mtu }, this.senders, this.pacer, this.wakeTimer, (q) => this.armRequester(q), this.stats, windowed ? (q) => this.windowOf(q) : undefined);
+    this.tx = new NicTransmit(ctx, { ...config, mtu: out.mtu, ackIgnoresPause: s.ackIgnoresPause }, this.senders, this.pacer, this.wakeTimer, (q) => this.armRequester(q), this.stats, windowed ? (q) => this.windowOf(q) : undefined);
     this.pfc = new NicPfc(
       { ...s.pfc, refreshPs: s.pfcRefreshPs },
       {

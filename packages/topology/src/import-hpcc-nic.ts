@@ -89,8 +89,12 @@ export function hpccNic(r: ConfigReader, topo: HpccTopology): NicImport {
   r.note([...P, 'recovery'], `${r.where('L2_BACK_TO_ZERO')}: ${backToZero ? `sender and receiver go back to the start of the ${chunk} B chunk (rdma-hw.cc ReceiveAck, ReceiverCheckSeq); each flow is posted as messages of L2_CHUNK_SIZE bytes, so goBack0 goes back to the chunk` : 'resend from the first missing byte (go-back-N); config_doc.txt has the flag the wrong way round (PHYSICS §5)'}`);
   if (backToZero && chunk % payload !== 0) r.approx('L2_CHUNK_SIZE', [...P, 'recovery'], `a chunk of ${chunk} B is not a whole number of ${payload} B packets: rocelab starts a packet at each message, the simulator cuts packets across chunk boundaries`);
 
-  const ackHigh = r.get<number>('ACK_HIGH_PRIO', 0);
-  if (ackHigh !== 0) r.approx('ACK_HIGH_PRIO', [...P, 'cc'], 'the simulator sends ACKs from queue 0, which PAUSE does not stop (RdmaEgressQueue::ack_q_idx); rocelab\'s ACKs ride their QP\'s priority, as with ACK_HIGH_PRIO 0');
+  // third.cc main: a non-zero ACK_HIGH_PRIO puts the hosts' ACK queue at index 0, which PAUSE never
+  // stops (qbb-net-device.cc GetNextQindex), while switches still admit ACKs on their pg (switch-node.cc SendToDev).
+  if (r.get<number>('ACK_HIGH_PRIO', 0) !== 0) {
+    nic.ackIgnoresPause = true;
+    r.note([...P, 'ackIgnoresPause'], `${r.where('ACK_HIGH_PRIO')}: hosts send ACKs and NACKs while PAUSE holds their priority; switches still count them in the lossless group and drop them when its headroom is full (PHYSICS §1.6)`);
+  }
 
   return { nic, cc: cc!, payload, chunkMessages: backToZero ? chunk : null };
 }

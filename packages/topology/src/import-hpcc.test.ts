@@ -249,8 +249,11 @@ test('error rates, LINK_DOWN and per-switch settings', () => {
   assert.deepEqual(faster.defaults.switch.alphaByRate, [{ rate: '100G', alpha: 0.25 }]);
   assert.deepEqual(faster.nodes[0], { name: 'n00', role: 'tor' });
   const w = importOf({ config: edit({ ACK_HIGH_PRIO: '1', USE_DYNAMIC_PFC_THRESHOLD: '0', MY_KNOB: '3' }) });
-  assert.deepEqual(w.warnings.map((x) => x.message.split(':')[0]).sort(), ['282 node id(s) at or past the node count 66 of topology.txt', 'ACK_HIGH_PRIO', 'USE_DYNAMIC_PFC_THRESHOLD', 'the file goes on after the 2 flows its first line counts', 'unknown key MY_KNOB (with 3)'].sort());
-  assert.match(w.yaml, /APPROXIMATION \(ACK_HIGH_PRIO 1/);
+  assert.deepEqual(w.warnings.map((x) => x.message.split(':')[0]).sort(), ['282 node id(s) at or past the node count 66 of topology.txt', 'USE_DYNAMIC_PFC_THRESHOLD', 'the file goes on after the 2 flows its first line counts', 'unknown key MY_KNOB (with 3)'].sort());
+  // ACK_HIGH_PRIO 1 is modelled, not approximated: the NIC's ACKs ignore PAUSE (PHYSICS §1.6).
+  assert.equal((w.pod as { defaults: { nic: Record<string, unknown> } }).defaults.nic.ackIgnoresPause, true);
+  assert.equal((importOf({}).pod as { defaults: { nic: Record<string, unknown> } }).defaults.nic.ackIgnoresPause, undefined, 'ACK_HIGH_PRIO 0 (mix/config.txt): the default');
+  assert.doesNotMatch(w.yaml, /APPROXIMATION \(ACK_HIGH_PRIO/);
 });
 
 test('fat.txt: a Clos of ToRs, leaves and spines; each switch port takes the ECN and α of its rate', () => {

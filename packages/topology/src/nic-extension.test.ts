@@ -74,3 +74,15 @@ test('the TCP stack settings resolve, and a bad one is refused with file, path a
   assert.equal(rejection(pod('tcp: {dctcpGain: 2}')), 'pod.yaml: defaults.nic.tcp.dctcpGain: expected DCTCP\'s gain g, 0 < g ≤ 1, got 2');
   assert.match(rejection(pod('', 'tcp: {initialWindow: 0}')), /nodes\[1\]\.nic\.tcp\.initialWindow: expected the initial window in segments, ≥ 1, got 0/);
 });
+
+test('ackIgnoresPause (hpcc-ns3 ACK_HIGH_PRIO 1) is off by default, on where the file says; refused on a host whose link is in credit flow control', () => {
+  const p = parseTopology(pod('', 'ackIgnoresPause: true', 'hpcc-ns3'), 'pod.yaml');
+  const of = (name: string) => nicSettingsOf(p, p.nodes.find((n) => n.name === name)!).ackIgnoresPause;
+  assert.deepEqual([of('h1'), of('h2')], [true, false]);
+  assert.match(rejection(pod('ackIgnoresPause: 1')), /^pod\.yaml: defaults\.nic\.ackIgnoresPause: expected true \(ACKs and NAKs leave while their priority is paused: hpcc-ns3's ACK_HIGH_PRIO 1\) or false \(they wait, as data does\), got 1$/m);
+  const credit = pod('ackIgnoresPause: true').replace('{a: h1:p0, b: tor1:p1}', '{a: h1:p0, b: tor1:p1, flowControl: credit}');
+  assert.equal(
+    rejection(credit),
+    'pod.yaml: defaults.nic.ackIgnoresPause: expected false on h1, whose link is in credit flow control (ACKs wait for credit as every frame does; the setting ignores PFC pauses only), got true',
+  );
+});

@@ -26,6 +26,10 @@ function checkNics(pod: PodSpec): ExtensionProblem[] {
     const problems: NicProblem[] = [];
     const settings = nicSettingsOf(pod, node, problems);
     if (problems.length === 0 && settings.recovery === 'selectiveRepeat') problems.push(...checkSelectiveRepeat(pod, node, settings));
+    // A credit link has no PAUSE to ignore: an ACK sent without credit would overrun the peer's lane buffer.
+    if (settings.ackIgnoresPause && node.ports[0]!.out.credit !== undefined) {
+      problems.push({ field: 'ackIgnoresPause', expected: `false on ${node.name}, whose link is in credit flow control (ACKs wait for credit as every frame does; the setting ignores PFC pauses only)`, actual: true });
+    }
     for (const p of problems) out.push({ node: node.name, key: 'nic', ...p });
   }
   return out;
