@@ -282,7 +282,7 @@ test('fat.txt: a Clos of ToRs, leaves and spines; each switch port takes the ECN
 });
 
 test('a mixed-rate Clos (hosts at 25G, fabric at 50G): the exact ECN and α maps are written, and each port of the loaded pod takes its rate’s', () => {
-  const { pod, yaml, warnings } = importOf({ topology: text('mixed-25-50.txt'), flow: '1\n0 12 3 100 1000 2\n', trace: '1\n16\n' });
+  const { pod, yaml, warnings } = importOf({ topology: text('clos26/topology.txt'), flow: '1\n0 12 3 100 1000 2\n', trace: '1\n16\n' });
   const p = pod as { nodes: Array<Record<string, unknown>>; defaults: { switch: Record<string, unknown> } };
   // config.txt's KMIN_MAP/KMAX_MAP/PMAX_MAP entries for the two rates the switch ports run at (third.cc main: ConfigEcn per port).
   assert.deepEqual(p.defaults.switch.ecn, {
