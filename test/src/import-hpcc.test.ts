@@ -65,3 +65,19 @@ test('rocelab import hpcc-ns3 refuses a bad config with exit 2, naming file, lin
   assert.equal(nofile.status, 2);
   assert.match(nofile.stderr, /absent\.txt/);
 });
+
+test('the comparison input of docs/hpcc-ns3-import.md (clos26) imports with exact per-port settings and runs its first half millisecond', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-import-clos26-'));
+  const out = join(dir, 'clos26.yaml');
+  const r = cli(['import', 'hpcc-ns3', fixture('hpcc-ns3/clos26/config.txt'), '-o', out]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /wrote .*clos26\.yaml: 26 nodes, 32 links, 796 flows/);
+  assert.doesNotMatch(r.stderr, /warning/);
+  const pod = parse(readFileSync(out, 'utf8')) as { defaults: { nic: Record<string, unknown>; switch: Record<string, unknown> } };
+  assert.deepEqual(pod.defaults.nic.window, { enabled: true, bytes: 'auto', varWin: true });
+  assert.equal(pod.defaults.nic.cc, 'dcqcn');
+  assert.deepEqual(pod.defaults.switch.alphaByRate, [{ rate: '50G', alpha: 0.25 }]);
+  const run = cli(['run', out, '--duration', '2.0005s', '--json']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.json!.conservation, true);
+});
