@@ -452,25 +452,18 @@ function applyLayer(s: NicSettings, raw: Raw, units: UnitParsers, problems: NicP
   const dcqcn = raw.dcqcn as Raw | undefined;
   if (dcqcn !== undefined) {
     s.dcqcn.enabled = (dcqcn.enabled as boolean | undefined) ?? s.dcqcn.enabled;
-    const params: Record<string, unknown> = { ...s.dcqcn.params };
-    for (const [key, { param, unit }] of Object.entries(DCQCN_KEYS)) {
-      const value = dcqcn[key];
-      if (value === undefined) continue;
-      const parser = unit === 'duration' ? units.duration : unit === 'rate' ? units.rate : unit === 'bytes' ? units.bytes : (v: unknown) => v;
-      const parsed = parse(`dcqcn.${key}`, value, parser as (v: never) => unknown);
-      if (parsed !== undefined) params[param] = parsed;
-      written[param] = value;
-    }
-    s.dcqcn.params = params as unknown as DcqcnParams;
+    s.dcqcn.params = paramsOf('dcqcn', dcqcn, DCQCN_KEYS, s.dcqcn.params, units, parse, written);
     if (s.dcqcn.params.cnpIntervalPs !== null) s.cnpIntervalPs = s.dcqcn.params.cnpIntervalPs;
   }
 }
 
 function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[], written: Record<string, unknown>): void {
-  const userKey = new Map(Object.entries(DCQCN_KEYS).map(([key, d]) => [d.param as string, key]));
-  for (const p of checkDcqcnParams(s.dcqcn.params, port.in.rateBps)) {
-    problems.push({ field: `dcqcn.${userKey.get(p.field) ?? p.field}`, expected: p.expected, actual: written[p.field] ?? p.actual });
-  }
+  // A parameter problem names the file's key (`dcqcn.aiRate`) and the value as written.
+  const paramProblems = (name: string, keys: Readonly<Record<string, { param: string | number | symbol }>>, found: readonly FieldProblem[]): void => {
+    const userKey = new Map(Object.entries(keys).map(([key, d]) => [String(d.param), key]));
+    for (const p of found) problems.push({ field: `${name}.${userKey.get(p.field) ?? p.field}`, expected: p.expected, actual: written[`${name}.${p.field}`] ?? p.actual });
+  };
+  paramProblems('dcqcn', DCQCN_KEYS, checkDcqcnParams(s.dcqcn.params, port.in.rateBps));
   // mix/config.txt runs HPCC with HAS_WIN 1: the window is on unless a layer said otherwise.
   if (s.cc === 'hpcc' && written['window.enabled'] === undefined) s.window.enabled = true;
   // HPCC reads INT from every ACK (mix/config.txt L2_ACK_INTERVAL 1); coalesced ACKs would also
@@ -481,10 +474,8 @@ function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[], wr
   // TIMELY and DCTCP react to every ACK (mix/config.txt L2_ACK_INTERVAL 1); DCTCP's α is the
   // fraction of ACKs that echo a mark, which coalescing would skew.
   if ((s.cc === 'timely' || s.cc === 'dctcp') && written.ackEvery === undefined) s.ackEvery = 1;
-  for (const [name, keys, found] of [['timely', TIMELY_KEYS, checkTimelyParams(s.timely, port.in.rateBps)], ['dctcp', DCTCP_KEYS, checkDctcpParams(s.dctcp, port.in.rateBps)]] as const) {
-    const userKey = new Map(Object.entries(keys).map(([key, d]) => [d.param as string, key]));
-    for (const p of found) problems.push({ field: `${name}.${userKey.get(p.field) ?? p.field}`, expected: p.expected, actual: written[`${name}.${p.field}`] ?? p.actual });
-  }
+  paramProblems('timely', TIMELY_KEYS, checkTimelyParams(s.timely, port.in.rateBps));
+  paramProblems('dctcp', DCTCP_KEYS, checkDctcpParams(s.dctcp, port.in.rateBps));
   const pfc = s.pfc;
   if (pfc.xoffBytes > pfc.bufferBytes) problems.push({ field: 'xoffBytes', expected: `an XOFF threshold within the receive buffer (≤ ${pfc.bufferBytes} B)`, actual: pfc.xoffBytes });
   else if (pfc.xonBytes >= pfc.xoffBytes) problems.push({ field: 'xonBytes', expected: `an XON threshold below XOFF (< ${pfc.xoffBytes} B)`, actual: pfc.xonBytes });
@@ -493,14 +484,14 @@ function checkTogether(s: NicSettings, port: NicPort, problems: NicProblem[], wr
   if (pfc.watchdog.minorPs > pfc.watchdog.criticalPs) problems.push({ field: 'watchdog.minor', expected: 'a minor timeout no longer than the critical one', actual: pfc.watchdog.minorPs });
 }
 
-/** A `timely:` or `dctcp:` object over the profile's parameters: each key in file units, parsed by its unit. */
+/** A `dcqcn:`, `timely:` or `dctcp:` object over the profile's parameters: each key in file units, parsed by its unit. */
 function paramsOf<P extends object>(name: string, raw: Raw | undefined, keys: Readonly<Record<string, { param: keyof P; unit: string }>>, current: P, units: UnitParsers, parse: ParseField, written: Record<string, unknown>): P {
   if (raw === undefined) return current;
   const params: Record<string, unknown> = { ...(current as Record<string, unknown>) };
   for (const [key, { param, unit }] of Object.entries(keys)) {
     const value = raw[key];
     if (value === undefined) continue;
-    const parser = unit === 'duration' ? units.duration : unit === 'rate' ? units.rate : (v: unknown) => v;
+    const parser = unit === 'duration' ? units.duration : unit === 'rate' ? units.rate : unit === 'bytes' ? units.bytes : (v: unknown) => v;
     const parsed = parse(`${name}.${key}`, value, parser as (v: never) => unknown);
     if (parsed !== undefined) params[param as string] = parsed;
     written[`${name}.${String(param)}`] = value;
