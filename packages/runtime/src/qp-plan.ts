@@ -5,7 +5,7 @@
  */
 import { Rng } from '@rocelab/sim';
 import type { HostPeer, QpEnd } from '@rocelab/rnic';
-import { nicSettingsOf, type PodSpec } from '@rocelab/topology';
+import { HPCC_DPORT, HPCC_FIRST_SPORT, nicSettingsOf, type PodSpec } from '@rocelab/topology';
 import { connectionWorkload, hostTraffic, type Connection, type ResolvedWorkload, type UdpPorts } from '@rocelab/workload';
 
 export interface HostQps {
@@ -78,11 +78,6 @@ export function qpPlan(pod: PodSpec, seed: number, workloads: readonly ResolvedW
   }
   return plan;
 }
-
-/** HPCC ns-3's destination port: the one every flow of its example flow files names (mix/flow.txt). */
-export const HPCC_DPORT = 100;
-/** HPCC third.cc `main`: `portNumder[i][j] = 10000`, each host pair's first source port. */
-export const HPCC_FIRST_SPORT = 10000;
 
 /**
  * The ports of RDMA connections without their own whose sender's NIC says `udpPorts: hpcc-ns3` (PHYSICS §8.1):

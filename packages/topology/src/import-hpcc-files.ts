@@ -143,7 +143,7 @@ export function parseHpccFlows(text: string, file: string, topo: HpccTopology): 
     // ScheduleFlowInputs schedules the next flow at (its start − now): an earlier start would be in the past.
     if (prev !== undefined && startPs < prev.startPs) throw new ImportError(file, startTok.line, 'start', startTok.text, `a start time no earlier than the flow before it (line ${prev.line}, ${prev.startPs / 1e12} s): the simulator reads flows in start order`);
     const pair = `${src} ${dst}`;
-    const sport = ports.get(pair) ?? 10000;
+    const sport = ports.get(pair) ?? HPCC_FIRST_SPORT;
     ports.set(pair, sport + 1);
     flows.push({ line, src, dst, pg, dport, sizeBytes, startPs, sport });
   }
@@ -151,6 +151,11 @@ export function parseHpccFlows(text: string, file: string, topo: HpccTopology): 
   const warnings: ImportWarning[] = rest.length === 0 ? [] : [{ file, line: rest[0]!.line, message: `the file goes on after the ${count} flows its first line counts: HPCC third.cc reads only those, and so does the import` }];
   return { file, flows, warnings };
 }
+
+/** HPCC third.cc `main`: `portNumder[i][j] = 10000`, each host pair's first source port (the import and the NIC rule `udpPorts: hpcc-ns3` count from it). */
+export const HPCC_FIRST_SPORT = 10000;
+/** HPCC ns-3's destination port: the one every flow of its example flow files names (mix/flow.txt, traffic_gen.py). */
+export const HPCC_DPORT = 100;
 
 export interface HpccTrace {
   file: string;
