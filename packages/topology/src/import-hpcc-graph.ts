@@ -1,6 +1,6 @@
 /**
- * The graph facts of an HPCC ns-3 topology the import needs (`import-hpcc-pod.ts`): the base RTT
- * the simulator's route BFS gives, tiers by distance from the hosts, host addresses; and the
+ * The graph facts of an HPCC ns-3 topology the import needs (`import-hpcc-pod.ts`): tiers by
+ * distance from the hosts, host addresses; and the
  * texts of rates, durations and id lists as the pod and its warnings write them.
  */
 import type { HpccTopology } from './import-hpcc-files.js';
@@ -13,35 +13,6 @@ export function rateText(bps: number): string | number {
 export function durationText(ps: number): string {
   for (const [unit, scale] of [['s', 1e12], ['ms', 1e9], ['us', 1e6], ['ns', 1e3]] as const) if (ps % scale === 0) return `${ps / scale}${unit}`;
   return `${ps}ps`;
-}
-
-/** The simulator's BFS of third.cc `CalculateRoute` from each host: the largest base RTT over host pairs, in ns (`maxRtt`). */
-export function hpccMaxRttNs(topo: HpccTopology, payloadBytes: number): number {
-  const nbrs = Array.from({ length: topo.nodeCount }, () => [] as Array<{ peer: number; delayNs: number; bps: number }>);
-  for (const l of topo.links) {
-    nbrs[l.a]!.push({ peer: l.b, delayNs: l.delayPs / 1e3, bps: l.rateBps });
-    nbrs[l.b]!.push({ peer: l.a, delayNs: l.delayPs / 1e3, bps: l.rateBps });
-  }
-  // nbr2if is a std::map keyed by node pointer, created in id order.
-  for (const list of nbrs) list.sort((x, y) => x.peer - y.peer);
-  let maxRtt = 0;
-  for (let h = 0; h < topo.nodeCount; h++) {
-    if (topo.switches.has(h)) continue;
-    const delay = new Map<number, number>([[h, 0]]);
-    const tx = new Map<number, number>([[h, 0]]);
-    const queue = [h];
-    for (let i = 0; i < queue.length; i++) {
-      const now = queue[i]!;
-      for (const { peer, delayNs, bps } of nbrs[now]!) {
-        if (delay.has(peer)) continue;
-        delay.set(peer, delay.get(now)! + delayNs);
-        tx.set(peer, tx.get(now)! + Math.floor((payloadBytes * 1e9 * 8) / bps));
-        if (topo.switches.has(peer)) queue.push(peer);
-      }
-    }
-    for (const [node, d] of delay) if (!topo.switches.has(node)) maxRtt = Math.max(maxRtt, 2 * d + tx.get(node)!);
-  }
-  return maxRtt;
 }
 
 /** Tiers by distance from the hosts: next to hosts a ToR, then leaf, then spine; anything farther the generic `switch`. */

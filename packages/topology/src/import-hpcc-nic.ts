@@ -3,8 +3,7 @@
  * CC_MODE names with its parameters, the window, ACKs and loss recovery. Each rule cites
  * HPCC's rdma-hw.cc or third.cc.
  */
-import { durationText, hpccMaxRttNs, rateText } from './import-hpcc-graph.js';
-import type { HpccTopology } from './import-hpcc-files.js';
+import { durationText, rateText } from './import-hpcc-graph.js';
 import type { ConfigReader } from './import-hpcc-reader.js';
 
 export interface NicImport {
@@ -15,7 +14,7 @@ export interface NicImport {
   chunkMessages: number | null;
 }
 
-export function hpccNic(r: ConfigReader, topo: HpccTopology): NicImport {
+export function hpccNic(r: ConfigReader): NicImport {
   const ccMode = r.get<number>('CC_MODE', 1);
   const cc = ({ 1: 'dcqcn', 3: 'hpcc', 7: 'timely', 8: 'dctcp' } as Record<number, string>)[ccMode];
   if (ccMode === 10) r.refuse('CC_MODE', '1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP): rocelab has no HPCC-PINT (mode 10)');
@@ -48,14 +47,13 @@ export function hpccNic(r: ConfigReader, topo: HpccTopology): NicImport {
     };
     r.note([...P, 'dcqcn'], `DCQCN (rdma-hw.cc UpdateAlphaMlx, CheckRateDecreaseMlx, RateIncEventTimerMlx): ${['ALPHA_RESUME_INTERVAL', 'RATE_DECREASE_INTERVAL', 'RP_TIMER', 'EWMA_GAIN', 'FAST_RECOVERY_TIMES', 'RATE_AI', 'RATE_HAI', 'MIN_RATE', 'CLAMP_TARGET_RATE'].map((k) => r.where(k)).join('; ')}`);
   }
-  const maxRttNs = hpccMaxRttNs(topo, payload);
   if (cc === 'hpcc') {
     if (r.entry('RATE_AI') === undefined) r.refuse('RATE_AI', 'a rate: HPCC\'s additive increase (third.cc has no default)');
     const raiBps = r.get<number>('RATE_AI', 0);
     nic.hpcc = { eta: r.get<number>('U_TARGET', 0.95), maxStage: r.get<number>('MI_THRESH', 5), wai: rateText(raiBps), fastReact: r.get('FAST_REACT', true), multiRate: r.get('MULTI_RATE', true), sampleFeedback: r.get('SAMPLE_FEEDBACK', false) };
     r.note(
       [...P, 'hpcc'],
-      `HPCC (rdma-hw.cc UpdateRateHp): eta ← ${r.where('U_TARGET')}; maxStage ← ${r.where('MI_THRESH')}; fastReact ← ${r.where('FAST_REACT')}; multiRate ← ${r.where('MULTI_RATE')}; sampleFeedback ← ${r.where('SAMPLE_FEEDBACK')}; wai ← ${r.where('RATE_AI')} (a rate: the simulator adds m_rai to the reference rate per update; the paper's W_AI in bytes is that rate × T, T = maxRtt ${maxRttNs} ns, third.cc main)`,
+      `HPCC (rdma-hw.cc UpdateRateHp): eta ← ${r.where('U_TARGET')}; maxStage ← ${r.where('MI_THRESH')}; fastReact ← ${r.where('FAST_REACT')}; multiRate ← ${r.where('MULTI_RATE')}; sampleFeedback ← ${r.where('SAMPLE_FEEDBACK')}; wai ← ${r.where('RATE_AI')} (a rate: the simulator adds m_rai to the reference rate per update; the paper's W_AI in bytes is that rate × T, T = the pod's largest base RTT, third.cc main's maxRtt, which the NIC computes as the simulator does)`,
     );
     const multi = r.get<number>('INT_MULTI', 1);
     if (multi !== 1) r.approx('INT_MULTI', [...P, 'hpcc'], `rocelab's INT carries exact queue lengths and byte counts; the simulator counts them in units of ${multi} B (IntHop::multi)`);

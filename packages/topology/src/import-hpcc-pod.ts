@@ -72,7 +72,7 @@ export function hpccToPod(input: HpccImportInput): HpccImport {
     return link;
   });
 
-  const { nic, cc, payload, chunkMessages } = hpccNic(r, topo);
+  const { nic, cc, payload, chunkMessages } = hpccNic(r);
   const sw = hpccSwitches(r, topo, role);
   const hostIds = [...Array(topo.nodeCount).keys()].filter((id) => role[id] === 'host');
 

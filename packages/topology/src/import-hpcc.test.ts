@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { parseHpccFlows, parseHpccTopology, parseHpccTrace } from './import-hpcc-files.js';
 import { HPCC_CONFIG_KEYS, ImportError, hpccInputNames, parseHpccConfig, parseNs3Rate, parseNs3Time } from './import-hpcc.js';
 import { hpccToPod, type HpccImport } from './import-hpcc-pod.js';
-import { durationText, hpccHostIp, hpccMaxRttNs, rateText } from './import-hpcc-graph.js';
+import { durationText, hpccHostIp, rateText } from './import-hpcc-graph.js';
 import { topologyFromData } from './load.js';
 import { fixture } from './testing.js';
 import { switchSettingsOf } from './switch-extension.js';
@@ -193,8 +193,6 @@ test('the example imports: ids, addresses, roles, links, settings, flows; the po
   assert.equal(pod.profile, 'hpcc-ns3');
   assert.deepEqual(p.defaults.link, { mtu: 1000 });
   assert.deepEqual(p.defaults.switch, { bufferBytes: '32MiB', ecmpHash: 'hpcc-ns3', ecmpOrder: 'hpcc-bfs', ecn: { enabled: true, kmin: '400KB', kmax: '1600KB', pmax: 0.2 } });
-  // maxRtt: 2 hops of 1 µs each way, plus 2 × 80 ns to serialize 1000 B at 100 Gb/s (third.cc CalculateRoute).
-  assert.equal(hpccMaxRttNs(parseHpccTopology(TOPOLOGY, 't'), 1000), 4160);
   assert.deepEqual(p.defaults.nic, {
     cc: 'hpcc',
     hpcc: { eta: 0.95, maxStage: 0, wai: '50M', fastReact: true, multiRate: false, sampleFeedback: false },

@@ -41,4 +41,4 @@ export { PRECOMPILED_SCHEMAS, schemaValidator, validateSchema, validateWith, typ
 export { HPCC_CONFIG_KEYS, ImportError, hpccInputNames, parseHpccConfig, parseNs3Rate, parseNs3Time, type HpccConfig, type ImportWarning } from './import-hpcc.js';
 export { HPCC_DPORT, HPCC_FIRST_SPORT, parseHpccFlows, parseHpccTopology, parseHpccTrace, type HpccFlow, type HpccFlows, type HpccLink, type HpccTopology, type HpccTrace } from './import-hpcc-files.js';
 export { hpccToPod, type HpccImport, type HpccImportInput } from './import-hpcc-pod.js';
-export { durationText, hpccHostIp, hpccMaxRttNs, rateText } from './import-hpcc-graph.js';
+export { durationText, hpccHostIp, rateText } from './import-hpcc-graph.js';
