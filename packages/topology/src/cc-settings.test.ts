@@ -3,23 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseTopology } from './load.js';
-import { rejection } from './testing.js';
+import { nicPod, rejection } from './testing.js';
 import { nicSettingsOf } from './nic-extension.js';
 
-const pod = (defaultsNic: string, hostNic = '') => `
-name: t
-profile: vendor
-timing: drill
-defaults:
-  nic: {${defaultsNic}}
-nodes:
-  - {name: tor1, role: tor}
-  - {name: h1, role: host, ip: 10.0.0.1${hostNic ? `, nic: {${hostNic}}` : ''}}
-  - {name: h2, role: host, ip: 10.0.0.2}
-links:
-  - {a: h1:p0, b: tor1:p1}
-  - {a: h2:p0, b: tor1:p2}
-`;
+const pod = nicPod;
 const settings = (text: string, host = 'h1') => {
   const p = parseTopology(text, 'pod.yaml');
   return nicSettingsOf(p, p.nodes.find((n) => n.name === host)!);

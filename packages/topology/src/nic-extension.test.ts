@@ -1,23 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseTopology } from './load.js';
-import { rejection } from './testing.js';
+import { nicPod, rejection } from './testing.js';
 import { nicSettingsOf } from './nic-extension.js';
 
-const pod = (defaultsNic: string, hostNic = '', profile = 'vendor') => `
-name: t
-profile: ${profile}
-timing: drill
-defaults:
-  nic: {${defaultsNic}}
-nodes:
-  - {name: tor1, role: tor}
-  - {name: h1, role: host, ip: 10.0.0.1${hostNic ? `, nic: {${hostNic}}` : ''}}
-  - {name: h2, role: host, ip: 10.0.0.2}
-links:
-  - {a: h1:p0, b: tor1:p1}
-  - {a: h2:p0, b: tor1:p2}
-`;
+const pod = nicPod;
 
 test('NIC settings resolve over the profile (drill timing), defaults first, then the host’s own', () => {
   const p = parseTopology(pod('recovery: goBack0, dcqcn: {rateIncreaseTimer: 55us, aiRate: 40M}', 'drainRate: 20G, dcqcn: {enabled: false}'), 'pod.yaml');

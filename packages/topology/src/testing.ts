@@ -63,3 +63,19 @@ export function rejection(text: string, file = 'pod.yaml'): string {
   }
   assert.fail('expected the topology to be rejected');
 }
+
+/** A two-host pod whose NIC settings are `defaultsNic` pod-wide and `hostNic` on h1 (the NIC settings tests). */
+export const nicPod = (defaultsNic: string, hostNic = '', profile = 'vendor') => `
+name: t
+profile: ${profile}
+timing: drill
+defaults:
+  nic: {${defaultsNic}}
+nodes:
+  - {name: tor1, role: tor}
+  - {name: h1, role: host, ip: 10.0.0.1${hostNic ? `, nic: {${hostNic}}` : ''}}
+  - {name: h2, role: host, ip: 10.0.0.2}
+links:
+  - {a: h1:p0, b: tor1:p1}
+  - {a: h2:p0, b: tor1:p2}
+`;
