@@ -6,7 +6,7 @@
  * receive path), through a FIFO the host counts as held frames. Every segment is ACKed, its CE
  * echoed; a write enters a stream after the scheduling and send latency.
  */
-import { isTcp, unpaced, type HostQueue, type MessageResult, type MessageSender, type Nic, type NicConfig, type QpEnd } from '@rocelab/rnic';
+import { isTcp, traceCompletions, unpaced, type Completion, type HostQueue, type MessageResult, type MessageSender, type Nic, type NicConfig, type QpEnd } from '@rocelab/rnic';
 import { FrameKind, type Frame } from '@rocelab/wire';
 import { armTimer, type NodeContext, type TimerTable } from '@rocelab/sim';
 import { TcpReceiver } from './tcp.js';
@@ -184,14 +184,19 @@ export class TcpStack {
     if (ack > t.req.sender.highestSent) return this.ctx.drop(frame, 'misdelivered', PORT);
     this.ctx.deliver(frame);
     if (frame.becn) t.cnps++;
-    this.traffic.complete(t, t.req.onAck(nowPs, ack, frame.becn));
+    this.complete(t, t.req.onAck(nowPs, ack, frame.becn));
     this.arm(t);
   }
 
   private onTimer(nowPs: number, t: TcpConnection): void {
-    this.traffic.complete(t, t.req.onTimer(nowPs));
+    this.complete(t, t.req.onTimer(nowPs));
     this.arm(t);
     this.nic.kick();
+  }
+
+  private complete(t: TcpConnection, done: readonly Completion[]): void {
+    traceCompletions(this.ctx, t.end.qpn, done);
+    this.traffic.complete(t, done);
   }
 
   /** Keep a connection's timer on its RTO or its next write. */

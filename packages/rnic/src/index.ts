@@ -19,6 +19,7 @@ export * from './hpcc.js';
 export * from './nic-pfc.js';
 export * from './nic-settings.js';
 export * from './nic.js';
+export * from './completion-trace.js';
 export * from './nic-types.js';
 export * from './nic-frames.js';
 export * from './pacing.js';

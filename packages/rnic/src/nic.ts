@@ -13,6 +13,7 @@ import { armTimer, wireTimePs, type NodeContext, type TimerTable, type WireModel
 import { NAK_PSN_SEQUENCE_ERROR, syndromeKind } from './aeth.js';
 import type { DcqcnNotificationPoint } from './dcqcn-np.js';
 import { createCongestionControl, windowOf } from './cc.js';
+import { traceCompletions } from './completion-trace.js';
 import { memoryRequest, readData } from './memory-requests.js';
 import { MemoryRegions } from './memory-region.js';
 import { cnpFrame, replyFrame, type HostAddress } from './nic-frames.js';
@@ -391,6 +392,7 @@ export class Nic {
 
   /** Completions go to the host; an atomic of the application's first puts the word it found in its local buffer, as the IB atomic's scatter entry does. */
   private complete(q: SenderQp, done: readonly Completion[]): void {
+    traceCompletions(this.ctx, q.end.qpn, done);
     if (q.app === null) return this.host.onCompletions(q, done);
     for (const c of done) {
       const w = q.app.get(c.wrId);

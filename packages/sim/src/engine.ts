@@ -5,8 +5,8 @@
  * outbox that the runtime ships once per window and feeds back with `deliverRemote`.
  *
  * The engine knows nothing of windows: `runUntil(end)` runs every event before `end`.
- * Each node folds every event it processes into its own trace hash, so a node's hash is
- * the same whichever process hosts it and however time was cut into windows.
+ * Each node folds what can be observed of it (`trace-hash.ts`) into its own trace hash, so a
+ * node's hash is the same whichever process hosts it and however time was cut into windows.
  */
 import { DEFAULT_DSCP_MAP, FrameKind, frameBytes, type Frame } from '@rocelab/wire';
 import { EngineError } from './engine-error.js';
@@ -18,7 +18,7 @@ import { NodeContext, type ContextHost, type NodeModel, type NodeNote, type Port
 import { loseHeldFrames, type KillData, type RestartData, type RestartFactory } from './node-life.js';
 import { SampleGrid, type Sampler } from './sample-grid.js';
 import { NodeStats } from './stats.js';
-import { TraceHash } from './trace-hash.js';
+import { TraceRecord, type TraceHash } from './trace-hash.js';
 
 export { EngineError } from './engine-error.js';
 export type { Sampler } from './sample-grid.js';
@@ -79,7 +79,10 @@ interface Hosted<M extends NodeModel = NodeModel> {
   ctx: NodeContext;
   /** null before `attach`, and while the node is dead (`node-life.ts`). */
   model: M | null;
+  /** The node's trace hash (its context's): what can be observed of it, not its internal events. */
   hash: TraceHash;
+  /** Events dispatched to the node (a cost figure: the trace hash does not count them). */
+  events: number;
   seq: number;
   ports: HostedPort[];
   /** Lives so far: transmitter events carry it, so those of a dead incarnation are discarded. */
@@ -316,7 +319,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
   }
 
   eventsProcessed(node: number): number {
-    return this.mustHost(node).hash.count;
+    return this.mustHost(node).events;
   }
 
   /**
@@ -371,21 +374,22 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
     switch (event.cls) {
       case EventClass.timer:
         if (!h.ctx.fireTimer(event.kind, event.arg) || model === null) return;
-        h.hash.fold(event);
+        h.events++;
         model.onTimer(event.timePs, event.kind);
         return;
       case EventClass.transmitter:
         if (event.arg !== h.incarnation) return;
-        h.hash.fold(event);
+        h.events++;
         h.ctx.transmitters[event.port]!.onEvent(event.timePs, event.kind);
         return;
       case EventClass.pfcArrival:
       case EventClass.frameArrival:
-        h.hash.fold(event);
+        h.events++;
         this.arrive(h, event);
         return;
       case EventClass.linkState: {
-        h.hash.fold(event);
+        h.events++;
+        h.hash.fault(event.timePs, event.port, event.seq, 0x100 | event.kind, 0);
         const up = event.kind === 1;
         h.ports[event.port]!.rxDown = !up;
         h.ctx.transmitters[event.port]!.setDown(event.timePs, !up);
@@ -393,7 +397,8 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
         return;
       }
       case EventClass.fault: {
-        h.hash.fold(event);
+        h.events++;
+        h.hash.fault(event.timePs, event.port, event.seq, event.kind, 0);
         if (event.kind === KILL_KIND) return this.kill(h, event.timePs, event.data as KillData);
         if (event.kind === RESTART_KIND) return this.restart(h, event.data as RestartData);
         const { change, note } = event.data as FaultData;
@@ -449,6 +454,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       ctx.drop(frame, 'corrupt', port);
       return;
     }
+    h.hash.frame(TraceRecord.rx, event.timePs, port, frame);
     if (this.observer?.onArrive !== undefined) this.observer.onArrive(h.ctx.index, port, event.timePs, frame);
     const stats = ctx.stats.ports[port]!;
     stats.rxFrames++;
@@ -485,7 +491,8 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
     const hosted: Hosted<M> = {
       ctx,
       model: null,
-      hash: new TraceHash(),
+      hash: ctx.trace,
+      events: 0,
       seq: 0,
       incarnation: 0,
       killedBy: null,
@@ -519,6 +526,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
         laneOf: (frame) => laneOf(hosted, frame),
         stats: portStats,
         rng: ctx.rng(`link:${port.name}`),
+        trace: { hash: ctx.trace, port: port.index },
       });
       ctx.transmitters[port.index] = tx;
     }

@@ -27,6 +27,7 @@ import { Fate, Impairment, type ImpairmentConfig, type PacketAction } from './im
 import type { Rng } from './rng.js';
 import type { PortStats } from './stats.js';
 import { serializationPs } from './time.js';
+import { TraceRecord, type TraceHash } from './trace-hash.js';
 
 export interface LinkDirectionConfig {
   rateBps: number;
@@ -68,6 +69,8 @@ export interface TransmitterDeps {
   rng: Rng;
   /** The lane (priority) a frame of this node's scheduler travels on; needed only on a credit link. */
   laneOf?: (frame: Frame) => number;
+  /** The node's trace hash and this port's index there: frames starting and pause changes are folded (`trace-hash.ts`). */
+  trace?: { hash: TraceHash; port: number };
 }
 
 /**
@@ -111,6 +114,8 @@ export class Transmitter {
   onStart: ((frame: Frame) => void) | null = null;
   /** PFC frames the node tried to send on a credit link: none goes out (the link has no pauses). */
   pfcSuppressed = 0;
+  private readonly trace: TraceHash | null;
+  private readonly tracePort: number;
 
   constructor(
     readonly config: LinkDirectionConfig,
@@ -124,6 +129,8 @@ export class Transmitter {
     this.quantumPs = serializationPs(PFC_QUANTUM_BITS / 8, this.rateBps);
     this.credit = config.credit === undefined ? null : new CreditLink({ bufferBlocks: config.credit.bufferBlocks, maxFrameBytes: maxFrameBytes(config.mtu) });
     if (this.credit !== null && deps.laneOf === undefined) throw new Error('transmitter: a credit link needs laneOf');
+    this.trace = deps.trace?.hash ?? null;
+    this.tracePort = deps.trace?.port ?? -1;
   }
 
   get busy(): boolean {
@@ -212,13 +219,17 @@ export class Transmitter {
       const quanta = frame.pfcQuanta[p] ?? 0;
       const until = this.pausedUntilPs[p]!;
       if (quanta === 0) {
-        if (until > nowPs) this.pausedUntilPs[p] = nowPs;
+        if (until > nowPs) {
+          this.pausedUntilPs[p] = nowPs;
+          this.trace?.pause(nowPs, this.tracePort, p, false);
+        }
         continue;
       }
       if (until <= nowPs) {
         this.pausedTotalPs[p] = this.pausedTotalPs[p]! + Math.max(0, until - this.pausedSincePs[p]!);
         this.pausedSincePs[p] = nowPs;
         this.pauseOnTransitions[p]!++;
+        this.trace?.pause(nowPs, this.tracePort, p, true);
       }
       this.pausedUntilPs[p] = this.wire.pauseUntilResume ? Infinity : nowPs + quanta * this.quantumPs;
     }
@@ -316,6 +327,7 @@ export class Transmitter {
     if (frame.kind === FrameKind.pfc) stats.countPfc(true, nowPs, frame);
     else if (this.credit !== null) this.credit.onControlSent(frame);
     if (this.onStart !== null) this.onStart(frame);
+    if (this.trace !== null) this.trace.frame(TraceRecord.tx, nowPs, this.tracePort, frame);
     if (this.tap !== null) this.tap(nowPs, frame);
     this.startedPs = nowPs;
     switch (this.impairment.fate(frame)) {

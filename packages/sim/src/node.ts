@@ -6,10 +6,11 @@
  * timer replaces its previous deadline; superseded events are discarded unseen.
  */
 import type { Frame } from '@rocelab/wire';
-import type { DropReason } from './drop-reason.js';
 import type { LinkDirectionConfig, Transmitter } from './link.js';
+import { dropReasonIndex, type DropReason } from './drop-reason.js';
 import { Rng } from './rng.js';
 import type { NodeStats } from './stats.js';
+import { TraceHash, TraceRecord } from './trace-hash.js';
 
 /**
  * The engine-side behaviour of a node: a host, a switch dataplane, or a test double. `Results` is
@@ -77,6 +78,8 @@ export class NodeContext {
   private readonly streams = new Map<string, Rng>();
   /** Filled by the engine once the ports' transmitters exist. */
   readonly transmitters: Transmitter[] = [];
+  /** What can be observed of this node (`trace-hash.ts`): its ports' frames, drops, pauses, completions and faults. */
+  readonly trace = new TraceHash();
 
   constructor(
     private readonly host: ContextHost,
@@ -163,7 +166,16 @@ export class NodeContext {
 
   drop(frame: Frame, reason: DropReason, port: number): void {
     this.stats.countDrop(reason, port);
+    this.trace.frame(TraceRecord.drop, this.host.nowPs, port, frame, dropReasonIndex(reason) + 1);
     if (this.onLeave !== null) this.onLeave(frame);
+  }
+
+  /**
+   * A work request completed (the requester's completion, as the application sees it): it enters
+   * the trace hash. `status` is 0 for success, otherwise a code of the model's own.
+   */
+  completed(qpn: number, wrId: number, bytes: number, status: number): void {
+    this.trace.done(this.host.nowPs, qpn, wrId, bytes, status);
   }
 
   /** A notable event, for traces and logs (see `NodeNote`). */

@@ -78,9 +78,12 @@ function placeholderExpected(names: PodNames): string {
   return `{HOST} (a host's address) or {NODE.name} naming a node of the topology (hosts: ${shown || 'none'})`;
 }
 
-/** The directory the file's relative paths start from (`<inline>`: the working directory). */
+/**
+ * The directory the file's relative paths start from (`<inline>`: the working directory), absolute:
+ * a sandbox binds it by path from a process whose working directory may differ.
+ */
 function baseOf(file: string): string {
-  return file === '<inline>' ? process.cwd() : dirname(file);
+  return file === '<inline>' ? process.cwd() : resolve(dirname(file));
 }
 
 /** `run[0]` with a slash is a file relative to the topology file; without one, a name the program's PATH finds when it starts. */
