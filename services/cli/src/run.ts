@@ -7,13 +7,14 @@
  * before anything starts.
  */
 import { resolve } from 'node:path';
-import { exitCodeOf, failedAppsText, failedProgramsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, runInproc, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { exitCodeOf, failedAppsText, failedProgramsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { declareAppRegions, InputFileError, loadTopologyFile, planMembers, readInputFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, DockerRunFailure, K8sRunError, K8sRunFailure } from '@rocelab/deploy';
 import { watchParent } from './parent-watch.js';
 import { startLocalPod, type LocalPod } from './pod-processes.js';
 import { programSandboxRefusal } from './program-sandbox.js';
 import { fetchStatus, inlineProgress, showProgress } from './progress.js';
+import { inprocRunner } from './inproc-entry.js';
 import { resultText } from './result-text.js';
 
 /** How to run a pod: the part `rocelab run` and `rocelab drill run` share. */
@@ -136,7 +137,8 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
   } else if (options.mode === 'inproc' && options.workers === null) {
     const bar = options.json ? null : inlineProgress(options.durationPs);
     try {
-      result = await runInproc(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, faults: options.replayFaults ?? [], ...(bar ? { onProgress: bar.update } : {}) });
+      const { run } = await inprocRunner();
+      result = await run(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, faults: options.replayFaults ?? [], ...(bar ? { onProgress: bar.update } : {}) });
     } finally {
       bar?.stop();
     }
