@@ -2,12 +2,13 @@
  * Where `rocelab run` takes `runInproc` from: the one-file bundle `scripts/bundle-members.mjs`
  * makes (`inproc.bundle.cjs`), while it is fresh, else the runtime's modules. The same code in
  * one file runs the perf pod in ≈ 0.84 of the wall time (issue 27): calls between what were
- * modules become calls between functions of one scope. What crosses over is plain data (the pod,
+ * modules become calls between functions of one scope. It runs from V8's code cache
+ * (`bundle-cache.cts`), as members do. What crosses over is plain data (the pod,
  * options, the result) and the progress callback; errors are plain `Error`s either way.
  */
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { runInproc as RunInproc } from '@rocelab/runtime';
+import bundleCache from './bundle-cache.cjs';
 import { bundleIsFresh } from './member-entries.js';
 
 export const INPROC_BUNDLE = fileURLToPath(new URL('./inproc.bundle.cjs', import.meta.url));
@@ -18,7 +19,7 @@ let chosen: { run: typeof RunInproc; bundled: boolean } | null = null;
 export async function inprocRunner(): Promise<{ run: typeof RunInproc; bundled: boolean }> {
   if (chosen === null) {
     if (bundleIsFresh(INPROC_BUNDLE)) {
-      const bundle = createRequire(import.meta.url)(INPROC_BUNDLE) as { runInproc: typeof RunInproc };
+      const bundle = bundleCache.runBundle(INPROC_BUNDLE) as { runInproc: typeof RunInproc };
       chosen = { run: bundle.runInproc, bundled: true };
     } else {
       chosen = { run: (await import('@rocelab/runtime')).runInproc, bundled: false };

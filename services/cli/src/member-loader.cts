@@ -1,63 +1,13 @@
 /**
  * Runs a member bundle (`scripts/bundle-members.mjs`) from V8's code cache: `node
- * member-loader.cjs BUNDLE`. Compiling the 0.8 MB bundle, and then each function it calls as
- * the member starts, is most of a member's start-up; 26 members of the default pod do it on two
- * cores. The first member to run a bundle leaves, when it exits, the code V8 compiled for it in
- * `BUNDLE.<digest>.v8cache`; the next ones start from that instead (the perf pod reaches its
- * first lease ≈ 0.7 s sooner).
- *
- * The cache is named by the bundle's content digest, because V8 checks a cache only against the
- * source's length: a rebuilt bundle of the same length must never run old code. V8 refuses a
- * cache made by another Node or with other flags, and the member then compiles as usual and
- * writes a new one. The cache is only ever a speed-up: a directory it cannot be written to
- * costs nothing but the time.
- *
- * CommonJS, because only a classic script can be compiled from a code cache without
- * experimental flags (`vm.Script`); the bundles are CommonJS for the same reason.
+ * member-loader.cjs BUNDLE` (`bundle-cache.cts` says how the cache is kept).
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- TypeScript's only import form for a CommonJS file under verbatimModuleSyntax */
-import crypto = require('node:crypto');
-import fs = require('node:fs');
-import nodeModule = require('node:module');
-import path = require('node:path');
-import vm = require('node:vm');
+import bundleCache = require('./bundle-cache.cjs');
 
 const bundle = process.argv[2];
 if (bundle === undefined) {
   process.stderr.write('member-loader: expected the path of a member bundle, e.g. node member-loader.cjs switch.bundle.cjs\n');
   process.exit(2);
 }
-const file = path.resolve(bundle);
-const source = fs.readFileSync(file, 'utf8');
-const digest = crypto.createHash('sha256').update(source).digest('hex').slice(0, 16);
-const cacheFile = `${file}.${digest}.v8cache`;
-const cachedData = readIfThere(cacheFile);
-const script = new vm.Script(nodeModule.wrap(source), { filename: file, cachedData });
-if (cachedData === undefined || script.cachedDataRejected === true) process.once('exit', () => writeCache(script, cacheFile));
-const bundleModule = { exports: {} };
-const compiled = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
-compiled.call(bundleModule.exports, bundleModule.exports, nodeModule.createRequire(file), bundleModule, file, path.dirname(file));
-
-function readIfThere(cache: string): Buffer | undefined {
-  try {
-    return fs.readFileSync(cache);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Written whole under a temporary name, then renamed: members of one pod exit together. */
-function writeCache(compiledScript: vm.Script, cache: string): void {
-  const temporary = `${cache}.${process.pid}.tmp`;
-  try {
-    fs.writeFileSync(temporary, compiledScript.createCachedData());
-    fs.renameSync(temporary, cache);
-    // Caches of earlier builds of this bundle are of no use any more.
-    const base = path.basename(file);
-    for (const name of fs.readdirSync(path.dirname(file))) {
-      if (name.startsWith(`${base}.`) && name.endsWith('.v8cache') && name !== path.basename(cache)) fs.rmSync(path.join(path.dirname(file), name), { force: true });
-    }
-  } catch {
-    fs.rmSync(temporary, { force: true });
-  }
-}
+bundleCache.runBundle(bundle);
