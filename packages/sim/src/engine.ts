@@ -138,6 +138,8 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
    */
   private readonly spare: SimEvent[] = [];
   private pendingCounts: { version: number; counts: Int32Array } | null = null;
+  /** The event being dispatched (or sampled before), null between `runUntil` calls: where the engine is in its order. */
+  private current: SimEvent | null = null;
 
   constructor(options: EngineOptions) {
     this.seed = options.seed;
@@ -186,6 +188,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       } else if (++atInstant > this.maxEventsPerInstant) {
         throw new EngineError('livelock', `more than ${this.maxEventsPerInstant} events at ${instantPs} ps: a model is livelocked`);
       }
+      this.current = event;
       if (event.timePs >= this.grid.nextPs) this.grid.through(event.timePs, this);
       this.nowPs = event.timePs;
       this.dispatch(event);
@@ -193,6 +196,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       event.data = null;
       this.spare.push(event);
     }
+    this.current = null;
     if (endPs >= this.grid.nextPs && Number.isFinite(endPs)) this.grid.through(endPs, this);
     if (endPs > this.horizonPs && Number.isFinite(endPs)) {
       this.horizonPs = endPs;
@@ -508,8 +512,16 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       const tx: Transmitter = new Transmitter(port.out, wire, {
         schedule: (timePs, kind) =>
           this.queue.push(this.event(timePs, EventClass.transmitter, node.index, hosted.seq++, node.index, kind, port.index, hosted.incarnation, null, null)),
+        deferral: {
+          reserve: () => hosted.seq++,
+          scheduleReserved: (timePs, kind, seq) => this.queue.push(this.event(timePs, EventClass.transmitter, node.index, seq, node.index, kind, port.index, hosted.incarnation, null, null)),
+          passed: (timePs, seq) => this.passed(timePs, node.index, seq),
+        },
         // A dead node's transmitter has nothing to send (a link coming up kicks it).
-        source: { nextFrame: (nowPs, pausedMask) => hosted.model?.nextFrame(port.index, nowPs, pausedMask) ?? null },
+        source: {
+          nextFrame: (nowPs, pausedMask) => hosted.model?.nextFrame(port.index, nowPs, pausedMask) ?? null,
+          empty: () => hosted.model?.portEmpty?.(port.index) === true,
+        },
         emit: (frame, arrivalPs, fcsBad) => {
           const seq = hosted.seq++;
           if (hp.remote) {
@@ -550,6 +562,19 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
     const port = held >> 3;
     const update = h.ctx.transmitters[port]!.credit!.onLeave(held & 7, frameBytes(frame, this.wire.accounting));
     if (update !== null) h.ctx.sendControl(port, update);
+  }
+
+  /**
+   * Whether the engine is past the place of a transmitter event `(timePs, node, seq)` in its order
+   * (`compareEvents`): a deferred serialization end there has happened.
+   */
+  private passed(timePs: number, node: number, seq: number): boolean {
+    const c = this.current;
+    if (c === null) return timePs < this.nowPs;
+    if (timePs !== c.timePs) return timePs < c.timePs;
+    if (c.cls !== EventClass.transmitter) return EventClass.transmitter < c.cls;
+    if (node !== c.origin) return node < c.origin;
+    return seq < c.seq;
   }
 
   private arrivalEvent(timePs: number, origin: number, seq: number, target: number, port: number, frame: Frame, fcsBad: boolean): SimEvent {

@@ -56,11 +56,28 @@ export const DEFAULT_WIRE_MODEL: Readonly<WireModel> = { accounting: 'rocelab', 
 /** The port's scheduler, seen from the link. `pausedMask` bit p set = priority p may not start. */
 export interface FrameSource {
   nextFrame(nowPs: number, pausedMask: number): Frame | null;
+  /**
+   * True when nothing is queued for the port (any priority), so a pull would return null until the
+   * model kicks it again. Optional: a source that cannot tell cheaply (or may produce frames on a
+   * pull without a kick) leaves it out, and every serialization end is an event.
+   */
+  empty?(): boolean;
 }
 
 export interface TransmitterDeps {
   /** Schedule a transmitter event (`TxEvent`) for this port at `timePs`. */
   schedule(timePs: number, kind: number): void;
+  /**
+   * A deferred serialization end (see `Transmitter.transmit`): `reserve` takes the event's place in
+   * its node's order now (its sequence number) without scheduling it; `scheduleReserved` schedules
+   * it later with that number; `passed` tells whether the engine is already past it in its order.
+   * Absent: every serialization end is scheduled at once.
+   */
+  deferral?: {
+    reserve(): number;
+    scheduleReserved(timePs: number, kind: number, seq: number): void;
+    passed(timePs: number, seq: number): boolean;
+  };
   source: FrameSource;
   /** The frame is on the wire: it reaches the peer at `arrivalPs` (bad FCS if `fcsBad`). */
   emit(frame: Frame, arrivalPs: number, fcsBad: boolean): void;
@@ -116,6 +133,9 @@ export class Transmitter {
   pfcSuppressed = 0;
   private readonly trace: TraceHash | null;
   private readonly tracePort: number;
+  /** A serialization end reserved but not scheduled (`transmit`): its time, -1 if none, and its sequence number. */
+  private deferredDonePs = -1;
+  private deferredDoneSeq = 0;
 
   constructor(
     readonly config: LinkDirectionConfig,
@@ -134,6 +154,7 @@ export class Transmitter {
   }
 
   get busy(): boolean {
+    this.settle();
     return this.state === 'busy';
   }
 
@@ -178,6 +199,7 @@ export class Transmitter {
 
   /** The scheduler has something new: start it if the wire is free. */
   kick(nowPs: number): void {
+    this.settle();
     if (this.state === 'idle') this.startNext(nowPs);
   }
 
@@ -264,6 +286,7 @@ export class Transmitter {
     this.refreshPauseHorizon();
     this.ignoredMask = 0;
     this.wakeAtPs = -1;
+    this.deferredDonePs = -1;
     this.state = 'idle';
     return discarded;
   }
@@ -320,7 +343,17 @@ export class Transmitter {
     }
     const donePs = nowPs + this.serializationPs(frame);
     this.state = 'busy';
-    this.deps.schedule(donePs, TxEvent.done);
+    const deferral = this.deps.deferral;
+    if (deferral !== undefined && this.control.length === 0 && this.credit === null && donePs >= this.pauseHorizonPs && this.deps.source.empty?.() === true) {
+      // Nothing waits behind this frame and no received pause outlasts it: at its end the pull
+      // would find nothing. The end is not scheduled unless something reaches this port before
+      // it (`settle`); it keeps its place in the node's order all the same, so every other
+      // event's is what it would have been. A fifth of the perf pod's events were such ends.
+      this.deferredDonePs = donePs;
+      this.deferredDoneSeq = deferral.reserve();
+    } else {
+      this.deps.schedule(donePs, TxEvent.done);
+    }
     const stats = this.deps.stats;
     stats.txFrames++;
     stats.txBytes += frameBytes(frame, this.wire.accounting);
@@ -347,6 +380,18 @@ export class Transmitter {
         this.deps.drop(frame, 'mtu_exceeded');
         break;
     }
+  }
+
+  /**
+   * A deferred serialization end meets whoever touches the port: if the engine is past its place,
+   * it happened (and found nothing to send: the wire is free); if not, it becomes an event now.
+   */
+  private settle(): void {
+    if (this.deferredDonePs < 0) return;
+    const deferral = this.deps.deferral!;
+    if (deferral.passed(this.deferredDonePs, this.deferredDoneSeq)) this.state = 'idle';
+    else deferral.scheduleReserved(this.deferredDonePs, TxEvent.done, this.deferredDoneSeq);
+    this.deferredDonePs = -1;
   }
 
   private refreshPauseHorizon(): void {

@@ -20,6 +20,12 @@ import { TraceHash, TraceRecord } from './trace-hash.js';
 export interface NodeModel<Results = unknown, Fault = unknown> {
   /** The scheduler behind `port`'s transmitter: the next frame whose priority is not in `pausedMask`. */
   nextFrame(port: number, nowPs: number, pausedMask: number): Frame | null;
+  /**
+   * True when nothing is queued for `port` and a pull would return null until the model kicks the
+   * port: the engine then need not schedule the end of the frame on the wire (`link.ts`). Absent,
+   * or false when unsure: the end is an event.
+   */
+  portEmpty?(port: number): boolean;
   /** The priority a frame is classified into here (its lane on a credit link); absent: the NICs' DSCP map. */
   priorityOf?(frame: Frame): number;
   /** A frame arrived on `port` (the link already dropped corrupted frames and handled PFC). */

@@ -30,6 +30,8 @@ export class ScriptedNode implements OpaqueModel {
   private readonly actions: Array<() => void> = [];
   /** Arrivals on port `key` are re-queued on port `value` instead of delivered. */
   readonly forward = new Map<number, number>();
+  /** Say when a port is empty (`portEmpty`), so the engine may defer the ends of frames; false: every end is an event. */
+  deferEnds = true;
 
   constructor(readonly ctx: NodeContext) {
     this.queues = ctx.ports.map(() => []);
@@ -47,6 +49,10 @@ export class ScriptedNode implements OpaqueModel {
   at(atPs: number, action: () => void): void {
     this.actions.push(action);
     this.ctx.setTimer(this.actions.length - 1, atPs);
+  }
+
+  portEmpty(port: number): boolean {
+    return this.deferEnds && this.queues[port]!.length === 0;
   }
 
   nextFrame(port: number, _nowPs: number, pausedMask: number): Frame | null {

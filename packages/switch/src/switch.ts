@@ -249,6 +249,11 @@ export class Switch implements NodeModel<null, SwitchFault> {
     ctx.kick(outPort);
   }
 
+  /** A pull of an empty port has no effect (no scheduler turn moves, no wake-up is set). */
+  portEmpty(port: number): boolean {
+    return this.queues[port]!.nonEmptyQueues() === 0;
+  }
+
   nextFrame(port: number, nowPs: number, pausedMask: number): Frame | null {
     const queues = this.queues[port]!;
     const held = this.egress.heldMask(port, nowPs);
