@@ -595,7 +595,9 @@ function stackLeftovers(name: string): string[] {
 test('rocelab stack on a one-node swarm: every node up through the controller and Prometheus, the trace hash of procs, and the machine as it was after', { timeout: 900_000 }, async (t) => {
   if (!needsDocker(t)) return;
   const swarmState = () => sh('docker', ['info', '--format', '{{.Swarm.LocalNodeState}}']).stdout.trim();
-  const networks = () => sh('docker', ['network', 'ls', '--format', '{{.Name}}']).stdout.split('\n').filter((n) => n !== '').sort();
+  // dind-swarm.test.ts may run meanwhile (the runner runs two files at once): its bridge network
+  // comes and goes on its own, and is none of this stack's.
+  const networks = () => sh('docker', ['network', 'ls', '--format', '{{.Name}}']).stdout.split('\n').filter((n) => n !== '' && !n.startsWith('rocelab-dind-')).sort();
   const before = swarmState();
   const networksBefore = networks();
   if (before !== 'active') {

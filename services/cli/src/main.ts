@@ -241,7 +241,8 @@ program
   .description('print a Docker Swarm stack file of a topology: overlay network, controller, one service per node (or worker), Prometheus, Grafana; the token a secret, the topology a config')
   .argument('<file>', 'topology file')
   .option('--workers <k>', 'one service per worker of K, a worker\'s nodes in one container', integer('a worker count', 1))
-  .action(async (file: string, o: { workers?: number }) => {
+  .option('--place-on <hosts>', 'Swarm node hostnames, comma-separated: member i on host i mod n, the controller and Prometheus on the first')
+  .action(async (file: string, o: { workers?: number; placeOn?: string }) => {
     process.exitCode = (await commands.stack()).stackCommand(file, o);
   });
 

@@ -1,13 +1,13 @@
 /**
- * `rocelab stack FILE [--workers K]`: the pod as a Docker Swarm stack file on stdout
+ * `rocelab stack FILE [--workers K] [--place-on H1,H2,…]`: the pod as a Docker Swarm stack file on stdout
  * (@rocelab/deploy's stackFile).
  */
 import { StackError, stackFile } from '@rocelab/deploy';
 import { loadTopologyFile } from '@rocelab/topology';
 
-export function stackCommand(file: string, options: { workers?: number }): number {
+export function stackCommand(file: string, options: { workers?: number; placeOn?: string }): number {
   try {
-    process.stdout.write(stackFile(loadTopologyFile(file), { topologyFile: file, workers: options.workers ?? null }));
+    process.stdout.write(stackFile(loadTopologyFile(file), { topologyFile: file, workers: options.workers ?? null, ...(options.placeOn === undefined ? {} : { placeOn: options.placeOn.split(',') }) }));
     return 0;
   } catch (err) {
     if (err instanceof StackError) {
