@@ -49,7 +49,7 @@ async function finals(pod: PodSpec, durationPs: number): Promise<NodeFinal[]> {
 
 /** A final report of `f` as the controller reads it: encoded, decoded and checked. */
 function travelled(f: NodeFinal): NodeFinal | null {
-  const env: Envelope = { type: 'report', report: { lease: 1, hasNextEvent: false, nextEventPs: 0, nodes: [toWireNode(f, true)], links: [], linksFailed: [], linkTotals: [] } };
+  const env: Envelope = { type: 'report', report: { lease: 1, hasNextEvent: false, nextEventPs: 0, nodes: [toWireNode(f, true)], links: [], linksFailed: [], linkTotals: [], linkMessages: 0, linkBytes: 0 } };
   const back = decodeEnvelope(encodeEnvelope(env));
   assert.equal(back.type, 'report');
   return fromWireNode(back.type === 'report' ? back.report.nodes[0]! : assert.fail('not a report'));
@@ -102,7 +102,7 @@ test('the controller closes the connection of a member whose report does not fit
       conn.listen(
         (env) => {
           const report = (lease: number, nodes: WireNodeReport[]) =>
-            conn.send({ type: 'report', report: { lease, hasNextEvent: false, nextEventPs: 0, nodes, links: [], linksFailed: [], linkTotals: [] } });
+            conn.send({ type: 'report', report: { lease, hasNextEvent: false, nextEventPs: 0, nodes, links: [], linksFailed: [], linkTotals: [], linkMessages: 0, linkBytes: 0 } });
           if (env.type === 'directory') report(0, []);
           if (env.type === 'grant') {
             const wire = toWireNode(f!, false);

@@ -91,9 +91,13 @@ test('pipeline latencies widen the window and change nothing a run computes but 
   assert.notEqual(run.result.traceHash, plain.result.traceHash, 'a frame that takes longer is a different run');
 });
 
-test('a link that receives garbage is closed with a logged reason, declared down, and the pod finishes', async () => {
+test('a pair connection that receives garbage is closed with a logged reason, every link of the pair declared down, and the pod finishes', async () => {
   const { log, lines } = captureLog('info');
-  const members = split(TREE, 2); // m1: h1 h2 h3 — m2: h4 sw1 sw2; h1:p0--sw1:p1 crosses them
+  // One connection between m1 and m2 carries both h1:p0--sw1:p1 and h3:p0--sw2:p1; h2 and h4 talk inside m2.
+  const members = [
+    { id: 'm1', nodes: ['h1', 'h3'] },
+    { id: 'm2', nodes: ['sw1', 'sw2', 'h2', 'h4'] },
+  ];
   const { result } = await runInProcess(TREE, {
     durationPs: 2e9,
     dilation: 300,
@@ -106,10 +110,11 @@ test('a link that receives garbage is closed with a logged reason, declared down
   });
   const text = lines.join('');
   assert.match(text, /malformed message: closing the connection/);
-  assert.match(text, /link closed: declared down from the next window/);
+  assert.match(text, /"links":\["h1:p0--sw1:p1","h3:p0--sw2:p1"\],"code":4004,.*"msg":"pair connection closed: its links are declared down from the next window"/);
   assert.equal(result.conservation, true, JSON.stringify(result.packets));
   assert.equal(result.causalityViolations, 0);
   assert.ok(result.droppedByReason.link_down > 0, 'the flow over the broken link loses frames as link_down');
   const h4toh2 = result.flows.find((f) => f.from === 'h4')!;
-  assert.equal(h4toh2.status, 'success', 'flows that avoid the broken link still complete');
+  assert.equal(h4toh2.status, 'success', 'flows that avoid the broken pair still complete');
+  assert.notEqual(result.flows.find((f) => f.from === 'h1')!.status, 'success', 'h1 is cut off');
 });

@@ -8,7 +8,7 @@
 import { MemberSync } from '@rocelab/sync';
 import type { PodSpec } from '@rocelab/topology';
 import type { Directory } from '@rocelab/wire';
-import { RemoteLinks, type RemoteLink } from './member-links.js';
+import { RemoteLinks, type Pair, type RemoteLink } from './member-links.js';
 import { podContext, type PodContext } from './pod-context.js';
 
 export interface MemberSetup {
@@ -18,40 +18,42 @@ export interface MemberSetup {
   /** A restarted member joining a running pod: its nodes boot with fresh state at its first grant. */
   readonly rejoin: boolean;
   /**
-   * The links this member dials, with the link URL of the member hosting the far end: at the
-   * start those whose `a` end it hosts (the other end dials the rest); when it rejoins, every link.
+   * The pairs whose connection this member dials, with the link URL of the neighbour: at the
+   * start those with a neighbour whose id sorts after this member's (the neighbour dials the
+   * rest); when it rejoins, every pair.
    */
-  readonly dials: ReadonlyArray<{ readonly link: RemoteLink; readonly url: string }>;
+  readonly dials: ReadonlyArray<{ readonly pair: Pair; readonly url: string }>;
 }
 
 /** The end of `link` this member hosts. */
 export function nearNode(link: RemoteLink): string {
-  return link.dialer ? link.spec.a.node : link.spec.b.node;
+  return link.aHere ? link.spec.a.node : link.spec.b.node;
 }
 
 /** The end of `link` another member hosts. */
 export function farNode(link: RemoteLink): string {
-  return link.dialer ? link.spec.b.node : link.spec.a.node;
+  return link.aHere ? link.spec.b.node : link.spec.a.node;
 }
 
 /**
- * The setup of the member hosting `hosted` (node indices of `pod`) that `directory` makes. A
- * directory that names no member for the far end of a link this member dials is refused: the
+ * The setup of member `self`, hosting `hosted` (node indices of `pod`), that `directory` makes.
+ * A directory that names no member for the far end of one of its links is refused: the
  * controller lists every member of the pod, the lost ones included.
  */
-export function memberSetup(pod: PodSpec, hosted: ReadonlySet<number>, directory: Directory): MemberSetup {
+export function memberSetup(pod: PodSpec, self: string, hosted: ReadonlySet<number>, directory: Directory): MemberSetup {
   const pc = podContext(pod, directory.seed);
-  const links = new RemoteLinks(pod, hosted);
-  const sync = new MemberSync(links.names, { rejoin: directory.rejoin });
-  const urlOf = new Map<string, string>();
-  for (const m of directory.members) for (const n of m.nodes) urlOf.set(n, m.linkUrl);
-  const dials = [...links.all()]
-    .filter((link) => directory.rejoin || link.dialer)
-    .map((link) => {
-      const url = urlOf.get(farNode(link));
-      if (url === undefined) throw new Error(`the directory names no member hosting ${farNode(link)}, the far end of link ${link.name}: expected every node of pod ${pod.name} in it`);
-      return Object.freeze({ link, url });
-    });
+  const memberOf = new Map<string, { id: string; url: string }>();
+  for (const m of directory.members) for (const n of m.nodes) memberOf.set(n, { id: m.id, url: m.linkUrl });
+  const member = (node: string, link: string): { id: string; url: string } => {
+    const m = memberOf.get(node);
+    if (m === undefined) throw new Error(`the directory names no member hosting ${node}, the far end of link ${link}: expected every node of pod ${pod.name} in it`);
+    return m;
+  };
+  const links = new RemoteLinks(pod, hosted, self, (node, link) => member(node, link).id);
+  const sync = new MemberSync(links.peers, { rejoin: directory.rejoin });
+  const dials = [...links.allPairs()]
+    .filter((pair) => directory.rejoin || pair.dialer)
+    .map((pair) => Object.freeze({ pair, url: member(farNode(pair.links[0]!), pair.links[0]!.name).url }));
   return Object.freeze({ pc, links, sync, rejoin: directory.rejoin, dials: Object.freeze(dials) });
 }
 

@@ -1,13 +1,13 @@
 /**
  * A member process: it hosts one or more nodes of the pod, connects to the controller, opens
- * one WebSocket per link to a node hosted elsewhere (`member-links.ts`), and runs the window
- * protocol of `@rocelab/sync` — one batch per link per window, neighbour lockstep inside a
- * lease, a report to the controller at each lease end (`report-wire.ts`). `switch` and `host`
+ * one WebSocket per neighbouring member (a pair, carrying every link between the two:
+ * `member-links.ts`), and runs the window protocol of `@rocelab/sync` — one message per pair
+ * per window, neighbour lockstep inside a lease, a report to the controller at each lease end
+ * (`report-wire.ts`). `switch` and `host`
  * services are members hosting one node; `--workers K` runs K members hosting several each.
  *
  * A member that was lost (its process died) can start again and rejoin a running pod: the
- * controller's directory says so, the member connects every link to the neighbours still
- * there, and its nodes boot with fresh state at the first lease it is granted.
+ * controller's directory says so, the member connects to every neighbour still there, and its nodes boot with fresh state at the first lease it is granted.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import type { MemberAction, MemberSync } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
-import type { Directory, Envelope, Grant, LinkBatch, Report } from '@rocelab/wire';
+import type { Directory, Envelope, Grant, PairBatch, Report } from '@rocelab/wire';
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
 import { podKey } from './auth.js';
@@ -23,8 +23,8 @@ import { CloseCode, Connection, WS_OPTIONS, type Identity } from './connection.j
 import { scheduleWireFault } from './fault-wire.js';
 import { httpLimitsFromEnv, listenWebSocket } from './http-limits.js';
 import { BatchWatchdog, DEFAULT_HANG_TIMEOUT_MS, LIVENESS_INTERVAL_MS } from './liveness.js';
-import type { RemoteLink, RemoteLinks } from './member-links.js';
-import { farNode, memberSetup, nearNode, SetupSlot, type MemberSetup } from './member-setup.js';
+import type { Pair, RemoteLinks } from './member-links.js';
+import { memberSetup, SetupSlot, type MemberSetup } from './member-setup.js';
 import { NodeMetrics } from './node-metrics.js';
 import { buildEngine, type ModelFactory } from './models.js';
 import type { PodEngine } from './pod-model.js';
@@ -49,7 +49,7 @@ export interface MemberOptions {
   /**
    * A private directory of this machine's pod: the link server listens on a Unix socket there
    * instead (local members: a write to a Unix socket costs the kernel less than one through
-   * loopback TCP, and every member writes one batch per link per window).
+   * loopback TCP, and every member writes one message per neighbour per window).
    */
   linkSocketDir?: string | null;
   /** Serve each node's /metrics; null = no metrics servers. */
@@ -110,7 +110,7 @@ export class MemberProcess {
   /** How far the current window has run (a window may run in slices). */
   private ranToPs = -1;
   /** A rejoining member's engine is built at its first grant; batches that beat that grant wait here. */
-  private early: Array<{ link: RemoteLink; batch: LinkBatch }> = [];
+  private early: Array<{ pair: Pair; batch: PairBatch }> = [];
   /** A report has gone to the controller since the directory: a rejoining member's first lease is over. */
   private reported = false;
   private linksReady: (() => void) | null = null;
@@ -180,7 +180,7 @@ export class MemberProcess {
     }
     if (this.watchdogTimer !== null) clearInterval(this.watchdogTimer);
     this.stopHeartbeat();
-    for (const link of this.setupSlot.orNull?.links.all() ?? []) link.conn?.close(CloseCode.shutdown, 'member stopping');
+    for (const pair of this.setupSlot.orNull?.links.allPairs() ?? []) pair.conn?.close(CloseCode.shutdown, 'member stopping');
     this.control?.close(CloseCode.normal, 'member stopping');
     await new Promise<void>((resolve) => (this.server === null ? resolve() : this.server.close(() => resolve())));
     await this.metrics.close();
@@ -220,7 +220,7 @@ export class MemberProcess {
 
   /** The directory says who hosts what: build the engine, connect the remote links, report ready. */
   private async applyDirectory(directory: Directory): Promise<void> {
-    this.setupSlot.set(memberSetup(this.options.pod, this.hostedSet, directory));
+    this.setupSlot.set(memberSetup(this.options.pod, this.options.id, this.hostedSet, directory));
     // A rejoining member's nodes boot at the first lease it is granted: its engine starts then (with no apps: a host that boots again runs none).
     if (!directory.rejoin) {
       await prepareApps(this.pc, this.hosted);
@@ -229,17 +229,17 @@ export class MemberProcess {
     this.markDirectoryApplied();
     const allUp = new Promise<void>((resolve) => (this.linksReady = resolve));
     this.checkLinksReady();
-    // At the start the `a` end dials; a rejoining member dials every link, to whoever is still there.
-    const dials = this.setup.dials.map(async ({ link, url }) => {
+    // At the start the member whose id sorts first dials; a rejoining member dials every neighbour still there.
+    const dials = this.setup.dials.map(async ({ pair, url }) => {
       try {
-        const conn = await Connection.connect(url, this.key, { node: nearNode(link), role: 'link', link: link.name, nodes: [], linkUrl: '', metricsUrls: [] }, this.log);
-        this.attach(link, conn);
+        const conn = await Connection.connect(url, this.key, { node: this.options.id, role: 'pair', link: '', nodes: [], linkUrl: '', metricsUrls: [] }, this.log);
+        this.attach(pair, conn);
       } catch (err) {
         if (!directory.rejoin) throw err;
-        // Its neighbour is gone too: the link stays down until that one rejoins and dials it.
-        this.log.warn({ link: link.name, err: err instanceof Error ? err.message : String(err) }, 'rejoin: link not reachable; it stays down');
-        link.live = false;
-        this.sync.onLinkFailed(link.name);
+        // Its neighbour is gone too: the pair's links stay down until that one rejoins and dials us.
+        this.log.warn({ peer: pair.peer, links: pair.links.length, err: err instanceof Error ? err.message : String(err) }, 'rejoin: neighbour not reachable; its links stay down');
+        for (const link of pair.links) link.live = false;
+        this.sync.onLinkFailed(pair.peer);
         this.checkLinksReady();
       }
     });
@@ -247,7 +247,7 @@ export class MemberProcess {
     await allUp;
     this.watchdogTimer = setInterval(() => this.checkProgress(), this.watchdog.checkEveryMs);
     this.watchdogTimer.unref();
-    this.log.info({ links: this.links.names.length, windowPs: directory.windowPs, rejoin: directory.rejoin }, 'links up; ready');
+    this.log.info({ links: this.links.names.length, neighbours: this.links.peers.length, windowPs: directory.windowPs, rejoin: directory.rejoin }, 'links up; ready');
     this.control!.send({ type: 'report', report: this.readyReport() });
   }
 
@@ -279,7 +279,7 @@ export class MemberProcess {
   }
 
   private async acceptLink(ws: WebSocket): Promise<void> {
-    let link: RemoteLink | undefined;
+    let pair: Pair | undefined;
     let reconnect = false;
     // A neighbour may dial before our directory arrived: hold its socket until we know our links.
     await this.directoryApplied;
@@ -289,40 +289,40 @@ export class MemberProcess {
         this.key,
         { node: this.options.id, role: 'member', link: '', nodes: [], linkUrl: '', metricsUrls: [] },
         (hello) => {
-          link = this.links.get(hello.link);
-          if (link === undefined) return { code: CloseCode.unknownPeer, reason: `unknown link ${hello.link || '(none)'}: no such link ends at ${this.options.id}` };
-          if (hello.node !== farNode(link)) return { code: CloseCode.unknownPeer, reason: `node ${hello.node} is not the far end of ${hello.link}` };
-          // A failed link may be dialled again by a neighbour that rejoins the pod.
-          reconnect = !link.live;
-          if (!reconnect && (link.dialer || link.conn !== null)) return { code: CloseCode.unknownPeer, reason: `link ${hello.link} is already connected` };
+          if (hello.role !== 'pair') return { code: CloseCode.unknownPeer, reason: `a ${hello.role || '(no role)'} connection from ${hello.node || '(unnamed)'}: this member's link server takes one pair connection per neighbouring member (role pair)` };
+          pair = this.links.pair(hello.node);
+          if (pair === undefined) return { code: CloseCode.unknownPeer, reason: `unknown member ${hello.node || '(none)'}: no link joins it to ${this.options.id}` };
+          // A failed pair may be dialled again by a neighbour that rejoins the pod.
+          reconnect = !pair.links.some((l) => l.live);
+          if (!reconnect && (pair.dialer || pair.conn !== null)) return { code: CloseCode.unknownPeer, reason: `the pair ${this.options.id}–${hello.node} is already connected` };
           return null;
         },
         this.log,
       );
       if (reconnect) {
-        this.links.reconnect(link!, conn);
-        this.sync.onLinkReconnected(link!.name);
-        this.listenOn(link!, conn);
-        this.log.info({ link: link!.name }, 'link reconnected by a rejoining neighbour');
+        this.links.reconnect(pair!, conn);
+        this.sync.onLinkReconnected(pair!.peer);
+        this.listenOn(pair!, conn);
+        this.log.info({ peer: pair!.peer, links: pair!.links.length }, 'pair reconnected by a rejoining neighbour');
       } else {
-        this.attach(link!, conn);
+        this.attach(pair!, conn);
       }
     } catch {
       // Refused: Connection.accept logged the reason and closed the socket; the member keeps running.
     }
   }
 
-  private attach(link: RemoteLink, conn: Connection): void {
-    link.conn = conn;
-    this.listenOn(link, conn);
-    this.log.debug({ link: link.name }, 'link up');
+  private attach(pair: Pair, conn: Connection): void {
+    pair.conn = conn;
+    this.listenOn(pair, conn);
+    this.log.debug({ peer: pair.peer, links: pair.links.length }, 'pair up');
     this.checkLinksReady();
   }
 
-  private listenOn(link: RemoteLink, conn: Connection): void {
+  private listenOn(pair: Pair, conn: Connection): void {
     conn.listen(
-      (env) => this.onLinkMessage(link, conn, env),
-      (code, reason) => this.onLinkClosed(link, conn, code, reason),
+      (env) => this.onLinkMessage(pair, conn, env),
+      (code, reason) => this.onLinkClosed(pair, conn, code, reason),
     );
     // A neighbour is given up on when it answers no ping for the hang timeout (stopped, hung),
     // not when its batch is late: one that waits for its own neighbours still answers, so a stall
@@ -334,35 +334,40 @@ export class MemberProcess {
     if (this.setupSlot.orNull?.links.allConnected) this.linksReady?.();
   }
 
-  private onLinkMessage(link: RemoteLink, conn: Connection, env: Envelope): void {
-    if (env.type !== 'batch') {
-      conn.close(CloseCode.protocol, `expected Batch on link ${link.name}, got ${env.type}`);
+  private onLinkMessage(pair: Pair, conn: Connection, env: Envelope): void {
+    if (env.type !== 'pair') {
+      conn.close(CloseCode.protocol, `expected PairBatch on the connection to member ${pair.peer}, got ${env.type}`);
       return;
     }
     if (this.engine === null) {
       // A neighbour ran the joining lease's first window before our grant arrived.
-      this.early.push({ link, batch: env.batch });
+      this.early.push({ pair, batch: env.pair });
       return;
     }
-    this.takeBatch(link, env.batch);
+    this.takeBatch(pair, env.pair);
   }
 
-  private takeBatch(link: RemoteLink, batch: LinkBatch): void {
-    const actions = this.sync.onBatch(link.name, batch.lease, batch.window);
-    if (!actions.some((a) => a.type === 'close' && a.link === link.name)) {
-      this.links.deliver(this.engine!, link, batch);
+  private takeBatch(pair: Pair, batch: PairBatch): void {
+    const misnumbered = this.links.misnumbered(pair, batch);
+    if (misnumbered !== null) {
+      this.perform([{ type: 'close', link: pair.peer, reason: misnumbered }, ...this.sync.onLinkFailed(pair.peer)]);
+      return;
+    }
+    const actions = this.sync.onBatch(pair.peer, batch.lease, batch.window);
+    if (!actions.some((a) => a.type === 'close' && a.link === pair.peer)) {
+      this.links.deliver(this.engine!, pair, batch);
       this.watchdog.onProgress();
     }
     this.perform(actions);
   }
 
-  private onLinkClosed(link: RemoteLink, conn: Connection, code: number, reason: string): void {
-    if (this.finished || link.conn !== conn) return;
-    link.conn = null;
-    if (this.engine === null ? !link.live : !this.links.fail(this.engine, link)) return;
-    link.live = false;
-    this.log.warn({ link: link.name, code, reason }, 'link closed: declared down from the next window');
-    this.perform(this.sync.onLinkFailed(link.name));
+  private onLinkClosed(pair: Pair, conn: Connection, code: number, reason: string): void {
+    if (this.finished || pair.conn !== conn) return;
+    pair.conn = null;
+    if (this.engine === null ? !pair.links.some((l) => l.live) : !this.links.failPair(this.engine, pair)) return;
+    for (const link of pair.links) link.live = false;
+    this.log.warn({ peer: pair.peer, links: pair.links.map((l) => l.name), code, reason }, 'pair connection closed: its links are declared down from the next window');
+    this.perform(this.sync.onLinkFailed(pair.peer));
   }
 
   private onGrant(grant: Grant): void {
@@ -384,8 +389,8 @@ export class MemberProcess {
       engine.runUntil(grant.endPs);
       this.ranToPs = grant.endPs;
     }
-    const actions = this.sync.onGrant(grant);
-    for (const { link, batch } of this.early.splice(0)) this.takeBatch(link, batch);
+    const actions = this.sync.onGrant(grant, this.links.peersOf(grant.linksUp));
+    for (const { pair, batch } of this.early.splice(0)) this.takeBatch(pair, batch);
     this.perform(actions);
   }
 
@@ -398,13 +403,15 @@ export class MemberProcess {
   private dropDeclaredDown(names: readonly string[]): void {
     for (const name of names) {
       const link = this.links.get(name);
-      if (link === undefined || !link.live || link.conn === null) continue;
-      this.log.warn({ link: name }, 'link declared down by the controller (its far end was lost): closing it');
-      const conn = link.conn;
-      link.conn = null;
+      if (link === undefined || !link.live || link.pair.conn === null) continue;
+      // Its far end's member is lost, and with it every link of the pair.
+      const pair = link.pair;
+      this.log.warn({ link: name, peer: pair.peer }, 'link declared down by the controller (its far end was lost): closing the connection to its member');
+      const conn = pair.conn!;
+      pair.conn = null;
       conn.close(CloseCode.shutdown, 'declared down by the controller');
-      this.links.fail(this.engine!, link);
-      this.perform(this.sync.onLinkFailed(name));
+      this.links.failPair(this.engine!, pair);
+      this.perform(this.sync.onLinkFailed(pair.peer));
     }
   }
 
@@ -467,10 +474,10 @@ export class MemberProcess {
           break;
         case 'close': {
           this.actions.shift();
-          const link = this.links.get(action.link)!;
-          this.log.warn({ link: action.link, reason: action.reason }, 'closing misbehaving link');
-          link.conn?.close(CloseCode.protocol, action.reason);
-          this.links.fail(this.engine!, link);
+          const pair = this.links.pair(action.link)!;
+          this.log.warn({ peer: action.link, reason: action.reason }, 'closing the connection to a misbehaving neighbour');
+          pair.conn?.close(CloseCode.protocol, action.reason);
+          this.links.failPair(this.engine!, pair);
           break;
         }
       }
@@ -489,7 +496,7 @@ export class MemberProcess {
     return to >= untilPs;
   }
 
-  /** The window is run: count it, and ship one batch per remote link. */
+  /** The window is run: count it, and ship one message per neighbour. */
   private windowRun(lease: number, window: number): void {
     this.windowsRun++;
     this.watchdog.onProgress();
@@ -498,7 +505,7 @@ export class MemberProcess {
 
   /** Lease 0: links connected, nothing run. */
   private readyReport(): Report {
-    return { lease: 0, hasNextEvent: false, nextEventPs: 0, nodes: [], links: [], linksFailed: [], linkTotals: [] };
+    return { lease: 0, hasNextEvent: false, nextEventPs: 0, nodes: [], links: [], linksFailed: [], linkTotals: [], linkMessages: 0, linkBytes: 0 };
   }
 
   /**
@@ -521,6 +528,8 @@ export class MemberProcess {
       links: this.links.failedCounts(failed, final),
       linksFailed: failed.map((l) => l.name),
       linkTotals: this.links.totals(),
+      linkMessages: this.links.messages,
+      linkBytes: this.links.bytes,
     };
   }
 
@@ -530,7 +539,7 @@ export class MemberProcess {
     if (sync === undefined || !this.watchdog.expired(performance.now(), sync.phase === 'awaitingBatches')) return;
     const { lease, window } = sync.position;
     for (const name of sync.missing()) {
-      const reason = `no batch for lease ${lease} window ${window} within ${Math.round(this.watchdog.limitMs / 1000)} s of this process's running time (twice the hang timeout), though its neighbour answers pings`;
+      const reason = `no message from member ${name} for lease ${lease} window ${window} within ${Math.round(this.watchdog.limitMs / 1000)} s of this process's running time (twice the hang timeout), though its neighbour answers pings`;
       this.perform([{ type: 'close', link: name, reason }, ...sync.onLinkFailed(name)]);
     }
   }
@@ -544,9 +553,9 @@ export class MemberProcess {
     return this.engine;
   }
 
-  /** The connection of a remote link by name (diagnostics and tests). */
+  /** The connection carrying a remote link, by the link's name: its pair's (diagnostics and tests). */
   linkConnection(name: string): Connection | null {
-    return this.setupSlot.orNull?.links.get(name)?.conn ?? null;
+    return this.setupSlot.orNull?.links.get(name)?.pair.conn ?? null;
   }
 }
 

@@ -78,7 +78,7 @@ export interface RunResult {
   startupMs: number;
   windows: number;
   /**
-   * Batch messages and their encoded bytes shipped between members over the run (each member's
+   * Pair messages (`PairBatch`, one per neighbouring member per window) and their encoded bytes shipped between members over the run (each member's
    * last report; a member that rejoined counts its last life): what the windows cost on the
    * wire. 0 in one process.
    */

@@ -120,3 +120,17 @@ test('without a grant that brings it up, a reconnected link is not waited for', 
   m.windowShipped();
   assert.deepEqual(m.onBatch('L1', 1, 1), [{ type: 'report', lease: 1, final: false }]);
 });
+
+test('channels may be neighbouring members: the grant’s links brought up are named by the member they lead to', () => {
+  const m = new MemberSync(['m2', 'm3']);
+  m.onGrant(grant(1, 0, 1));
+  m.onLinkFailed('m3');
+  m.windowShipped();
+  assert.deepEqual(m.onBatch('m2', 1, 1), [{ type: 'report', lease: 1, final: false }]);
+  m.onLinkReconnected('m3');
+  // The grant lists links (h5:p0--sw2:p3, …); the runtime maps them to the pair they belong to.
+  m.onGrant({ ...grant(2, 100, 1), linksUp: ['h5:p0--sw2:p3'] }, ['m3']);
+  m.windowShipped();
+  assert.deepEqual(m.onBatch('m2', 2, 1), [], 'm3 is waited for again');
+  assert.deepEqual(m.onBatch('m3', 2, 1), [{ type: 'report', lease: 2, final: false }]);
+});

@@ -1,13 +1,14 @@
 /**
  * The member side of the conservative window protocol (DESIGN §3), as a pure state machine.
- * A member is a process hosting one or more nodes; its remote links are the links to nodes
- * hosted elsewhere.
+ * A member is a process hosting one or more nodes; its channels are what it exchanges batches
+ * with each window: in the runtime, one per neighbouring member (a pair: one connection, one
+ * message per window carrying every link between the two; `runtime/src/member-links.ts`).
  *
  * Inside a lease the member runs in neighbour lockstep: run window k, ship exactly one batch
- * per live remote link, wait for every live neighbour's batch of window k, go on. A neighbour
- * can be at most one window ahead (it needs our batch of k to run k + 1), so a batch for any
- * window other than the current or the next one means the link misbehaves: it is closed, and
- * the member stops waiting for it. At the lease end the member reports and waits for a grant.
+ * per live channel, wait for every live channel's batch of window k, go on. A neighbour can be
+ * at most one window ahead (it needs our batch of k to run k + 1), so a batch for any window
+ * other than the current or the next one means the channel misbehaves: it is closed, and the
+ * member stops waiting for it. At the lease end the member reports and waits for a grant.
  */
 import { windowEndPs, type Grant, type TimedFault } from './types.js';
 
@@ -68,14 +69,15 @@ export class MemberSync {
     return { lease: this.grant?.lease ?? 0, window: this.window };
   }
 
-  onGrant(grant: Grant<TimedFault>): MemberAction[] {
+  /** `up`: the channels the grant brings back up (by default its `linksUp`, when channels are links). */
+  onGrant(grant: Grant<TimedFault>, up: readonly string[] = grant.linksUp): MemberAction[] {
     if (this.state !== 'awaitingGrant') throw new Error(`member: grant ${grant.lease} in state ${this.state}`);
     if (this.rejoining) {
       this.lastLease = grant.lease - 1;
       this.rejoining = false;
     }
     if (grant.lease !== this.lastLease + 1) throw new Error(`member: grant ${grant.lease} after lease ${this.lastLease}`);
-    for (const link of grant.linksUp) {
+    for (const link of up) {
       if (!this.joining.delete(link)) continue;
       this.live.add(link);
     }

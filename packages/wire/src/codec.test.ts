@@ -12,7 +12,7 @@ test('every envelope type round-trips with a non-default value in every field', 
   const envelopes = sampleEnvelopes();
   assert.deepEqual(
     envelopes.map((e) => e.type),
-    ['hello', 'batch', 'directory', 'grant', 'report', 'fault', 'status', 'goodbye'],
+    ['hello', 'batch', 'directory', 'grant', 'report', 'fault', 'status', 'goodbye', 'pair'],
   );
   for (const env of envelopes) {
     validateEnvelope(env);

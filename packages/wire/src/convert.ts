@@ -7,7 +7,7 @@
 import { NO_BYTES, newFrame, type Frame, type FrameKind, type IntMode, type RdmaFields } from './frame.js';
 import type { rocelab as pb } from './gen/rocelab.js';
 import type {
-  Directory, Envelope, Fault, Goodbye, Grant, Hello, LinkBatch, LinkCount, NodeReport, NodeStats, Report, Status,
+  Directory, Envelope, Fault, Goodbye, Grant, Hello, LinkBatch, LinkCount, LinkFrames, NodeReport, NodeStats, PairBatch, Report, Status,
 } from './messages.js';
 
 /**
@@ -93,6 +93,22 @@ function toBatch(b: pb.Batch): LinkBatch {
   };
 }
 
+function framesOf(source: pb.Frame[]): Frame[] {
+  const frames: Frame[] = [];
+  for (let i = 0; i < source.length; i++) frames.push(toFrame(source[i]!));
+  return frames;
+}
+
+function toPair(m: pb.PairBatch): PairBatch {
+  const source = m.links as pb.LinkFrames[];
+  const links: LinkFrames[] = [];
+  for (let i = 0; i < source.length; i++) {
+    const l = source[i]!;
+    links.push({ link: l.link, frames: framesOf(l.frames as pb.Frame[]), arrivalPs: own(l.arrivalPs), originSeq: own(l.originSeq), fcsBad: own(l.fcsBad) });
+  }
+  return { lease: m.lease, window: m.window, links };
+}
+
 function toHello(m: pb.Hello): Hello {
   return {
     protocolVersion: m.protocolVersion,
@@ -164,7 +180,7 @@ function toNodeReport(m: pb.NodeReport): NodeReport {
 }
 
 function linkCountOf(x: pb.LinkCount): LinkCount {
-  return { link: x.link, sender: x.sender, frames: x.frames, messages: x.messages, bytes: x.bytes };
+  return { link: x.link, sender: x.sender, frames: x.frames };
 }
 
 function toReport(m: pb.Report): Report {
@@ -176,6 +192,8 @@ function toReport(m: pb.Report): Report {
     links: (m.links as pb.LinkCount[]).map(linkCountOf),
     linksFailed: own(m.linksFailed),
     linkTotals: (m.linkTotals as pb.LinkCount[]).map(linkCountOf),
+    linkMessages: m.linkMessages,
+    linkBytes: m.linkBytes,
   };
 }
 
@@ -198,6 +216,7 @@ function toStatus(m: pb.Status): Status {
  */
 export function viewEnvelope(m: pb.Envelope): Envelope | null {
   // oneof: protobufjs keeps only the last body seen, so at most one of these is set.
+  if (m.pair != null) return { type: 'pair', pair: m.pair as unknown as PairBatch };
   if (m.batch != null) return { type: 'batch', batch: m.batch as unknown as LinkBatch };
   if (m.hello != null) return { type: 'hello', hello: m.hello as unknown as Hello };
   if (m.directory != null) return { type: 'directory', directory: m.directory as unknown as Directory };
@@ -211,6 +230,7 @@ export function viewEnvelope(m: pb.Envelope): Envelope | null {
 
 /** Converts a decoded, validated instance into independent plain objects. */
 export function toEnvelope(m: pb.Envelope): Envelope | null {
+  if (m.pair != null) return { type: 'pair', pair: toPair(m.pair as pb.PairBatch) };
   if (m.batch != null) return { type: 'batch', batch: toBatch(m.batch as pb.Batch) };
   if (m.hello != null) return { type: 'hello', hello: toHello(m.hello as pb.Hello) };
   if (m.directory != null) return { type: 'directory', directory: toDirectory(m.directory as pb.Directory) };

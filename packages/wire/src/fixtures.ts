@@ -3,7 +3,7 @@
  * benchmark. Not exported from the package.
  */
 import { FrameKind, Opcode, newFrame, pfcFrame, type Frame } from './frame.js';
-import type { Envelope, LinkBatch } from './messages.js';
+import type { Envelope, LinkBatch, PairBatch } from './messages.js';
 
 const BIG = 2 ** 40 + 12_345; // a 64-bit value above 2^32
 
@@ -50,6 +50,12 @@ export function sampleBatch(n: number): LinkBatch {
     originSeq: frames.map((_, i) => 2 ** 33 + i),
     fcsBad: frames.map((_, i) => i % 2 === 1),
   };
+}
+
+/** A pair's message: links 0 and 3 carried frames this window, the others (idle) are absent. */
+export function samplePair(): PairBatch {
+  const strip = ({ lease: _lease, window: _window, ...frames }: LinkBatch) => frames;
+  return { lease: 4_000_000_000, window: 127, links: [{ link: 0, ...strip(sampleBatch(5)) }, { link: 3, ...strip(sampleBatch(2)) }] };
 }
 
 /** Its spec as runtime fault-wire.ts writes one (the wire only bounds its size). */
@@ -129,11 +135,13 @@ export function sampleEnvelopes(): Envelope[] {
           { node: 'tor1', hash: new Uint8Array([9]), events: 1, stats: null },
         ],
         links: [
-          { link: 'h1:p0>tor1:p1', sender: true, frames: 2 ** 41, messages: 2 ** 36, bytes: 2 ** 47 },
-          { link: 'tor1:p1>h1:p0', sender: false, frames: 12, messages: 0, bytes: 0 },
+          { link: 'h1:p0>tor1:p1', sender: true, frames: 2 ** 41 },
+          { link: 'tor1:p1>h1:p0', sender: false, frames: 12 },
         ],
         linksFailed: ['tor1:p9>spine1:p1'],
-        linkTotals: [{ link: 'h1:p0>tor1:p1', sender: true, frames: 2 ** 42, messages: 7, bytes: 2048 }],
+        linkTotals: [{ link: 'h1:p0>tor1:p1', sender: true, frames: 2 ** 42 }],
+        linkMessages: 2 ** 36,
+        linkBytes: 2 ** 47,
       },
     },
     { type: 'fault', fault },
@@ -151,5 +159,6 @@ export function sampleEnvelopes(): Envelope[] {
       },
     },
     { type: 'goodbye', goodbye: { reason: 'run finished' } },
+    { type: 'pair', pair: samplePair() },
   ];
 }

@@ -11,7 +11,7 @@ export interface Hello {
   protocolVersion: number;
   /** Link: node name; control: member id. */
   node: string;
-  /** host | tor | leaf | spine | switch | controller | member */
+  /** host | tor | leaf | spine | switch | controller | member | pair (a member's connection to a neighbouring member) */
   role: string;
   nonce: Uint8Array;
   /** HMAC-SHA256 over the transcript; empty in the first server Hello. */
@@ -27,7 +27,7 @@ export interface Hello {
 }
 
 /**
- * One message per link per window (DESIGN §3): the frames emitted during `window` of `lease`.
+ * One link's frames of one window (the link benchmark's message; members send `PairBatch`): the frames emitted during `window` of `lease`.
  * `arrivalPs[i]`, `originSeq[i]` and `fcsBad[i]` belong to `frames[i]`; all four have one length.
  * (Proto message `Batch`.)
  */
@@ -41,6 +41,30 @@ export interface LinkBatch {
   originSeq: number[];
   /** Corrupted in flight: the receiver drops the frame with reason `corrupt`. */
   fcsBad: boolean[];
+}
+
+/**
+ * One link's frames in a `PairBatch`: `link` is the link's index among the links between the
+ * two members, sorted by name; the arrays are `LinkBatch`'s. (Proto message `LinkFrames`.)
+ */
+export interface LinkFrames {
+  link: number;
+  frames: Frame[];
+  arrivalPs: number[];
+  originSeq: number[];
+  fcsBad: boolean[];
+}
+
+/**
+ * One message per pair of neighbouring members per window (DESIGN §3): the frames of every
+ * link between them that carried any during `window` of `lease`, in increasing `link` order;
+ * idle links are absent. It goes every window, empty or not: it is what tells the neighbour
+ * that the window is complete. (Proto message `PairBatch`.)
+ */
+export interface PairBatch {
+  lease: number;
+  window: number;
+  links: LinkFrames[];
 }
 
 /** A fault or configuration change at a virtual time (DESIGN §7). */
@@ -127,6 +151,9 @@ export interface Report {
   linksFailed: string[];
   /** Every remote link direction's count so far: a lost member is accounted from its neighbours' counts. */
   linkTotals: LinkCount[];
+  /** `PairBatch` messages this member shipped over the run, and their encoded bytes (what windows cost on the wire). */
+  linkMessages: number;
+  linkBytes: number;
 }
 
 /** One end's count of a failed link direction; sent − accepted was lost in transit. */
@@ -136,9 +163,6 @@ export interface LinkCount {
   /** True: frames this member emitted on it; false: frames it accepted from it. */
   sender: boolean;
   frames: number;
-  /** Sender: batch messages shipped on it, and their encoded bytes (0 at the receiving end). */
-  messages: number;
-  bytes: number;
 }
 
 export interface NodeReport {
@@ -191,6 +215,7 @@ export interface Goodbye {
 export type Envelope =
   | { type: 'hello'; hello: Hello }
   | { type: 'batch'; batch: LinkBatch }
+  | { type: 'pair'; pair: PairBatch }
   | { type: 'directory'; directory: Directory }
   | { type: 'grant'; grant: Grant }
   | { type: 'report'; report: Report }

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeEnvelope, encodeEnvelope } from './codec.js';
 import { WireError, type WireErrorCode } from './errors.js';
-import { sampleBatch, sampleEnvelopes } from './fixtures.js';
+import { sampleBatch, sampleEnvelopes, samplePair } from './fixtures.js';
 import { FrameKind, newFrame, type Frame } from './frame.js';
 import type { Envelope, LinkBatch } from './messages.js';
 import { validateEnvelope } from './validate.js';
@@ -173,4 +173,22 @@ test('a credit update carries exactly 8 FCCLs of 12 bits', () => {
   assert.doesNotThrow(withCredit([0, 1, 2, 4095, 0, 0, 0, 0]));
   assert.throws(withCredit([0, 0, 0, 4096, 0, 0, 0, 0]), isWireError('invalid_field', 'Batch.frames[1].pfcQuanta[3]: expected a 12-bit value (0..4095), got 4096'));
   assert.throws(withCredit([1, 2]), isWireError('invalid_field', 'Batch.frames[1].pfcQuanta: expected exactly 8 FCCLs on a credit frame, got 2'));
+});
+
+test('a pair message names each link at most once, in increasing order, and names where a frame is bad', () => {
+  const twice = samplePair();
+  twice.links[1]!.link = 0;
+  assert.throws(
+    () => decodeEnvelope(encodeEnvelope({ type: 'pair', pair: twice })),
+    isWireError('invalid_field', "PairBatch.links[1].link: expected a link index above the previous entry's (0): each link at most once, in increasing order, got 0"),
+  );
+  const badPsn = samplePair();
+  badPsn.links[1]!.frames[0]!.psn = 2 ** 24;
+  assert.throws(() => decodeEnvelope(encodeEnvelope({ type: 'pair', pair: badPsn })), isWireError('invalid_field', /^PairBatch\.links\[1\]\.frames\[0\]\.psn: /));
+  const short = samplePair();
+  short.links[0]!.fcsBad.pop();
+  assert.throws(() => decodeEnvelope(encodeEnvelope({ type: 'pair', pair: short })), isWireError('invalid_field', 'PairBatch.links[0].fcsBad: expected 5 entries (one per frame), got 4'));
+  // An idle window: no links at all, still a message.
+  const empty = decodeEnvelope(encodeEnvelope({ type: 'pair', pair: { lease: 1, window: 1, links: [] } }));
+  assert.deepStrictEqual(empty, { type: 'pair', pair: { lease: 1, window: 1, links: [] } });
 });

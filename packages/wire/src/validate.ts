@@ -11,11 +11,11 @@ import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from './limits.js';
 import type {
   Directory, Envelope, Fault, Goodbye, Grant, Hello, Member, NodeReport, NodeStats, Report, Status,
 } from './messages.js';
-import { checkBatch } from './validate-batch.js';
+import { checkBatch, checkPair } from './validate-batch.js';
 
 type L = DecodeLimits;
 
-export const ONE_BODY = 'one body: hello, batch, directory, grant, report, fault, status or goodbye';
+export const ONE_BODY = 'one body: hello, batch, pair, directory, grant, report, fault, status or goodbye';
 
 function checkHello(m: Hello, l: L): void {
   checkUint(m.protocolVersion, 32, 'Hello.protocolVersion');
@@ -106,11 +106,11 @@ function checkReport(m: Report, l: L): void {
     list.forEach((link, i) => {
       checkString(link.link, l.maxStringBytes, `Report.${name}[${i}].link`);
       checkU64(link.frames, `Report.${name}[${i}].frames`);
-      checkU64(link.messages, `Report.${name}[${i}].messages`);
-      checkU64(link.bytes, `Report.${name}[${i}].bytes`);
     });
   }
   checkStrings(m.linksFailed, l.maxRepeated, l.maxStringBytes, 'Report.linksFailed');
+  checkU64(m.linkMessages, 'Report.linkMessages');
+  checkU64(m.linkBytes, 'Report.linkBytes');
 }
 
 function checkStatus(m: Status, l: L): void {
@@ -133,6 +133,7 @@ export function validateEnvelope(env: Envelope, limits: DecodeLimits = DEFAULT_D
   switch (env.type) {
     case 'hello': return checkHello(env.hello, limits);
     case 'batch': return checkBatch(env.batch, limits);
+    case 'pair': return checkPair(env.pair, limits);
     case 'directory': return checkDirectory(env.directory, limits);
     case 'grant': return checkGrant(env.grant, limits);
     case 'report': return checkReport(env.report, limits);

@@ -341,8 +341,7 @@ export class Controller {
       return;
     }
     this.lives.report(member.id, { lease: report.lease, nodes, links: report.linkTotals });
-    const shipped = report.linkTotals.filter((l) => l.sender);
-    this.traffic.set(member.id, { messages: shipped.reduce((n, l) => n + l.messages, 0), bytes: shipped.reduce((n, l) => n + l.bytes, 0) });
+    this.traffic.set(member.id, { messages: report.linkMessages, bytes: report.linkBytes });
     if (this.coordinator?.lease?.final === true) for (const n of nodes) this.finals.set(n.node, n);
     this.sizeNextLease();
     let step: Step<Fault>;
