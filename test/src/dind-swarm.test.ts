@@ -24,9 +24,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import type { RunResult } from '@rocelab/runtime';
-import { cli, ROOT } from './harness.js';
+import { cli, ROOT, toolReady } from './harness.js';
 
-const REQUIRED = process.env.ROCELAB_REQUIRE_DOCKER === '1';
 const IMAGE = process.env.ROCELAB_IMAGE ?? 'rocelab:local';
 const DIND_IMAGE = 'rocelab/dind-offline:local';
 const POD = 'deploy/pods/default.yaml';
@@ -100,12 +99,7 @@ after(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
 });
 
-function needsDocker(t: TestContext): boolean {
-  if (missing === null) return true;
-  if (REQUIRED) assert.fail(`${missing}, and ROCELAB_REQUIRE_DOCKER=1`);
-  t.skip(missing);
-  return false;
-}
+const needsDocker = (t: TestContext): boolean => toolReady(t, missing, 'ROCELAB_REQUIRE_DOCKER');
 
 /**
  * Starts DinD node i. `--privileged` is what Docker-in-Docker needs; an engine that cannot grant

@@ -19,14 +19,13 @@ import { after, before, test, type TestContext } from 'node:test';
 import Docker from 'dockerode';
 import { CloseCode, Connection, HandshakeError, podKey, type RunResult } from '@rocelab/runtime';
 import { loadDashboards, panelQueries } from './dashboards.js';
-import { captureLog, CLI, cli, ROOT } from './harness.js';
+import { captureLog, CLI, cli, ROOT, toolReady } from './harness.js';
 
 // No helper image can be pulled here: no Ryuk reaper (every test removes what it started),
 // and mapped ports are reached on localhost.
 process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
 process.env.TESTCONTAINERS_HOST_OVERRIDE ??= 'localhost';
 
-const REQUIRED = process.env.ROCELAB_REQUIRE_DOCKER === '1';
 const NODE_IMAGE = process.env.NODE_IMAGE ?? 'node:20-bookworm-slim';
 const PROMETHEUS_IMAGE = process.env.PROMETHEUS_IMAGE ?? 'prom/prometheus:v2.53.0';
 /** Built by these tests from the current build, so they never test a stale image. */
@@ -78,13 +77,7 @@ after(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
 });
 
-/** Skips (or, when Docker is required, fails) a test that cannot run here. */
-function needsDocker(t: TestContext): boolean {
-  if (missing === null) return true;
-  if (REQUIRED) assert.fail(`${missing}, and ROCELAB_REQUIRE_DOCKER=1`);
-  t.skip(missing);
-  return false;
-}
+const needsDocker = (t: TestContext): boolean => toolReady(t, missing, 'ROCELAB_REQUIRE_DOCKER');
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -30,9 +30,8 @@ import { after, before, test, type TestContext } from 'node:test';
 import { drillPlots, reportHtml, reportMarkdown, type DrillReport, type RenderedPlot, type VariantRun } from '@rocelab/drill';
 import { TRACE_FILE_NAMES, parseTraceFile, type TraceTables } from '@rocelab/results';
 import type { RunResult } from '@rocelab/runtime';
-import { cli, fixture, ROOT } from './harness.js';
+import { cli, fixture, ROOT, toolReady } from './harness.js';
 
-const REQUIRED = process.env.ROCELAB_REQUIRE_BROWSER === '1';
 const CHROMIUM = process.env.ROCELAB_CHROMIUM ?? 'chromium';
 const BROWSER_TIMEOUT_MS = 60_000;
 const CSP = "default-src 'none'; style-src 'unsafe-inline'";
@@ -56,12 +55,7 @@ after(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
 });
 
-function needsBrowser(t: TestContext): boolean {
-  if (missing === null) return true;
-  if (REQUIRED) assert.fail(`${missing}, and ROCELAB_REQUIRE_BROWSER=1`);
-  t.skip(missing);
-  return false;
-}
+const needsBrowser = (t: TestContext): boolean => toolReady(t, missing, 'ROCELAB_REQUIRE_BROWSER');
 
 /** One headless Chromium on `page` with its own profile; its stdout and the console lines of its stderr. */
 function chromium(page: string, args: string[]): { stdout: string; console: string[] } {

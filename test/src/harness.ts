@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 /**
  * Test support: a whole pod in this process — the real controller and real member processes
  * talking over real WebSockets on loopback — and helpers to run the built CLI.
@@ -5,6 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Controller } from '@rocelab/controller';
 import { MemberProcess, type ModelFactory, type RunResult } from '@rocelab/runtime';
@@ -110,4 +112,15 @@ function cliRun(args: string[], status: number, stdout: string, stderr: string):
   let json: RunResult | null = null;
   if (args.includes('--json') && lines.length === 1) json = JSON.parse(lines[0]!) as RunResult;
   return { status, stdout, stderr, json };
+}
+
+/**
+ * Whether a test's outside tool (Docker, tshark, Chromium, a cluster) is here. If not (`missing`
+ * says why), the test is skipped, or fails when `variable`=1 requires the tool, as CI does.
+ */
+export function toolReady(t: TestContext, missing: string | null, variable: string): boolean {
+  if (missing === null) return true;
+  if (process.env[variable] === '1') assert.fail(`${missing}, and ${variable}=1`);
+  t.skip(missing);
+  return false;
 }

@@ -28,10 +28,9 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Pod, type IPod } from 'kubernetes-models/v1/Pod';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
-import { CLI, cli, cliAsync, ROOT } from './harness.js';
+import { CLI, cli, cliAsync, ROOT, toolReady } from './harness.js';
 import { FakeApiServer, kubeconfigFor, type FakeBehaviour, type FakeObject } from './fake-apiserver.js';
 
-const REQUIRED = process.env.ROCELAB_REQUIRE_K8S === '1';
 const IMAGE = process.env.ROCELAB_K8S_IMAGE ?? 'rocelab:local';
 const PROBE_TIMEOUT_MS = 5000;
 
@@ -73,12 +72,7 @@ before(async () => {
   }
 });
 
-function needsCluster(t: TestContext): boolean {
-  if (missing === null) return true;
-  if (REQUIRED) assert.fail(`${missing}, and ROCELAB_REQUIRE_K8S=1`);
-  t.skip(missing);
-  return false;
-}
+const needsCluster = (t: TestContext): boolean => toolReady(t, missing, 'ROCELAB_REQUIRE_K8S');
 
 const MODELS: Record<string, new (data: never) => { validate(): void }> = { Namespace, Secret, ConfigMap, Service, Pod };
 const envOf = (pod: IPod): Record<string, string> => Object.fromEntries((pod.spec!.containers[0]!.env ?? []).map((e) => [e.name, e.value ?? '']));

@@ -16,9 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { FrameKind, Opcode, encodeFrame, newFrame, pcapFileHeader, pcapRecord, pfcFrame, rdmaFields, u64Bytes, type Frame } from '@rocelab/wire';
-import { ROOT, cli, fixture } from './harness.js';
+import { cli, fixture, ROOT, toolReady } from './harness.js';
 
-const REQUIRED = process.env.ROCELAB_REQUIRE_TSHARK === '1';
 const TSHARK_TIMEOUT_MS = 30_000;
 /** Wireshark 4.0 checks no IPv4 checksums by default; with this it flags a bad one as an error. */
 const CHECK_IP = ['-o', 'ip.check_checksum:TRUE'];
@@ -37,12 +36,7 @@ after(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
 });
 
-function needsTshark(t: TestContext): boolean {
-  if (missing === null) return true;
-  if (REQUIRED) assert.fail(`${missing}, and ROCELAB_REQUIRE_TSHARK=1`);
-  t.skip(missing);
-  return false;
-}
+const needsTshark = (t: TestContext): boolean => toolReady(t, missing, 'ROCELAB_REQUIRE_TSHARK');
 
 /** tshark's output lines; a non-zero exit or a timeout fails the test with its stderr. */
 function tshark(file: string, args: string[]): string[] {
