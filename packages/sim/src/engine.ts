@@ -10,7 +10,7 @@
  */
 import { DEFAULT_DSCP_MAP, FrameKind, frameBytes, type Frame } from '@rocelab/wire';
 import { EngineError } from './engine-error.js';
-import { EventClass, type SimEvent } from './event.js';
+import { EventClass, keyBefore, type SimEvent } from './event.js';
 import { EventQueue } from './event-queue.js';
 import type { ImpairmentConfig, PacketAction } from './impairments.js';
 import { Transmitter, type WireModel } from './link.js';
@@ -18,7 +18,7 @@ import { NodeContext, type ContextHost, type NodeModel, type NodeNote, type Port
 import { loseHeldFrames, type KillData, type RestartData, type RestartFactory } from './node-life.js';
 import { SampleGrid, type Sampler } from './sample-grid.js';
 import { NodeStats } from './stats.js';
-import { TraceRecord, type TraceHash } from './trace-hash.js';
+import { TraceRecord } from './trace-hash.js';
 
 export { EngineError } from './engine-error.js';
 export type { Sampler } from './sample-grid.js';
@@ -79,8 +79,6 @@ interface Hosted<M extends NodeModel = NodeModel> {
   ctx: NodeContext;
   /** null before `attach`, and while the node is dead (`node-life.ts`). */
   model: M | null;
-  /** The node's trace hash (its context's): what can be observed of it, not its internal events. */
-  hash: TraceHash;
   /** Events dispatched to the node (a cost figure: the trace hash does not count them). */
   events: number;
   seq: number;
@@ -319,7 +317,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
   }
 
   digest(node: number): Uint8Array {
-    return this.mustHost(node).hash.digest();
+    return this.mustHost(node).ctx.trace.digest();
   }
 
   eventsProcessed(node: number): number {
@@ -393,7 +391,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
         return;
       case EventClass.linkState: {
         h.events++;
-        h.hash.fault(event.timePs, event.port, event.seq, 0x100 | event.kind, 0);
+        h.ctx.trace.fault(event.timePs, event.port, event.seq, 0x100 | event.kind, 0);
         const up = event.kind === 1;
         h.ports[event.port]!.rxDown = !up;
         h.ctx.transmitters[event.port]!.setDown(event.timePs, !up);
@@ -402,7 +400,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       }
       case EventClass.fault: {
         h.events++;
-        h.hash.fault(event.timePs, event.port, event.seq, event.kind, 0);
+        h.ctx.trace.fault(event.timePs, event.port, event.seq, event.kind, 0);
         if (event.kind === KILL_KIND) return this.kill(h, event.timePs, event.data as KillData);
         if (event.kind === RESTART_KIND) return this.restart(h, event.data as RestartData);
         const { change, note } = event.data as FaultData;
@@ -458,7 +456,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       ctx.drop(frame, 'corrupt', port);
       return;
     }
-    h.hash.frame(TraceRecord.rx, event.timePs, port, frame);
+    h.ctx.trace.frame(TraceRecord.rx, event.timePs, port, frame);
     if (this.observer?.onArrive !== undefined) this.observer.onArrive(h.ctx.index, port, event.timePs, frame);
     const stats = ctx.stats.ports[port]!;
     stats.rxFrames++;
@@ -495,7 +493,6 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
     const hosted: Hosted<M> = {
       ctx,
       model: null,
-      hash: ctx.trace,
       events: 0,
       seq: 0,
       incarnation: 0,
@@ -509,12 +506,13 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
       const portStats = ctx.stats.ports[port.index]!;
       const peer = port.peerNode;
       const peerPort = port.peerPort;
+      const txEvent = (timePs: number, kind: number, seq: number) =>
+        this.queue.push(this.event(timePs, EventClass.transmitter, node.index, seq, node.index, kind, port.index, hosted.incarnation, null, null));
       const tx: Transmitter = new Transmitter(port.out, wire, {
-        schedule: (timePs, kind) =>
-          this.queue.push(this.event(timePs, EventClass.transmitter, node.index, hosted.seq++, node.index, kind, port.index, hosted.incarnation, null, null)),
+        schedule: (timePs, kind) => txEvent(timePs, kind, hosted.seq++),
         deferral: {
           reserve: () => hosted.seq++,
-          scheduleReserved: (timePs, kind, seq) => this.queue.push(this.event(timePs, EventClass.transmitter, node.index, seq, node.index, kind, port.index, hosted.incarnation, null, null)),
+          scheduleReserved: txEvent,
           passed: (timePs, seq) => this.passed(timePs, node.index, seq),
         },
         // A dead node's transmitter has nothing to send (a link coming up kicks it).
@@ -570,11 +568,7 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
    */
   private passed(timePs: number, node: number, seq: number): boolean {
     const c = this.current;
-    if (c === null) return timePs < this.nowPs;
-    if (timePs !== c.timePs) return timePs < c.timePs;
-    if (c.cls !== EventClass.transmitter) return EventClass.transmitter < c.cls;
-    if (node !== c.origin) return node < c.origin;
-    return seq < c.seq;
+    return c === null ? timePs < this.nowPs : keyBefore(timePs, EventClass.transmitter, node, seq, c);
   }
 
   private arrivalEvent(timePs: number, origin: number, seq: number, target: number, port: number, frame: Frame, fcsBad: boolean): SimEvent {

@@ -43,6 +43,14 @@ export interface SimEvent {
   data: unknown;
 }
 
+/** Whether an event of key `(timePs, cls, origin, seq)` comes before `e` in that order. */
+export function keyBefore(timePs: number, cls: EventClass, origin: number, seq: number, e: SimEvent): boolean {
+  if (timePs !== e.timePs) return timePs < e.timePs;
+  if (cls !== e.cls) return cls < e.cls;
+  if (origin !== e.origin) return origin < e.origin;
+  return seq < e.seq;
+}
+
 export function compareEvents(a: SimEvent, b: SimEvent): number {
   return a.timePs - b.timePs || a.cls - b.cls || a.origin - b.origin || a.seq - b.seq;
 }
