@@ -25,7 +25,8 @@ const ENTRIES = [
   ['services/cli/dist/worker.bundle.cjs', ...member('any')],
   // The CLI's inproc run (`inproc-entry.ts`): one engine in one file runs at ≈ 0.84 of the wall time
   // the same code takes as separate ES modules (issue 27, measured on the perf pod).
-  ['services/cli/dist/inproc.bundle.cjs', 'inproc.js', "export { runInproc } from '@rocelab/runtime';\n"],
+  // `--threads K` too: this thread's `runThreads`, and each worker thread's `threadMain`.
+  ['services/cli/dist/inproc.bundle.cjs', 'inproc.js', "export { runInproc, runThreads, threadMain } from '@rocelab/runtime';\n"],
 ];
 
 /**

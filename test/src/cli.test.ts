@@ -33,11 +33,12 @@ test('rocelab run --json prints exactly one JSON line with the DESIGN §8 fields
   assert.ok(j.events > 0 && j.packets.sent > 0);
 });
 
-test('the tree fixture hashes the same twice, in procs and with 2 workers; seed 8 differs', () => {
+test('the tree fixture hashes the same twice, in procs, with 2 workers and with 2 threads; seed 8 differs', () => {
   const base = hashOf([TREE, '--seed', '7', '--duration', '2ms']);
   assert.equal(hashOf([TREE, '--seed', '7', '--duration', '2ms']), base);
   assert.equal(hashOf([TREE, '--seed', '7', '--duration', '2ms', '--mode', 'procs']), base);
   assert.equal(hashOf([TREE, '--seed', '7', '--duration', '2ms', '--workers', '2']), base);
+  assert.equal(hashOf([TREE, '--seed', '7', '--duration', '2ms', '--threads', '2']), base);
   assert.notEqual(hashOf([TREE, '--seed', '8', '--duration', '2ms']), base);
 });
 
@@ -49,6 +50,17 @@ test('the result counts the messages between members: one per pair of neighbouri
   assert.ok(two.linkBytes > two.linkMessages * 20, `${two.linkBytes} B in ${two.linkMessages} messages`);
   const one = run(perf, '--duration', '50us').json!;
   assert.deepEqual([one.linkMessages, one.linkBytes, one.traceHash], [0, 0, two.traceHash]);
+  // Two threads of one process: one message through shared memory each way per window, the same hash.
+  const threads = run(perf, '--duration', '50us', '--threads', '2').json!;
+  assert.deepEqual([threads.mode, threads.workers, threads.linkMessages, threads.traceHash], ['threads', 2, threads.windows * 2, two.traceHash]);
+});
+
+test('--threads is for one process: with --mode procs or --workers it is refused before anything runs', () => {
+  for (const [extra, what] of [[['--mode', 'procs'], '--mode procs'], [['--workers', '2'], '--workers']] as const) {
+    const r = cli(['run', TREE, '--duration', '1ms', '--threads', '2', ...extra]);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, new RegExp(`--threads is for one process \\(--mode inproc without --workers\\), not ${what}`));
+  }
 });
 
 test('changing one link latency by 1 ps changes the hash', () => {
@@ -90,7 +102,7 @@ test('line.yaml delivers exactly the packets the link arithmetic predicts', () =
 });
 
 test('an uncounted loss fails the conservation audit and the run exits 1, in every mode', () => {
-  for (const mode of [[], ['--mode', 'procs']]) {
+  for (const mode of [[], ['--mode', 'procs'], ['--threads', '2']]) {
     const r = run(TREE, '--duration', '2ms', '--debug-uncounted-loss', 'sw1', ...mode);
     assert.equal(r.status, 1, r.stderr);
     assert.equal(r.json!.conservation, false);

@@ -9,7 +9,7 @@ import type { RunResult } from '@rocelab/runtime';
 import { cli, fixture } from './harness.js';
 
 const FILE = fixture('kill-restart.yaml');
-const MODES = [[], ['--mode', 'procs'], ['--workers', '2']];
+const MODES = [[], ['--mode', 'procs'], ['--workers', '2'], ['--threads', '2']];
 
 function run(args: string[]): RunResult {
   const r = cli(['run', FILE, ...args, '--json'], {}, 300_000);
@@ -21,7 +21,7 @@ function run(args: string[]): RunResult {
 /** What must not depend on the mapping of nodes to processes. */
 const outcome = (r: RunResult) => ({ traceHash: r.traceHash, events: r.events, packets: r.packets, droppedByReason: r.droppedByReason, lostNodes: r.lostNodes, flows: r.flows.map((f) => [f.from, f.to, f.status, f.deliveredBytes]) });
 
-test('kill-restart.yaml: the same trace hash, counts and lost nodes inproc, in procs and with 2 workers; conservation holds with node_lost', { timeout: 600_000 }, () => {
+test('kill-restart.yaml: the same trace hash, counts and lost nodes inproc, in procs, with 2 workers and with 2 threads; conservation holds with node_lost', { timeout: 600_000 }, () => {
   const results = MODES.map((mode) => run(['--duration', '15ms', ...mode]));
   const [inproc] = results;
   for (const [i, r] of results.entries()) {

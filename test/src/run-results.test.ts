@@ -142,11 +142,11 @@ test('lossless 2→1 incast, ECN off: each sender ingress is held at the PFC thr
   }
 });
 
-test('trace files and captures are the same bytes inproc, in procs and with 2 workers; tracing does not change the hash', () => {
+test('trace files and captures are the same bytes inproc, in procs, with 2 workers and with 2 threads; tracing does not change the hash', () => {
   const file = fixture('switch/stuck-receiver.yaml');
   const args = [file, '--duration', '2500us', '--trace-interval', 'rates=20us,queue=5us'];
   const plain = runJson([file, '--duration', '2500us']);
-  const outputs = [[], ['--mode', 'procs'], ['--workers', '2']].map((mode) => {
+  const outputs = [[], ['--mode', 'procs'], ['--workers', '2'], ['--threads', '2']].map((mode) => {
     const trace = tmp();
     const pcap = tmp();
     const r = runJson([...args, ...mode, '--trace', trace, '--pcap', pcap, '--pcap-ports', 'h1:p0,tor2:p2']);
@@ -159,7 +159,7 @@ test('trace files and captures are the same bytes inproc, in procs and with 2 wo
   assert.deepEqual(Object.keys(outputs[0]!).sort(), ['pcap/h1-p0.pcap', 'pcap/tor2-p2.pcap', 'trace/events.csv', 'trace/fct.csv', 'trace/packet-events.csv', 'trace/pfc.csv', 'trace/probes.csv', 'trace/qp-events.csv', 'trace/queue.csv', 'trace/rates.csv']);
   for (const [name, bytes] of Object.entries(outputs[0]!)) {
     if (!/events|probes/.test(name)) assert.ok(bytes.length > 200, `${name} has content`); // no probes, no watchdog yet at 2.5 ms
-    outputs.slice(1).forEach((o, i) => assert.ok(bytes.equals(o[name]!), `${name} differs in ${['procs', 'workers'][i]}`));
+    outputs.slice(1).forEach((o, i) => assert.ok(bytes.equals(o[name]!), `${name} differs in ${['procs', 'workers', 'threads'][i]}`));
   }
 });
 

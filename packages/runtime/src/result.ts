@@ -39,7 +39,7 @@ import { lostNodesOf, mergeLostNodes, type LostNode } from './lost-nodes.js';
 
 export { lostNodesOf, mergeLostNodes, type LostNode, type LostNodeCause } from './lost-nodes.js';
 
-export type Mode = 'inproc' | 'procs' | 'workers' | 'docker';
+export type Mode = 'inproc' | 'threads' | 'procs' | 'workers' | 'docker';
 
 /**
  * A node's counters, as its report carries them on the wire (NodeStats): frames sent, delivered,
@@ -84,8 +84,13 @@ export interface RunResult {
    */
   linkMessages: number;
   linkBytes: number;
-  /** Distributed modes: members, crossing links and the window they allow. */
+  /** Distributed modes and threads: members (threads), crossing links and the window they allow. */
   placement?: Placement;
+  /**
+   * `--threads K`: each thread's wall ms running its engine and waiting for the others' messages
+   * (the rest of its time is packing and unpacking frames): where a threaded run's time goes.
+   */
+  threadTimes?: { runMs: number; waitMs: number }[];
   events: number;
   packets: { sent: number; delivered: number; dropped: number; queued: number };
   droppedByReason: Record<DropReason, number>;
@@ -140,6 +145,7 @@ export interface RunMeta {
   linkTraffic?: { messages: number; bytes: number };
   /** How the nodes were spread over members (distributed modes). */
   placement?: Placement;
+  threadTimes?: { runMs: number; waitMs: number }[];
   /** A message's ideal FCT, ps (`idealFctLookup`), for the slowdown summary; absent: no message is measured. */
   idealFctPs?: (from: string, m: MessageResult) => number | null;
 }
@@ -202,6 +208,7 @@ export function assembleResult(finals: readonly NodeFinal[], meta: RunMeta): Run
     linkMessages: meta.linkTraffic?.messages ?? 0,
     linkBytes: meta.linkTraffic?.bytes ?? 0,
     ...(meta.placement === undefined ? {} : { placement: meta.placement }),
+    ...(meta.threadTimes === undefined ? {} : { threadTimes: meta.threadTimes }),
     events: sum((f) => f.events),
     packets,
     droppedByReason,

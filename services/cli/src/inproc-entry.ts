@@ -7,7 +7,7 @@
  * options, the result) and the progress callback; errors are plain `Error`s either way.
  */
 import { fileURLToPath } from 'node:url';
-import type { runInproc as RunInproc } from '@rocelab/runtime';
+import type { runInproc as RunInproc, runThreads as RunThreads, ThreadEntry } from '@rocelab/runtime';
 import bundleCache from './bundle-cache.cjs';
 import { bundleIsFresh } from './member-entries.js';
 
@@ -26,4 +26,17 @@ export async function inprocRunner(): Promise<{ run: typeof RunInproc; bundled: 
     }
   }
   return chosen;
+}
+
+/**
+ * `runThreads`, and what its threads run: the bundle's `threadMain` (from the code cache, as
+ * here) when the bundle is fresh, else the runtime's modules.
+ */
+export async function threadsRunner(): Promise<{ run: typeof RunThreads; threadEntry?: ThreadEntry }> {
+  if (bundleIsFresh(INPROC_BUNDLE)) {
+    const bundle = bundleCache.runBundle(INPROC_BUNDLE) as { runThreads: typeof RunThreads };
+    const loader = fileURLToPath(new URL('./bundle-cache.cjs', import.meta.url));
+    return { run: bundle.runThreads, threadEntry: { code: `require(${JSON.stringify(loader)}).runBundle(${JSON.stringify(INPROC_BUNDLE)}).threadMain();` } };
+  }
+  return { run: (await import('@rocelab/runtime')).runThreads };
 }

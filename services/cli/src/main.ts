@@ -82,6 +82,7 @@ interface RunFlags {
   mode: string;
   image: string;
   workers?: number;
+  threads?: number;
   dilation: number;
   json?: boolean;
   debugUncountedLoss?: string;
@@ -119,6 +120,7 @@ program
   .option('--kubeconfig <file>', '--mode k8s: the cluster (default: KUBECONFIG, ~/.kube/config, in-cluster)')
   .option('--namespace <n>', '--mode k8s: the namespace the run creates and deletes, which must not exist (default rocelab-run-POD-RANDOM)')
   .option('--workers <k>', 'run the nodes in K worker processes (docker, k8s: K containers)', integer('a worker count', 1))
+  .option('--threads <k>', 'inproc: run the nodes in K threads of this process (1: one thread)', integer('a thread count', 1))
   .option('--dilation <d>', 'wall seconds per virtual second (pacing; never changes results; k8s: CPU requests scale with its inverse)', nonNegative, 0)
   .option('--json', 'print exactly one JSON line on stdout')
   .option('--trace <dir>', 'write rates.csv, queue.csv, pfc.csv and fct.csv there (the same bytes in every mode)')
@@ -134,6 +136,7 @@ program
     if ((o.mode === 'docker' || o.mode === 'k8s') && o.debugUncountedLoss !== undefined) cmd.error(`error: --debug-uncounted-loss is not available with --mode ${o.mode}`, { exitCode: 2 });
     if (o.mode !== 'k8s' && (o.kubeconfig !== undefined || o.namespace !== undefined)) cmd.error(`error: ${o.kubeconfig !== undefined ? '--kubeconfig' : '--namespace'} needs --mode k8s`, { exitCode: 2 });
     if (o.mode === 'k8s' && (o.trace !== undefined || o.pcap !== undefined)) cmd.error(`error: ${o.trace !== undefined ? '--trace' : '--pcap'} is not available with --mode k8s: the cluster's pods cannot write to this machine's directories`, { exitCode: 2 });
+    if (o.threads !== undefined && (o.mode !== 'inproc' || o.workers !== undefined)) cmd.error(`error: --threads is for one process (--mode inproc without --workers), not ${o.workers !== undefined ? '--workers' : `--mode ${o.mode}`}`, { exitCode: 2 });
     if (o.trace === undefined && o.traceInterval !== undefined) cmd.error('error: --trace-interval needs --trace DIR', { exitCode: 2 });
     if (o.pcap === undefined && (o.pcapPorts !== undefined || o.pcapSnaplen !== undefined)) cmd.error('error: --pcap-ports and --pcap-snaplen need --pcap DIR', { exitCode: 2 });
     process.exitCode = await (await commands.run()).runCommand(file, {
@@ -142,6 +145,7 @@ program
       mode: o.mode,
       image: o.image,
       workers: o.workers ?? null,
+      threads: o.threads ?? null,
       dilation: o.dilation,
       json: o.json === true,
       debugUncountedLoss: o.debugUncountedLoss ?? null,

@@ -1,5 +1,5 @@
 /**
- * `rocelab run FILE --duration D [--seed N] [--mode inproc|procs|docker|k8s] [--workers K] [--dilation D]
+ * `rocelab run FILE --duration D [--seed N] [--mode inproc|procs|docker|k8s] [--workers K] [--threads K] [--dilation D]
  *  [--trace DIR [--trace-interval …]] [--pcap DIR [--pcap-ports node:port,…] [--pcap-snaplen N]] [--json]`:
  * run a topology for `[0, duration)` of virtual time and print its result (DESIGN §8).
  * The same inputs give the same trace hash, and the same trace and capture bytes, in every mode.
@@ -7,14 +7,14 @@
  * before anything starts.
  */
 import { resolve } from 'node:path';
-import { exitCodeOf, failedAppsText, failedProgramsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, RunFilesError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { exitCodeOf, failedAppsText, failedProgramsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, RunFilesError, ThreadRunError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { declareAppRegions, InputFileError, loadTopologyFile, planMembers, readInputFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, DockerRunFailure, K8sRunError, K8sRunFailure } from '@rocelab/deploy';
 import { watchParent } from './parent-watch.js';
 import { startLocalPod, type LocalPod } from './pod-processes.js';
 import { programSandboxRefusal } from './program-sandbox.js';
 import { fetchStatus, inlineProgress, showProgress } from './progress.js';
-import { inprocRunner } from './inproc-entry.js';
+import { inprocRunner, threadsRunner } from './inproc-entry.js';
 import { resultText } from './result-text.js';
 
 /** How to run a pod: the part `rocelab run` and `rocelab drill run` share. */
@@ -22,6 +22,8 @@ interface RunMode {
   durationPs: number;
   mode: 'inproc' | 'procs' | 'docker' | 'k8s';
   workers: number | null;
+  /** inproc: K threads of one process (`runThreads`); null or 1: one thread. */
+  threads?: number | null;
   /** The rocelab image for `--mode docker` and `--mode k8s`. */
   image: string;
   /** `--mode k8s`: the kubeconfig (null: KUBECONFIG, ~/.kube/config, in-cluster) and the namespace to create (null: a fresh one). */
@@ -82,6 +84,10 @@ export async function runCommand(file: string, options: RunCommandOptions): Prom
       process.stderr.write(`rocelab run: ${err.message}\n`);
       return 1;
     }
+    if (err instanceof ThreadRunError) {
+      process.stderr.write(`rocelab run --threads ${options.threads}: ${err.message}\n`);
+      return 1;
+    }
     if (!(err instanceof DockerRunError || err instanceof DockerRunFailure || err instanceof K8sRunError || err instanceof K8sRunFailure)) throw err;
     process.stderr.write(`rocelab run --mode ${options.mode}: ${err.message}\n`);
     return err instanceof DockerRunError || err instanceof K8sRunError ? 2 : 1;
@@ -137,8 +143,14 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
   } else if (options.mode === 'inproc' && options.workers === null) {
     const bar = options.json ? null : inlineProgress(options.durationPs);
     try {
-      const { run } = await inprocRunner();
-      result = await run(pod, { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, faults: options.replayFaults ?? [], ...(bar ? { onProgress: bar.update } : {}) });
+      const runOptions = { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, faults: options.replayFaults ?? [], ...(bar ? { onProgress: bar.update } : {}) };
+      const threads = options.threads ?? 1;
+      if (threads > 1) {
+        const { run, threadEntry } = await threadsRunner();
+        result = await run(pod, threads, { ...runOptions, threadEntry });
+      } else {
+        result = await (await inprocRunner()).run(pod, runOptions);
+      }
     } finally {
       bar?.stop();
     }

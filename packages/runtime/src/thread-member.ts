@@ -1,0 +1,253 @@
+/**
+ * One thread of `--threads K`: it hosts a part of the pod (`partitionPod`) in its own engine
+ * and runs the windows of the conservative protocol with every other thread through
+ * `SharedArrayBuffer` rings (`thread-ring.ts`): no controller, no leases, no sockets.
+ *
+ * Every window [start, end) is at most the smallest lookahead of a link between two threads
+ * wide, so nothing a thread sends in it is due before its end. After running it, each thread
+ * writes one message to every other thread: the frames of each link between the two that
+ * carried any, and the earliest time anything can happen next on its side (its next event, or
+ * a frame it just sent). Every thread reads every other's, so all of them compute the same
+ * next start: the end, or the earliest such time when every engine is idle until later (the
+ * coordinator's jump over idle time, without a coordinator). The trace hash does not depend on
+ * where windows fall (`run-slices.ts`), so it is inproc's.
+ */
+import { performance } from 'node:perf_hooks';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Outbox } from '@rocelab/sim';
+import type { PodSpec } from '@rocelab/topology';
+import { decodeEnvelope, encodeEnvelope, type Fault, type LinkFrames } from '@rocelab/wire';
+import { scheduleFault } from './faults.js';
+import { scheduleWireFault } from './fault-wire.js';
+import { nodeMemory } from './memory.js';
+import { buildEngine, type ModelFactory } from './models.js';
+import { linkName } from './names.js';
+import { podContext, prepareApps } from './pod-context.js';
+import type { PodEngine } from './pod-model.js';
+import { attachRecording, NO_RECORDING, type RecordingOptions } from './recording.js';
+import { nodeFinal, type NodeFinal } from './result.js';
+import { ThreadRing, type RingMemory } from './thread-ring.js';
+
+/** What a thread is given: the pod, its part, and the rings (`rings[from][to]`, null on the diagonal). */
+export interface ThreadPlan {
+  pod: PodSpec;
+  seed: number;
+  durationPs: number;
+  windowPs: number;
+  /** This thread's number, and every thread's nodes (ascending indices). */
+  self: number;
+  parts: number[][];
+  rings: (RingMemory | null)[][];
+  /** Int32 slot 0: set when the run is given up (a thread failed); everyone stops waiting. */
+  abort: SharedArrayBuffer;
+  faults: readonly Fault[];
+  recording: RecordingOptions;
+  debugUncountedLoss: string | null;
+  /** Report the virtual time reached every this many ps (null: never). */
+  progressStepPs: number | null;
+}
+
+/** What a thread hands back at the end. */
+export interface ThreadOutcome {
+  finals: NodeFinal[];
+  windows: number;
+  messages: number;
+  bytes: number;
+  /** Wall clock (ms since the epoch) when the windows started and ended: the run's wall time is the slowest thread's. */
+  startedAtMs: number;
+  endedAtMs: number;
+  /** Wall ms this thread spent running its engine, and waiting for the others' messages (where a run's time goes). */
+  runMs: number;
+  waitMs: number;
+}
+
+export class ThreadAborted extends Error {}
+
+/** What a thread posts to the thread that started it (`threads.ts`). */
+export type ThreadMessage =
+  | { type: 'progress'; virtualPs: number }
+  | { type: 'done'; outcome: ThreadOutcome }
+  | { type: 'failed'; stack: string; aborted: boolean };
+
+/**
+ * The program of each worker thread (`thread-main.ts`, or the CLI's bundle): it runs its part
+ * and posts the outcome, or the error, to the thread that started it.
+ */
+export async function threadMain(): Promise<void> {
+  const plan = workerData as ThreadPlan;
+  const post = (m: ThreadMessage) => parentPort!.postMessage(m);
+  try {
+    const outcome = await runThread(plan, plan.progressStepPs === null ? {} : { onProgress: (virtualPs) => post({ type: 'progress', virtualPs }) });
+    post({ type: 'done', outcome });
+  } catch (err) {
+    // Everyone else stops waiting for this thread's next message.
+    Atomics.store(new Int32Array(plan.abort), 0, 1);
+    const e = err instanceof Error ? err : new Error(String(err));
+    post({ type: 'failed', stack: e.stack ?? e.message, aborted: err instanceof ThreadAborted });
+  }
+}
+
+/** A link between this thread's part and another's, numbered by its place among the pair's links sorted by name (both ends agree). */
+interface CrossLink {
+  localNode: number;
+  localPort: number;
+}
+
+/**
+ * How long a thread spins for the others' message before it sleeps: longer than a window's
+ * usual imbalance between two threads, short enough not to starve a third process of a core.
+ */
+const SPIN_MS = 0.5;
+/** How long one wait on a ring lasts before the abort flag is looked at again. */
+const WAIT_SLICE_MS = 100;
+/** Bytes of a message's header: the earliest next time (f64; −1 = nothing ever). */
+const HEADER_BYTES = 8;
+
+export async function runThread(plan: ThreadPlan, options: { models?: ModelFactory; onProgress?: (virtualPs: number) => void } = {}): Promise<ThreadOutcome> {
+  const { pod, self } = plan;
+  const hosted = plan.parts[self]!;
+  const pc = podContext(pod, plan.seed);
+  await prepareApps(pc, hosted);
+  const engine = buildEngine(pc, hosted, plan.debugUncountedLoss, options.models);
+  const hostedSet = new Set(hosted);
+  for (const fault of pod.faults) scheduleFault(engine, pc, fault, hostedSet);
+  for (const fault of plan.faults) scheduleWireFault(engine, pc, fault, hostedSet);
+  const recording = attachRecording(engine, pc, hosted, plan.recording ?? NO_RECORDING);
+  const cross = crossLinks(pod, plan.parts, self);
+  const abort = new Int32Array(plan.abort);
+  const out = plan.rings[self]!.map((m) => (m === null ? null : new ThreadRing(m)));
+  const inbound = plan.rings.map((row) => (row[self] === null ? null : new ThreadRing(row[self]!)));
+  const exchange = new Exchange(engine, cross, out, inbound, abort, SPIN_MS);
+
+  // Everyone built: the windows start together, so no thread's wall time counts another's start-up.
+  exchange.swap(0, Infinity);
+  exchange.messages = exchange.bytes = 0;
+  const startedAtMs = performance.timeOrigin + performance.now();
+  let windows = 0;
+  let runMs = 0;
+  let nextProgress = plan.progressStepPs ?? Infinity;
+  for (let start = 0; ; ) {
+    const end = Math.min(start + plan.windowPs, plan.durationPs);
+    const t0 = performance.now();
+    engine.runUntil(end);
+    runMs += performance.now() - t0;
+    windows++;
+    const next = exchange.swap(windows, engine.nextEventPs() ?? Infinity);
+    while (end >= nextProgress) {
+      options.onProgress?.(nextProgress);
+      nextProgress += plan.progressStepPs!;
+    }
+    if (end === plan.durationPs) break;
+    start = Math.min(Math.max(end, next), plan.durationPs);
+  }
+  recording?.finish();
+  const endedAtMs = performance.timeOrigin + performance.now();
+  const memory = nodeMemory(pod.nodes.length, true);
+  return {
+    finals: hosted.map((i) => nodeFinal(engine, i, pod.nodes[i]!.role, memory)),
+    windows,
+    messages: exchange.messages,
+    bytes: exchange.bytes,
+    startedAtMs,
+    endedAtMs,
+    runMs,
+    waitMs: exchange.waitMs,
+  };
+}
+
+/** The links between `self`'s part and each other part, in the order both ends number them. */
+export function crossLinks(pod: PodSpec, parts: readonly (readonly number[])[], self: number): CrossLink[][] {
+  const partOf = new Map<string, number>();
+  parts.forEach((part, p) => part.forEach((i) => partOf.set(pod.nodes[i]!.name, p)));
+  const byPeer: { name: string; link: CrossLink }[][] = parts.map(() => []);
+  for (const link of pod.links) {
+    const a = partOf.get(link.a.node)!;
+    const b = partOf.get(link.b.node)!;
+    if (a === b || (a !== self && b !== self)) continue;
+    const [end, peer] = a === self ? [link.a, b] : [link.b, a];
+    const node = pod.nodes.find((n) => n.name === end.node)!;
+    byPeer[peer]!.push({ name: linkName(link), link: { localNode: node.index, localPort: node.ports.find((p) => p.name === end.port)!.index } });
+  }
+  return byPeer.map((links) => links.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0)).map((l) => l.link));
+}
+
+/** One message to and from every other thread per window. */
+class Exchange {
+  messages = 0;
+  bytes = 0;
+  waitMs = 0;
+
+  constructor(
+    private readonly engine: PodEngine,
+    private readonly cross: CrossLink[][],
+    private readonly out: (ThreadRing | null)[],
+    private readonly inbound: (ThreadRing | null)[],
+    private readonly abort: Int32Array,
+    private readonly spinMs: number,
+  ) {}
+
+  /**
+   * Ships this window's frames with `nextPs` (this side's next event), takes in every other
+   * thread's, and returns the earliest time anything can happen next anywhere.
+   */
+  swap(window: number, nextPs: number): number {
+    let earliest = nextPs;
+    const payloads = this.cross.map((links, peer) => {
+      if (this.out[peer] === null) return null;
+      const carried: LinkFrames[] = [];
+      links.forEach((link, index) => {
+        const box: Outbox = this.engine.takeOutbox(link.localNode, link.localPort);
+        if (box.frames.length === 0) return;
+        for (const t of box.arrivalPs) if (t < earliest) earliest = t;
+        carried.push({ link: index, ...box });
+      });
+      return carried;
+    });
+    payloads.forEach((carried, peer) => {
+      if (carried === null) return;
+      const body = carried.length === 0 ? new Uint8Array(0) : encodeEnvelope({ type: 'pair', pair: { lease: 0, window, links: carried } });
+      const message = new Uint8Array(HEADER_BYTES + body.length);
+      new DataView(message.buffer).setFloat64(0, Number.isFinite(earliest) ? earliest : -1, true);
+      message.set(body, HEADER_BYTES);
+      this.out[peer]!.write(message);
+      this.messages++;
+      this.bytes += message.length;
+    });
+    let next = earliest;
+    this.inbound.forEach((ring, peer) => {
+      if (ring === null) return;
+      const message = this.receive(ring, peer);
+      const theirs = new DataView(message.buffer, message.byteOffset).getFloat64(0, true);
+      if (theirs >= 0 && theirs < next) next = theirs;
+      if (message.length === HEADER_BYTES) return;
+      const envelope = decodeEnvelope(message.subarray(HEADER_BYTES));
+      if (envelope.type !== 'pair') throw new Error(`thread ${peer} sent a ${envelope.type} message; expected a pair message`);
+      for (const frames of envelope.pair.links) {
+        const link = this.cross[peer]![frames.link]!;
+        this.engine.deliverRemote(link.localNode, link.localPort, frames);
+      }
+    });
+    return next;
+  }
+
+  private receive(ring: ThreadRing, peer: number): Uint8Array {
+    const first = ring.read();
+    if (first !== null) return first;
+    const t0 = performance.now();
+    try {
+      return this.await(ring, peer);
+    } finally {
+      this.waitMs += performance.now() - t0;
+    }
+  }
+
+  private await(ring: ThreadRing, peer: number): Uint8Array {
+    for (;;) {
+      const mark = ring.writtenMark;
+      const message = ring.read();
+      if (message !== null) return message;
+      if (Atomics.load(this.abort, 0) !== 0) throw new ThreadAborted(`stopped waiting for thread ${peer}: another thread failed`);
+      ring.waitForData(mark, WAIT_SLICE_MS, this.spinMs);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { loadTopologyFile } from '@rocelab/topology';
+import { runInproc } from './inproc.js';
+import { runThreads, ThreadRunError } from './threads.js';
+
+const fixture = (name: string) => loadTopologyFile(fileURLToPath(new URL(`../../../test/fixtures/${name}`, import.meta.url)));
+
+test('two threads give one thread\'s hash, packets and drops, with kills and restarts; a pod of two switch groups gets no third thread', async () => {
+  const pod = fixture('kill-restart.yaml');
+  const options = { seed: 7, durationPs: 5e9 };
+  const one = await runInproc(pod, options);
+  assert.ok(one.droppedByReason.node_lost > 0, 'the fixture loses frames to its kills');
+  for (const [asked, got] of [[2, 2], [3, 2]] as const) {
+    const r = await runThreads(pod, asked, options);
+    assert.deepEqual([r.mode, r.workers, r.traceHash, r.packets, r.droppedByReason, r.conservation, r.causalityViolations], ['threads', got, one.traceHash, one.packets, one.droppedByReason, true, 0]);
+    assert.ok(r.windows > 0);
+    // One message to the other thread per window: both learn where the next window starts.
+    assert.equal(r.linkMessages, r.windows * 2);
+  }
+});
+
+test('three and four threads on the perf pod give one thread\'s hash; each thread writes to every other every window', async () => {
+  const pod = fixture('perf/clos-permutation.yaml');
+  const options = { seed: 1, durationPs: 100_000_000 };
+  const one = await runInproc(pod, options);
+  for (const threads of [3, 4]) {
+    const r = await runThreads(pod, threads, options);
+    assert.deepEqual([r.workers, r.traceHash, r.packets], [threads, one.traceHash, one.packets]);
+    assert.equal(r.linkMessages, r.windows * threads * (threads - 1));
+  }
+});
+
+test('progress is reported while the threads run, at the same steps as one thread', async () => {
+  const pod = fixture('tree.yaml');
+  const seen: number[] = [];
+  await runThreads(pod, 2, { seed: 1, durationPs: 120_000_000, onProgress: (ps) => seen.push(ps) });
+  assert.deepEqual(seen, [50_000_000, 100_000_000]);
+});
+
+test('a thread that fails ends the run with its error, and the others stop waiting for it', async () => {
+  const pod = fixture('tree.yaml');
+  const started = Date.now();
+  await assert.rejects(
+    runThreads(pod, 2, { seed: 1, durationPs: 1e9, threadEntry: { code: "const { workerData } = require('node:worker_threads'); if (workerData.self === 1) throw new Error('part 2 cannot start'); import(" + JSON.stringify(new URL('./thread-main.js', import.meta.url).href) + ')' } }),
+    (err: unknown) => err instanceof ThreadRunError && /thread 2 of 2 failed: .*part 2 cannot start/s.test(err.message),
+  );
+  assert.ok(Date.now() - started < 10_000);
+});
