@@ -83,9 +83,10 @@ export class AutoPace {
     if (windows < this.config.measureWindows && wallMs - this.first.wallMs < this.config.measureWallMs) return null;
     // Past the warm-up when there is something after it; a pod too slow to get there in time is measured whole.
     const from = this.anchor !== null && this.anchor !== s ? this.anchor : this.first;
-    if (donePs <= from.donePs) return null; // no virtual time measured yet: the next lease will have some
+    // Nothing measured yet (no virtual or no wall time since `from`): the next lease will have some.
+    if (donePs <= from.donePs || wallMs <= from.wallMs) return null;
     const measuredDilation = (wallMs - from.wallMs) / 1000 / ((donePs - from.donePs) / 1e12);
-    const dilation = roundUpReadable(Math.max(measuredDilation, Number.MIN_VALUE) * this.config.headroom);
+    const dilation = roundUpReadable(measuredDilation * this.config.headroom);
     this.chosen = { state: 'chosen', dilation, measuredDilation, headroom: this.config.headroom, windows: windows - from.windows, wallSeconds: (wallMs - from.wallMs) / 1000, atPs: donePs };
     return dilation;
   }
