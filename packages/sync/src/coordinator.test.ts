@@ -211,6 +211,24 @@ test('a pacing cap limits the lease span but never the grant sequence’s outcom
   assert.deepEqual(sizes, [1, 2, 3, 3, 3]);
 });
 
+test('a pace chosen mid-run caps the leases from the next grant on, and sets the idle span', () => {
+  // Unpaced while the pace is measured (auto-pace.ts), then 3 windows per lease and idle spans of 5.
+  const c = new Coordinator({ members: ['m1'], windowPs: W, endPs: null });
+  let g = grantOf(c.start());
+  const sizes = [g.windows];
+  for (let i = 0; i < 3; i++) {
+    g = grantOf(all(c, g.lease, g.endPs, ['m1']));
+    sizes.push(g.windows);
+  }
+  c.setLeaseSpan(3 * W, 5 * W);
+  g = grantOf(all(c, g.lease, g.endPs, ['m1']));
+  sizes.push(g.windows);
+  assert.deepEqual(sizes, [1, 2, 4, 8, 3]);
+  const idle = grantOf(all(c, g.lease, null, ['m1']));
+  assert.deepEqual([idle.windowPs, idle.windows], [5 * W, 1], 'nothing pending: one idle span');
+  assert.throws(() => c.setLeaseSpan(0, W), /must be positive/);
+});
+
 test('stop ends the run with a zero-window final lease at the current lease end', () => {
   const c = new Coordinator({ members: ['m1'], windowPs: W, endPs: null });
   const g1 = grantOf(c.start());

@@ -53,7 +53,8 @@ export class Coordinator<F extends TimedFault = TimedFault> {
   private readonly linksUpNext = new Set<string>();
   private maxWindows: number;
   private readonly idleJumpWindows: number;
-  private readonly idleSpanPs: number;
+  private idleSpanPs: number;
+  private maxLeasePs: number | null;
   /** Windows granted so far (leases × windows). */
   windowsGranted = 0;
 
@@ -66,6 +67,7 @@ export class Coordinator<F extends TimedFault = TimedFault> {
     this.maxWindows = config.maxWindowsPerLease ?? 128;
     this.idleJumpWindows = config.idleJumpWindows ?? 3;
     this.idleSpanPs = Math.max(config.windowPs, config.idleSpanPs ?? config.windowPs);
+    this.maxLeasePs = config.maxLeasePs ?? null;
   }
 
   get phase(): CoordinatorState {
@@ -87,6 +89,17 @@ export class Coordinator<F extends TimedFault = TimedFault> {
   setMaxWindowsPerLease(windows: number): void {
     if (!(Number.isSafeInteger(windows) && windows > 0)) throw new RangeError(`windows per lease must be a positive integer, got ${windows}`);
     this.maxWindows = windows;
+  }
+
+  /**
+   * The caps a pace sets from the next grant on (`maxLeasePs`, `idleSpanPs` of the config): a pod
+   * that chooses its pace after its first windows (`auto-pace.ts`) is unpaced until then. Never
+   * changes what members compute.
+   */
+  setLeaseSpan(maxLeasePs: number | null, idleSpanPs: number): void {
+    if (maxLeasePs !== null && !(maxLeasePs > 0)) throw new RangeError(`a lease's span cap must be positive, got ${maxLeasePs}`);
+    this.maxLeasePs = maxLeasePs;
+    this.idleSpanPs = Math.max(this.config.windowPs, idleSpanPs);
   }
 
   /** The first lease: one window from time 0. */
@@ -243,8 +256,8 @@ export class Coordinator<F extends TimedFault = TimedFault> {
     } else {
       windows = Math.min(this.maxWindows, Math.max(1, lastWindows * 2));
     }
-    if (windows > 0 && this.config.maxLeasePs != null) {
-      windows = Math.max(1, Math.min(windows, Math.floor(this.config.maxLeasePs / windowPs)));
+    if (windows > 0 && this.maxLeasePs !== null) {
+      windows = Math.max(1, Math.min(windows, Math.floor(this.maxLeasePs / windowPs)));
     }
     let endPs = startPs + windows * windowPs;
     if (runEnd !== null && endPs > runEnd) endPs = runEnd;

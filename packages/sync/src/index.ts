@@ -9,3 +9,4 @@ export * from './coordinator.js';
 export * from './member.js';
 export * from './pacing.js';
 export * from './lease-size.js';
+export * from './auto-pace.js';

@@ -31,7 +31,8 @@ export const COMPOSE_IMAGES = {
 } as const;
 
 /**
- * Wall seconds per virtual second of a live pod (`rocelab up`, `docker compose up`): what the
+ * Wall seconds per virtual second of a live pod in containers (`docker compose up`, `rocelab k8s`;
+ * `rocelab up` measures its own, `auto-pace.ts` of @rocelab/sync): what the
  * default pod sustains with one process per node on two cores (≈ 5 ms of wall time per 1 µs
  * window, measured), so the lag stays at zero. Results never depend on it.
  */

@@ -162,14 +162,14 @@ program
   .command('up')
   .description('run a pod as local processes with live /metrics until Ctrl-C')
   .argument('[file]', 'topology file', 'deploy/pods/default.yaml')
-  .option('--dilation <d>', 'wall seconds per virtual second (the Emulator dashboard shows the lag if the machine cannot keep up)', nonNegative, LIVE_DILATION)
+  .option('--dilation <d>', 'wall seconds per virtual second, fixed (default: run the first windows unpaced, then keep 1.5 times the pace they took; rocelab status shows it, and the lag if the machine cannot keep up)', nonNegative)
   .option('--duration <d>', 'stop after this much virtual time', duration)
   .option('--seed <n>', 'seed', integer('a seed', 0))
   .option('--workers <k>', 'K worker processes instead of one per node', integer('a worker count', 1))
   .option('--fault-log <file>', 'when the pod stops, write its fault log there (replay: rocelab run --faults)')
-  .action(async (file: string, o: { dilation: number; duration?: number; seed?: number; workers?: number; faultLog?: string }, cmd: Command) => {
+  .action(async (file: string, o: { dilation?: number; duration?: number; seed?: number; workers?: number; faultLog?: string }, cmd: Command) => {
     if (o.dilation === 0 && o.duration === undefined) cmd.error('error: --dilation 0 runs as fast as possible: give a --duration', { exitCode: 2 });
-    process.exitCode = await (await commands.up()).upCommand(file, { dilation: o.dilation, durationPs: o.duration ?? null, seed: o.seed ?? null, workers: o.workers ?? null, faultLog: o.faultLog ?? null });
+    process.exitCode = await (await commands.up()).upCommand(file, { dilation: o.dilation ?? 'auto', durationPs: o.duration ?? null, seed: o.seed ?? null, workers: o.workers ?? null, faultLog: o.faultLog ?? null });
   });
 
 program

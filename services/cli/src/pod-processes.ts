@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
-import { Controller } from '@rocelab/controller';
+import { Controller, type AutoPaceView } from '@rocelab/controller';
 import { createLogger, type Logger } from '@rocelab/telemetry';
 import { planMembers, type MemberPlan, type PodSpec } from '@rocelab/topology';
 import { hangTimeoutFromEnv, NO_RECORDING, recordingToEnv, type FaultLogEntry, type RecordingOptions } from '@rocelab/runtime';
@@ -158,7 +158,10 @@ export interface LocalPodOptions {
   seed: number;
   /** null: until `controller.stop()`. */
   durationPs: number | null;
-  dilation: number;
+  /** Wall seconds per virtual second, or 'auto': chosen from the first windows, run unpaced (`auto-pace.ts` of `@rocelab/sync`). */
+  dilation: number | 'auto';
+  /** Called once the pace is chosen (with `dilation: 'auto'`). */
+  onPaceChosen?: (view: AutoPaceView) => void;
   workers: number | null;
   /** Where the children serve /metrics; "off" for none. */
   metricsHost: string;
@@ -200,7 +203,9 @@ export async function startLocalPod(pod: PodSpec, o: LocalPodOptions): Promise<L
     pod,
     seed: o.seed,
     durationPs: o.durationPs,
-    dilation: o.dilation,
+    dilation: o.dilation === 'auto' ? 0 : o.dilation,
+    ...(o.dilation === 'auto' ? { autoPace: true as const } : {}),
+    ...(o.onPaceChosen === undefined ? {} : { onPaceChosen: o.onPaceChosen }),
     token,
     expected: plans,
     mode: o.workers === null ? 'procs' : 'workers',

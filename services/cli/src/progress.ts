@@ -5,7 +5,7 @@
  */
 import { choosePod, livePodRecords } from './pod-record.js';
 import { performance } from 'node:perf_hooks';
-import type { PaceView, PacingView } from '@rocelab/controller';
+import type { AutoPaceView, PaceView, PacingView } from '@rocelab/controller';
 import { faultEta } from './fault-eta.js';
 import type { Status } from '@rocelab/wire';
 
@@ -15,6 +15,8 @@ export interface StatusView extends Status {
   durationPs?: number | null;
   /** The lease held back until the wall clock catches up with the dilation; null when none is. */
   pacing?: PacingView | null;
+  /** The pace measured and chosen from the first windows (`rocelab up` without --dilation); null: the dilation is fixed. */
+  autoPace?: AutoPaceView | null;
   /** The pace the pod keeps: virtual time completed per wall second, recently; null before it is known. */
   pace?: PaceView | null;
   /** The first fault still to come, by virtual time; null when none is. */
@@ -64,8 +66,8 @@ export function formatStatus(s: StatusView): string {
   const rows: Array<[string, string]> = [
     ['pod', `${s.pod ?? '(unnamed)'}: ${s.state}`],
     ['virtual time', `${ms(s.virtualPs)}${s.durationPs ? ` of ${ms(s.durationPs)}` : ''}`],
-    ['dilation', s.dilation === 0 ? 'none (as fast as possible)' : `${s.dilation} wall s per virtual s`],
-    ['lag', `${s.lagSeconds.toFixed(3)} s behind the paced schedule`],
+    ['dilation', dilationText(s)],
+    ['lag', lagText(s)],
     ['windows', `${s.windows} (${s.windowsPerSecond.toFixed(1)} per wall second${s.pacing ? ', none while held for pacing' : ''})`],
     ...(s.pacing ? [['pacing', pacingText(s.pacing, s.dilation)] as [string, string]] : []),
     ...(s.pace ? [['pace', paceText(s.pace, s.dilation)] as [string, string]] : []),
@@ -76,6 +78,34 @@ export function formatStatus(s: StatusView): string {
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+}
+
+/**
+ * A lag past this is no hiccup (a paced lease spans at most 0.4 s of wall time): the pod cannot
+ * keep its pace now, and status says so. A chosen pace is kept all the same (`auto-pace.ts`).
+ */
+export const BEHIND_NOTE_SECONDS = 2;
+
+/** `8400 wall s per virtual s, chosen from the first windows (…)`, or how it is being measured. */
+export function autoPaceText(p: AutoPaceView): string {
+  if (p.state === 'measuring') return `none yet: running unpaced to measure the pace (the first ${p.measureWindows} windows or ${p.measureWallSeconds} s of wall time; ${p.windows} run)`;
+  return `${p.dilation} wall s per virtual s, the pace chosen from the first windows (${p.windows} windows took ${readable(p.measuredDilation)} wall s per virtual s over ${p.wallSeconds.toFixed(1)} s; ×${p.headroom} headroom)`;
+}
+
+const readable = (x: number): string => (x >= 100 ? Math.round(x).toString() : Number(x.toPrecision(2)).toString());
+
+function dilationText(s: StatusView): string {
+  if (s.autoPace) return autoPaceText(s.autoPace);
+  if (s.dilation === 0) return 'none (as fast as possible)';
+  // An older controller says nothing of where its dilation comes from.
+  return `${s.dilation} wall s per virtual s${s.autoPace === null ? ' (fixed when the pod started)' : ''}`;
+}
+
+function lagText(s: StatusView): string {
+  const lag = `${s.lagSeconds.toFixed(3)} s behind the paced schedule`;
+  if (s.lagSeconds <= BEHIND_NOTE_SECONDS) return lag;
+  const chosen = s.autoPace?.state === 'chosen' ? ', chosen from its first windows, and keeps it (rocelab up --dilation D fixes a slower one)' : '';
+  return `${lag}: the pod cannot keep this pace now${chosen}`;
 }
 
 const msPerSecond = (psPerSecond: number): string => `${(psPerSecond / 1e9).toFixed(3)} ms virtual per wall s`;

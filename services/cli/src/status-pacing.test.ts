@@ -44,3 +44,21 @@ test('rocelab status says which fault comes next and when, at the pace the pod k
   assert.doesNotMatch(formatStatus({ ...base, nextFault: null }), /next fault/);
   assert.doesNotMatch(formatStatus({ ...base, pace: null }), /^pace/m);
 });
+
+test('rocelab status says how the pace came about: measured unpaced, chosen from the first windows, or fixed', () => {
+  const base: StatusView = { virtualPs: 2e8, dilation: 0, windowsPerSecond: 100, nodesUp: 26, nodesTotal: 26, lagSeconds: 0, state: 'running', windows: 31, pod: 'default' };
+  const measuring = formatStatus({ ...base, autoPace: { state: 'measuring', windows: 31, measureWindows: 200, measureWallSeconds: 3 } });
+  assert.match(measuring, /^dilation +none yet: running unpaced to measure the pace \(the first 200 windows or 3 s of wall time; 31 run\)$/m);
+  const chosen = { state: 'chosen' as const, dilation: 8400, measuredDilation: 5600.4, headroom: 1.5, windows: 224, wallSeconds: 1.2544, atPs: 255e6 };
+  assert.match(formatStatus({ ...base, dilation: 8400, autoPace: chosen }), /^dilation +8400 wall s per virtual s, the pace chosen from the first windows \(224 windows took 5600 wall s per virtual s over 1\.3 s; ×1\.5 headroom\)$/m);
+  assert.match(formatStatus({ ...base, dilation: 1000, autoPace: null }), /^dilation +1000 wall s per virtual s \(fixed when the pod started\)$/m);
+  assert.match(formatStatus({ ...base, dilation: 1000 }), /^dilation +1000 wall s per virtual s$/m, 'an older controller says nothing of it');
+});
+
+test('a lag past 2 s says the pod cannot keep its pace, and that a chosen pace is kept all the same', () => {
+  const base: StatusView = { virtualPs: 2e9, dilation: 8400, windowsPerSecond: 100, nodesUp: 26, nodesTotal: 26, lagSeconds: 1.5, state: 'running', windows: 2000, pod: 'default' };
+  const chosen = { state: 'chosen' as const, dilation: 8400, measuredDilation: 5600, headroom: 1.5, windows: 224, wallSeconds: 1.25, atPs: 255e6 };
+  assert.match(formatStatus({ ...base, autoPace: chosen }), /^lag +1\.500 s behind the paced schedule$/m, 'a hiccup');
+  assert.match(formatStatus({ ...base, lagSeconds: 12.25, autoPace: chosen }), /^lag +12\.250 s behind the paced schedule: the pod cannot keep this pace now, chosen from its first windows, and keeps it \(rocelab up --dilation D fixes a slower one\)$/m);
+  assert.match(formatStatus({ ...base, lagSeconds: 12.25, autoPace: null }), /^lag +12\.250 s behind the paced schedule: the pod cannot keep this pace now$/m);
+});

@@ -9,13 +9,16 @@ import { exitCodeOf, failedAppsText, failedProgramsText } from '@rocelab/runtime
 import { clearPodRecord, writePodRecord } from './pod-record.js';
 import { watchParent } from './parent-watch.js';
 import { startLocalPod, type LocalPod } from './pod-processes.js';
+import type { AutoPaceView } from '@rocelab/controller';
 import { programSandboxRefusal } from './program-sandbox.js';
 import { resultText } from './result-text.js';
+import { autoPaceText } from './progress.js';
 
 export interface UpOptions {
   seed: number | null;
   durationPs: number | null;
-  dilation: number;
+  /** Wall seconds per virtual second, fixed; 'auto' (no --dilation): chosen from the first windows, run unpaced. */
+  dilation: number | 'auto';
   workers: number | null;
   /** Where the fault log goes when the pod stops (it replays the run: `rocelab run --faults`). */
   faultLog: string | null;
@@ -48,12 +51,20 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
   process.on('SIGTERM', onSignal);
   // Under npm, npm's shell gone is a SIGTERM — unless a stop is under way (a Ctrl-C kills that shell too).
   const unwatch = watchParent(() => interrupted === 0 && onSignal('SIGTERM'));
+  // The pace is chosen some windows after the pod starts: said under the banner, once it is out.
+  let bannerOut = false;
+  let paceLine: string | null = null;
+  const onPaceChosen = (view: AutoPaceView) => {
+    paceLine = `pace        ${autoPaceText(view)}\n`;
+    if (bannerOut) process.stdout.write(paceLine);
+  };
   try {
     local = await startLocalPod(pod, {
       topologyFile: resolve(file),
       seed: options.seed ?? pod.seed,
       durationPs: options.durationPs,
       dilation: options.dilation,
+      onPaceChosen,
       workers: options.workers,
       metricsHost: '127.0.0.1',
       logName: 'rocelab-up',
@@ -75,13 +86,16 @@ export async function upCommand(file: string, options: UpOptions): Promise<numbe
     children.survive();
     writePodRecord({ pod: pod.name, controller: httpUrl, pid: process.pid, startedAt: new Date().toISOString() });
     process.once('exit', () => clearPodRecord());
-    out.write(`pod ${pod.name}: ${pod.nodes.length} nodes as local processes, dilation ${options.dilation} (wall s per virtual s)\n`);
+    const pace = options.dilation === 'auto' ? 'its pace measured unpaced over the first windows, then kept (rocelab status shows it)' : `dilation ${options.dilation} (wall s per virtual s)`;
+    out.write(`pod ${pod.name}: ${pod.nodes.length} nodes as local processes, ${pace}\n`);
     out.write(`controller  ${httpUrl}/status  ${httpUrl}/metrics  (rocelab status finds it)\n`);
     const width = Math.max(...pod.nodes.map((n) => n.name.length));
     for (const node of pod.nodes) out.write(`${node.name.padEnd(width)}  ${node.role.padEnd(6)}  ${controller.metricsUrls.get(node.name) ?? '(no metrics)'}\n`);
     const tokenNote = process.env.ROCELAB_POD_TOKEN ? 'the token in ROCELAB_POD_TOKEN' : `ROCELAB_POD_TOKEN=${token}`;
     out.write(`faults      ${tokenNote} rocelab fault inject --controller ${httpUrl} --kind nicPauseStorm --target h1\n`);
     out.write('rocelab down (in another terminal) or Ctrl-C stops the pod.\n');
+    bannerOut = true;
+    if (paceLine !== null) out.write(paceLine);
     const result = await controller.result;
     await children.finish();
     out.write(

@@ -11,7 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { lookaheadPs } from '@rocelab/sim';
-import { Coordinator, DEFAULT_LEASE_SIZING, lagSeconds, leaseWindowsFor, maxLeasePsForDilation, MIN_MEASURED_WINDOWS, releaseAtWallMs, type Grant as SyncGrant, type Step } from '@rocelab/sync';
+import { AutoPace, Coordinator, DEFAULT_AUTO_PACE, DEFAULT_LEASE_SIZING, lagSeconds, leaseWindowsFor, maxLeasePsForDilation, MIN_MEASURED_WINDOWS, releaseAtWallMs, type AutoPaceConfig, type AutoPaceView, type Grant as SyncGrant, type Step } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
 import {
@@ -54,8 +54,15 @@ export interface ControllerOptions {
   seed: number;
   /** Virtual duration; null runs until `stop()`. */
   durationPs: number | null;
-  /** Wall seconds per virtual second; 0 = as fast as possible. */
+  /** Wall seconds per virtual second; 0 = as fast as possible (or, with `autoPace`, until a pace is chosen). */
   dilation: number;
+  /**
+   * Choose the pace from the first windows, run unpaced (`auto-pace.ts`), and keep it from then
+   * on; needs `dilation` 0. `true`: `DEFAULT_AUTO_PACE`. Absent: the dilation is fixed.
+   */
+  autoPace?: true | AutoPaceConfig;
+  /** Called once, when `autoPace` has chosen the pace. */
+  onPaceChosen?: (view: AutoPaceView) => void;
   token: string;
   /** The members expected, with their nodes; null accepts any members that cover the pod exactly once. */
   expected: ReadonlyArray<{ id: string; nodes: readonly string[] }> | null;
@@ -128,6 +135,14 @@ export class Controller {
   private lastRate = { at: performance.now(), windows: 0, perSecond: 0 };
   /** Virtual time completed against wall time, lease by lease: the pace `/status` reports. */
   private readonly pace = new PaceWindow();
+  /** Wall seconds per virtual second now: the option's, or the one `autoPace` chose (0 until then). */
+  private dilation: number;
+  /**
+   * The wall time (performance.now()) virtual time 0 would go out at, at the current dilation:
+   * the pod's start, or for a pace chosen mid-run, so that the lease then released is on time.
+   */
+  private paceT0 = 0;
+  private readonly autoPace: AutoPace | null;
   /** The lease last released, for sizing the next one by its wall time. */
   private released = { atMs: 0, windows: 0 };
   readonly result: Promise<RunResult>;
@@ -150,7 +165,10 @@ export class Controller {
     ]);
     this.api = new FaultApi(this.key, this.faults, () => this.coordinator, () => this.virtualPs, this.log);
     this.lives = new Lives(options.pod, (member) => this.members.get(member)?.nodes ?? []);
-    this.registry = controllerRegistry(() => this.status(), () => this.faults.view(this.virtualPs));
+    if (options.autoPace !== undefined && options.dilation !== 0) throw new Error(`controller: a pace is either chosen (autoPace) or fixed (dilation ${options.dilation}), not both`);
+    this.dilation = options.dilation;
+    this.autoPace = options.autoPace === undefined ? null : new AutoPace(options.autoPace === true ? DEFAULT_AUTO_PACE : options.autoPace);
+    this.registry = controllerRegistry(() => this.status(), () => this.faults.view(this.virtualPs), () => this.paceSource());
   }
 
   /**
@@ -206,9 +224,9 @@ export class Controller {
     if (now - this.lastRate.at >= 1000) {
       this.lastRate = { at: now, windows: this.windowsDone, perSecond: ((this.windowsDone - this.lastRate.windows) * 1000) / (now - this.lastRate.at) };
     }
-    const d = this.options.dilation;
+    const d = this.dilation;
     const running = this.t0 > 0 && this.pending === null && this.state === 'running';
-    const lag = lagSeconds(now - this.t0, running ? this.virtualPs : null, d);
+    const lag = lagSeconds(now - this.paceT0, running ? this.virtualPs : null, d);
     return {
       virtualPs: this.virtualPs,
       dilation: d,
@@ -219,6 +237,11 @@ export class Controller {
       state: this.state,
       windows: this.windowsDone,
     };
+  }
+
+  /** Where the pace comes from: fixed when the pod started, or measured and then chosen. */
+  paceSource(): 'fixed' | 'measuring' | 'chosen' {
+    return this.autoPace === null ? 'fixed' : this.autoPace.view.state;
   }
 
   /**
@@ -379,7 +402,8 @@ export class Controller {
   }
 
   private begin(): void {
-    const { pod, durationPs, dilation } = this.options;
+    const { pod, durationPs } = this.options;
+    const dilation = this.dilation;
     const linksOfMember = new Map<string, string[]>();
     for (const link of pod.links) {
       for (const end of [link.a, link.b]) {
@@ -399,7 +423,8 @@ export class Controller {
     });
     this.state = 'running';
     this.t0 = performance.now();
-    this.log.info({ windowPs: this.windowPs, dilation, durationPs }, 'pod running');
+    this.paceT0 = this.t0;
+    this.log.info({ windowPs: this.windowPs, dilation, autoPace: this.autoPace !== null, durationPs }, 'pod running');
     this.step(this.coordinator.start());
     this.markRunning();
   }
@@ -408,7 +433,7 @@ export class Controller {
     if (step.type === 'wait') return;
     if (step.type === 'finished') return this.finish(step.endPs);
     const grant = step.grant;
-    const hold = this.t0 + releaseAtWallMs(grant, this.options.dilation) - performance.now();
+    const hold = this.paceT0 + releaseAtWallMs(grant, this.dilation) - performance.now();
     // Once a stop is requested the remaining leases go out at once: stopping never waits for the wall clock.
     if (hold <= 0 || this.coordinator!.stopRequested) return this.release(grant);
     const timer = setTimeout(() => {
@@ -434,8 +459,11 @@ export class Controller {
       this.log.warn({ member: id, atNs: grant.startPs / 1000, lastReportedLease: lastLease }, 'member declared lost; its frames since its last report are accounted from its neighbours');
     }
     for (const id of grant.membersJoined) this.lives.rejoined(id, grant.startPs);
+    const atMs = performance.now();
+    const chosen = this.autoPace?.sample(atMs - this.t0, grant.startPs, this.windowsDone) ?? null;
+    if (chosen !== null) this.keepPace(chosen, grant, atMs);
     this.windowsDone += grant.windows;
-    this.released = { atMs: performance.now(), windows: grant.windows };
+    this.released = { atMs, windows: grant.windows };
     this.pace.record(this.released.atMs, grant.startPs);
     for (const m of this.members.values()) {
       // A rejoining member runs from the grant that names it, not one decided before it was ready.
@@ -443,6 +471,21 @@ export class Controller {
       if (m.conn.isOpen) m.conn.send({ type: 'grant', grant });
     }
     this.virtualPs = grant.endPs;
+  }
+
+  /**
+   * From the lease going out now on, the pod keeps `dilation`: this lease is on time, the
+   * following ones are capped and held as a fixed dilation's are. The one going out was sized
+   * unpaced (its successors are not).
+   */
+  private keepPace(dilation: number, grant: SyncGrant<Fault>, atMs: number): void {
+    this.dilation = dilation;
+    this.paceT0 = atMs - releaseAtWallMs(grant, dilation);
+    const maxLeasePs = maxLeasePsForDilation(dilation);
+    this.coordinator!.setLeaseSpan(maxLeasePs, maxLeasePs ?? this.windowPs);
+    const view = this.autoPace!.view;
+    this.log.info({ ...view, lease: grant.lease }, 'pace chosen from the first windows');
+    this.options.onPaceChosen?.(view);
   }
 
   private finish(endPs: number): void {
@@ -490,7 +533,7 @@ export class Controller {
       const brief = (f: (typeof faults)[number]) => ({ id: f.id, kind: f.kind, target: f.target, source: f.source, atNs: f.atNs, untilNs: f.untilNs });
       const activeFaults = faults.filter((f) => f.state === 'active').map(brief);
       const scheduledFaults = faults.filter((f) => f.state === 'scheduled').map(brief);
-      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), pacing: this.pending === null ? null : pacingView(this.pending.grant, this.t0, this.options.dilation, performance.now(), Date.now()), pace: this.state === 'running' ? this.pace.view(performance.now()) : null, nextFault, activeFaults, scheduledFaults, nodes: Object.fromEntries(this.metricsUrls) };
+      const view = { pod: this.options.pod.name, durationPs: this.options.durationPs, ...this.status(), pacing: this.pending === null ? null : pacingView(this.pending.grant, this.paceT0, this.dilation, performance.now(), Date.now()), autoPace: this.autoPace?.view ?? null, pace: this.state === 'running' ? this.pace.view(performance.now()) : null, nextFault, activeFaults, scheduledFaults, nodes: Object.fromEntries(this.metricsUrls) };
       res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(view)}\n`);
       return;
     }

@@ -7,3 +7,4 @@ export * from './metrics.js';
 export { runControllerMain } from './controller-main.js';
 export * from './pacing-view.js';
 export * from './pace.js';
+export type { AutoPaceView } from '@rocelab/sync';
