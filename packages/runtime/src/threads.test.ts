@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadTopologyFile } from '@rocelab/topology';
 import { runInproc } from './inproc.js';
-import { runThreads, ThreadRunError } from './threads.js';
+import { defaultThreads, runThreads, THREADS_MIN_NODES, ThreadRunError } from './threads.js';
 
 const fixture = (name: string) => loadTopologyFile(fileURLToPath(new URL(`../../../test/fixtures/${name}`, import.meta.url)));
 
@@ -47,4 +47,10 @@ test('a thread that fails ends the run with its error, and the others stop waiti
     (err: unknown) => err instanceof ThreadRunError && /thread 2 of 2 failed: .*part 2 cannot start/s.test(err.message),
   );
   assert.ok(Date.now() - started < 10_000);
+});
+
+test('by default a pod runs in one thread per core from THREADS_MIN_NODES nodes on, and in one thread below it or on one core', () => {
+  const small = fixture('perf/clos-permutation.yaml');
+  const large = { ...small, nodes: Array.from({ length: THREADS_MIN_NODES }, (_, i) => ({ ...small.nodes[0]!, index: i })) };
+  assert.deepEqual([defaultThreads(small, 2), defaultThreads(large, 1), defaultThreads(large, 2), defaultThreads(large, 4)], [1, 1, 2, 4]);
 });

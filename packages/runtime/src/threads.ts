@@ -25,6 +25,20 @@ import { ThreadRing, type RingMemory } from './thread-ring.js';
  */
 export const RING_BYTES = 16 * 2 ** 20;
 
+/**
+ * Pods of at least this many nodes run in threads by default (`defaultThreads`). Measured on the
+ * 2-core machine of CI, 2 threads against one, each a Clos with 40G 1 µs links (windows of 1 µs):
+ * 64 hosts (88 nodes) 1.5× slower, 256 hosts (284 nodes) 0.7–0.95×, 1,024 hosts (1,112 nodes)
+ * 0.73×, the perf pod (26 nodes) 1.5× slower. Below a few hundred nodes a window's work is too
+ * small for two threads to gain what their exchange costs.
+ */
+export const THREADS_MIN_NODES = 500;
+
+/** How many threads `rocelab run` uses when not told: one per core, for pods large enough to gain (`THREADS_MIN_NODES`). */
+export function defaultThreads(pod: PodSpec, cores: number): number {
+  return cores > 1 && pod.nodes.length >= THREADS_MIN_NODES ? cores : 1;
+}
+
 /** A thread failed: the run is given up, and this says which part and why. */
 export class ThreadRunError extends Error {}
 

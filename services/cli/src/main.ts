@@ -120,7 +120,7 @@ program
   .option('--kubeconfig <file>', '--mode k8s: the cluster (default: KUBECONFIG, ~/.kube/config, in-cluster)')
   .option('--namespace <n>', '--mode k8s: the namespace the run creates and deletes, which must not exist (default rocelab-run-POD-RANDOM)')
   .option('--workers <k>', 'run the nodes in K worker processes (docker, k8s: K containers)', integer('a worker count', 1))
-  .option('--threads <k>', 'inproc: run the nodes in K threads of this process (1: one thread)', integer('a thread count', 1))
+  .option('--threads <k>', 'inproc: run the nodes in K threads of this process (default: one per core for pods of 500 nodes or more, else 1)', integer('a thread count', 1))
   .option('--dilation <d>', 'wall seconds per virtual second (pacing; never changes results; k8s: CPU requests scale with its inverse)', nonNegative, 0)
   .option('--json', 'print exactly one JSON line on stdout')
   .option('--trace <dir>', 'write rates.csv, queue.csv, pfc.csv and fct.csv there (the same bytes in every mode)')

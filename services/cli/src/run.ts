@@ -6,8 +6,9 @@
  * Bad recording options (an unknown port, a directory that cannot be written) are refused
  * before anything starts.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { exitCodeOf, failedAppsText, failedProgramsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, RunFilesError, ThreadRunError, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
+import { exitCodeOf, failedAppsText, failedProgramsText, unplannedLosses, FaultBook, FaultLogError, faultLogEntries, faultToWire, mergeRunFiles, podContext, prepareRunFiles, RunFilesError, ThreadRunError, defaultThreads, type FaultLogEntry, type RecordingOptions, type RunResult } from '@rocelab/runtime';
 import { declareAppRegions, InputFileError, loadTopologyFile, planMembers, readInputFile, type PodSpec } from '@rocelab/topology';
 import { DockerRunError, DockerRunFailure, K8sRunError, K8sRunFailure } from '@rocelab/deploy';
 import { watchParent } from './parent-watch.js';
@@ -22,7 +23,7 @@ interface RunMode {
   durationPs: number;
   mode: 'inproc' | 'procs' | 'docker' | 'k8s';
   workers: number | null;
-  /** inproc: K threads of one process (`runThreads`); null or 1: one thread. */
+  /** inproc: K threads of one process (`runThreads`); 1: one thread; null: `defaultThreads`. */
   threads?: number | null;
   /** The rocelab image for `--mode docker` and `--mode k8s`. */
   image: string;
@@ -144,7 +145,7 @@ export async function executeRun(pod: PodSpec, file: string, options: ExecuteOpt
     const bar = options.json ? null : inlineProgress(options.durationPs);
     try {
       const runOptions = { seed, durationPs: options.durationPs, debugUncountedLoss: options.debugUncountedLoss, recording, detail: options.detail, faults: options.replayFaults ?? [], ...(bar ? { onProgress: bar.update } : {}) };
-      const threads = options.threads ?? 1;
+      const threads = options.threads ?? defaultThreads(pod, availableParallelism());
       if (threads > 1) {
         const { run, threadEntry } = await threadsRunner();
         result = await run(pod, threads, { ...runOptions, threadEntry });
