@@ -99,7 +99,7 @@ async function main(): Promise<void> {
 
   const perf: Record<string, unknown> = {};
   for (const name of PERF_FIXTURES) perf[name] = await measureFixture(CLI, resolve(ROOT, `test/fixtures/perf/${name}.yaml`), PERF_DURATION, undefined, RUNS);
-  const scale = { clos128: await scalePod(CLOS_128, '200us', ['inproc', 'workers2']), clos1024: await scalePod(CLOS_1024, '20us', ['inproc']) };
+  const scale = { clos128: await scalePod(CLOS_128, '200us', ['inproc', 'threads2', 'workers2']), clos1024: await scalePod(CLOS_1024, '20us', ['inproc', 'threads2']) };
   const readme = await readmeFigures();
 
   const result = {
@@ -157,7 +157,7 @@ function dockerImage(): string | null {
 }
 
 /** A generated Clos pod: its figures in the given modes, with its size. */
-async function scalePod(shape: ClosShape, duration: string, modes: Array<'inproc' | 'workers2'>): Promise<Record<string, unknown>> {
+async function scalePod(shape: ClosShape, duration: string, modes: Array<'inproc' | 'threads2' | 'workers2'>): Promise<Record<string, unknown>> {
   const pod = generateClos(CLI, shape, '1MB');
   try {
     return { hosts: hostsOf(shape), switches: switchesOf(shape), duration, ...(await measureFixture(CLI, pod.file, duration, modes, RUNS)) };

@@ -29,12 +29,14 @@ export interface PerfFigures {
   traceHash: string;
 }
 
-export const PERF_MODES = { inproc: [], workers2: ['--workers', '2'], procs: ['--mode', 'procs'] } as const satisfies Record<string, readonly string[]>;
+/** One thread is asked for by name: a large pod would otherwise run in one thread per core (`defaultThreads`). */
+export const PERF_MODES = { inproc: ['--threads', '1'], threads2: ['--threads', '2'], workers2: ['--workers', '2'], procs: ['--mode', 'procs'] } as const satisfies Record<string, readonly string[]>;
 export type PerfMode = keyof typeof PERF_MODES;
 
 /** One run's figures: what a run costs once its first event can run, and what it took to get there. */
 export function perfFigures(run: CliFigures): PerfFigures {
-  const steadyMs = run.mode === 'inproc' ? run.wallMs : run.wallMs - run.startupMs;
+  // One process's wall time counts from its first event already; members' includes starting them.
+  const steadyMs = run.mode === 'inproc' || run.mode === 'threads' ? run.wallMs : run.wallMs - run.startupMs;
   const steadyS = Math.max(steadyMs, 1) / 1000;
   return {
     wallPerVirtualSecond: sig(steadyS / (run.virtualNs / 1e9)),
@@ -57,7 +59,7 @@ export function perfFigures(run: CliFigures): PerfFigures {
  * from inproc's, or a run whose hash differs from the mode's first, is flagged (figures of a wrong
  * run mislead).
  */
-export async function measureFixture(cli: string, file: string, duration: string, modes: readonly PerfMode[] = ['inproc', 'workers2', 'procs'], runs = 1): Promise<Partial<Record<PerfMode, PerfFigures & { runsWallPerVirtualSecond: number[] }>>> {
+export async function measureFixture(cli: string, file: string, duration: string, modes: readonly PerfMode[] = ['inproc', 'threads2', 'workers2', 'procs'], runs = 1): Promise<Partial<Record<PerfMode, PerfFigures & { runsWallPerVirtualSecond: number[] }>>> {
   const out: Partial<Record<PerfMode, PerfFigures & { runsWallPerVirtualSecond: number[] }>> = {};
   for (const mode of modes) {
     const all: PerfFigures[] = [];
