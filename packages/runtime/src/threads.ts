@@ -27,10 +27,10 @@ export const RING_BYTES = 16 * 2 ** 20;
 
 /**
  * Pods of at least this many nodes run in threads by default (`defaultThreads`). Measured on the
- * 2-core machine of CI, 2 threads against one, each a Clos with 40G 1 µs links (windows of 1 µs):
- * 64 hosts (88 nodes) 1.5× slower, 256 hosts (284 nodes) 0.7–0.95×, 1,024 hosts (1,112 nodes)
- * 0.73×, the perf pod (26 nodes) 1.5× slower. Below a few hundred nodes a window's work is too
- * small for two threads to gain what their exchange costs.
+ * 2-core machine of CI, 2 threads against one, Clos pods with 1 µs links (docs/architecture/sync.md):
+ * 26 nodes 1.04, 88 nodes 1.5–1.7, 152 nodes 1.25, 284 nodes 0.7–0.95, 1,112 nodes 0.89–0.96.
+ * Below a few hundred nodes a window's work is too small for two threads to gain what their
+ * exchange costs.
  */
 export const THREADS_MIN_NODES = 500;
 
