@@ -8,19 +8,22 @@
  * Each node folds what can be observed of it (`trace-hash.ts`) into its own trace hash, so a
  * node's hash is the same whichever process hosts it and however time was cut into windows.
  */
-import { DEFAULT_DSCP_MAP, FrameKind, frameBytes, type Frame } from '@rocelab/wire';
+import { FrameKind, frameBytes, type Frame } from '@rocelab/wire';
 import { EngineError } from './engine-error.js';
+import { applyFault, applyLinkState, IMPAIRMENT_KIND, KILL_KIND, NO_PORT, RESTART_KIND, type FaultData } from './engine-faults.js';
+import { emptyOutbox, laneOf, type Hosted, type Outbox } from './engine-hosted.js';
 import { EventClass, keyBefore, type SimEvent } from './event.js';
 import { EventQueue } from './event-queue.js';
 import type { ImpairmentConfig, PacketAction } from './impairments.js';
 import { Transmitter, type WireModel } from './link.js';
 import { NodeContext, type ContextHost, type NodeModel, type NodeNote, type PortInfo } from './node.js';
-import { loseHeldFrames, type KillData, type RestartData, type RestartFactory } from './node-life.js';
+import type { KillData, RestartData, RestartFactory } from './node-life.js';
 import { SampleGrid, type Sampler } from './sample-grid.js';
 import { NodeStats } from './stats.js';
 import { TraceRecord } from './trace-hash.js';
 
 export { EngineError } from './engine-error.js';
+export type { Outbox } from './engine-hosted.js';
 export type { Sampler } from './sample-grid.js';
 
 export interface EngineNode {
@@ -58,61 +61,6 @@ export interface EngineObserver {
   onNote?(node: number, timePs: number, note: NodeNote): void;
   /** A packet event (`packetEvent` fault) hit the `index`-th data packet of its QP as it started leaving a hosted node's port. */
   onPacketEvent?(node: number, port: number, timePs: number, frame: Frame, index: number, action: PacketAction): void;
-}
-
-/** Frames emitted on a link to another process during the current window. */
-export interface Outbox {
-  frames: Frame[];
-  arrivalPs: number[];
-  originSeq: number[];
-  fcsBad: boolean[];
-}
-
-interface HostedPort {
-  remote: boolean;
-  /** Receive direction down: frames still arriving are lost (`link_down`). */
-  rxDown: boolean;
-  outbox: Outbox;
-}
-
-interface Hosted<M extends NodeModel = NodeModel> {
-  ctx: NodeContext;
-  /** null before `attach`, and while the node is dead (`node-life.ts`). */
-  model: M | null;
-  /** Events dispatched to the node (a cost figure: the trace hash does not count them). */
-  events: number;
-  seq: number;
-  ports: HostedPort[];
-  /** Lives so far: transmitter events carry it, so those of a dead incarnation are discarded. */
-  incarnation: number;
-  /** The fault that killed the node, while it is dead; null while it lives. */
-  killedBy: number | null;
-  /** Models of earlier lives, for the run's results (a killed host's messages). */
-  retired: M[];
-  /**
-   * With credit links: each frame now in the node that arrived on one, to its `port << 3 | lane`
-   * (its blocks come back when it leaves); null on a node without credit links (nothing to do).
-   */
-  creditHeld: Map<Frame, number> | null;
-}
-
-/** The lane (priority) of a frame at a node: its model's classification, or the NICs' DSCP map. */
-function laneOf(h: Hosted, frame: Frame): number {
-  return h.model?.priorityOf?.(frame) ?? DEFAULT_DSCP_MAP[frame.dscp]!;
-}
-
-/** Fault origin: faults come from the controller, numbered after the last node. */
-const NO_PORT = -1;
-/** The `kind` of a fault event that changes a link direction's impairments rather than a model. */
-const IMPAIRMENT_KIND = 0xff;
-/** The `kind`s of the fault events that kill and restart a node (`node-life.ts`). */
-const KILL_KIND = 0xfe;
-const RESTART_KIND = 0xfd;
-
-/** What a fault event carries: the change for the model (or the impairment patch), and its note. */
-interface FaultData {
-  change: unknown;
-  note: string;
 }
 
 export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
@@ -389,55 +337,15 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
         h.events++;
         this.arrive(h, event);
         return;
-      case EventClass.linkState: {
+      case EventClass.linkState:
         h.events++;
-        h.ctx.trace.fault(event.timePs, event.port, event.seq, 0x100 | event.kind, 0);
-        const up = event.kind === 1;
-        h.ports[event.port]!.rxDown = !up;
-        h.ctx.transmitters[event.port]!.setDown(event.timePs, !up);
-        model?.onLinkState?.(event.timePs, event.port, up);
+        applyLinkState(h, event);
         return;
-      }
-      case EventClass.fault: {
+      case EventClass.fault:
         h.events++;
-        h.ctx.trace.fault(event.timePs, event.port, event.seq, event.kind, 0);
-        if (event.kind === KILL_KIND) return this.kill(h, event.timePs, event.data as KillData);
-        if (event.kind === RESTART_KIND) return this.restart(h, event.data as RestartData);
-        const { change, note } = event.data as FaultData;
-        if (event.kind !== IMPAIRMENT_KIND) {
-          if (model === null) return; // a model fault at a dead node: its fresh model comes back with its settings
-          if (note !== '') h.ctx.note('fault', event.port, -1, note);
-          return model.onFault?.(event.timePs, change);
-        }
-        if (note !== '') h.ctx.note('fault', event.port, -1, note);
-        const tx = h.ctx.transmitters[event.port]!;
-        const patch = change as Partial<ImpairmentConfig>;
-        tx.setImpairments({ ...tx.impairments, ...patch, packetEvents: [...tx.impairments.packetEvents, ...(patch.packetEvents ?? [])] });
+        applyFault(h, event, this.restartFactory, this.nowPs);
         return;
-      }
     }
-  }
-
-  private kill(h: Hosted<M>, nowPs: number, data: KillData): void {
-    const model = h.model;
-    if (model === null) return;
-    loseHeldFrames(h.ctx, model, nowPs);
-    h.retired.push(model);
-    h.model = null;
-    h.killedBy = data.fault;
-    h.incarnation++;
-    h.ctx.resetTimers();
-    h.ctx.note('node_killed', -1, -1, data.note);
-  }
-
-  private restart(h: Hosted<M>, data: RestartData): void {
-    if (h.killedBy === null || (data.kill !== null && data.kill !== h.killedBy)) return;
-    if (this.restartFactory === null) throw new EngineError('config', `node ${h.ctx.name} cannot restart: no model factory registered (Engine.onRestart)`);
-    h.killedBy = null;
-    h.model = this.restartFactory(h.ctx.index);
-    h.ctx.note('node_restarted', -1, -1, data.note);
-    // What the model queued while it was being built (its ports were not pulled yet).
-    for (const tx of h.ctx.transmitters) tx.kick(this.nowPs);
   }
 
   private arrive(h: Hosted<M>, event: SimEvent): void {
@@ -605,8 +513,4 @@ export class Engine<M extends NodeModel = NodeModel> implements ContextHost {
     if (h === undefined) throw new EngineError('config', `node index ${index} is not hosted by this engine`);
     return h;
   }
-}
-
-function emptyOutbox(): Outbox {
-  return { frames: [], arrivalPs: [], originSeq: [], fcsBad: [] };
 }
