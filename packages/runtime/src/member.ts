@@ -239,7 +239,7 @@ export class MemberProcess {
         // Its neighbour is gone too: the pair's links stay down until that one rejoins and dials us.
         this.log.warn({ peer: pair.peer, links: pair.links.length, err: err instanceof Error ? err.message : String(err) }, 'rejoin: neighbour not reachable; its links stay down');
         for (const link of pair.links) link.live = false;
-        this.sync.onLinkFailed(pair.peer);
+        this.sync.onChannelFailed(pair.peer);
         this.checkLinksReady();
       }
     });
@@ -301,7 +301,7 @@ export class MemberProcess {
       );
       if (reconnect) {
         this.links.reconnect(pair!, conn);
-        this.sync.onLinkReconnected(pair!.peer);
+        this.sync.onChannelReconnected(pair!.peer);
         this.listenOn(pair!, conn);
         this.log.info({ peer: pair!.peer, links: pair!.links.length }, 'pair reconnected by a rejoining neighbour');
       } else {
@@ -350,11 +350,11 @@ export class MemberProcess {
   private takeBatch(pair: Pair, batch: PairBatch): void {
     const misnumbered = this.links.misnumbered(pair, batch);
     if (misnumbered !== null) {
-      this.perform([{ type: 'close', link: pair.peer, reason: misnumbered }, ...this.sync.onLinkFailed(pair.peer)]);
+      this.perform([{ type: 'close', channel: pair.peer, reason: misnumbered }, ...this.sync.onChannelFailed(pair.peer)]);
       return;
     }
     const actions = this.sync.onBatch(pair.peer, batch.lease, batch.window);
-    if (!actions.some((a) => a.type === 'close' && a.link === pair.peer)) {
+    if (!actions.some((a) => a.type === 'close' && a.channel === pair.peer)) {
       this.links.deliver(this.engine!, pair, batch);
       this.watchdog.onProgress();
     }
@@ -367,7 +367,7 @@ export class MemberProcess {
     if (this.engine === null ? !pair.links.some((l) => l.live) : !this.links.failPair(this.engine, pair)) return;
     for (const link of pair.links) link.live = false;
     this.log.warn({ peer: pair.peer, links: pair.links.map((l) => l.name), code, reason }, 'pair connection closed: its links are declared down from the next window');
-    this.perform(this.sync.onLinkFailed(pair.peer));
+    this.perform(this.sync.onChannelFailed(pair.peer));
   }
 
   private onGrant(grant: Grant): void {
@@ -411,7 +411,7 @@ export class MemberProcess {
       pair.conn = null;
       conn.close(CloseCode.shutdown, 'declared down by the controller');
       this.links.failPair(this.engine!, pair);
-      this.perform(this.sync.onLinkFailed(pair.peer));
+      this.perform(this.sync.onChannelFailed(pair.peer));
     }
   }
 
@@ -474,8 +474,8 @@ export class MemberProcess {
           break;
         case 'close': {
           this.actions.shift();
-          const pair = this.links.pair(action.link)!;
-          this.log.warn({ peer: action.link, reason: action.reason }, 'closing the connection to a misbehaving neighbour');
+          const pair = this.links.pair(action.channel)!;
+          this.log.warn({ peer: action.channel, reason: action.reason }, 'closing the connection to a misbehaving neighbour');
           pair.conn?.close(CloseCode.protocol, action.reason);
           this.links.failPair(this.engine!, pair);
           break;
@@ -540,7 +540,7 @@ export class MemberProcess {
     const { lease, window } = sync.position;
     for (const name of sync.missing()) {
       const reason = `no message from member ${name} for lease ${lease} window ${window} within ${Math.round(this.watchdog.limitMs / 1000)} s of this process's running time (twice the hang timeout), though its neighbour answers pings`;
-      this.perform([{ type: 'close', link: name, reason }, ...sync.onLinkFailed(name)]);
+      this.perform([{ type: 'close', channel: name, reason }, ...sync.onChannelFailed(name)]);
     }
   }
 

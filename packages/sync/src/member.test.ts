@@ -49,7 +49,7 @@ test('a batch for any other window closes the link and the member stops waiting 
   assert.equal(actions[0]!.type, 'close');
   assert.match((actions[0] as { reason: string }).reason, /out-of-order batch for lease 1 window 3; expected 1\/1 or 1\/2/);
   assert.deepEqual(actions.slice(1), [{ type: 'run', lease: 1, window: 2, fromPs: 100, untilPs: 200 }]);
-  assert.deepEqual(m.liveLinks, ['L1']);
+  assert.deepEqual(m.liveChannels, ['L1']);
   assert.deepEqual(m.onBatch('L2', 1, 2), [], 'nothing more is read from a closed link');
 });
 
@@ -58,7 +58,7 @@ test('a second batch for the same window is a misbehaving link', () => {
   m.onGrant(grant(1, 0, 2));
   m.onBatch('L1', 1, 1);
   const actions = m.onBatch('L1', 1, 1);
-  assert.deepEqual(actions, [{ type: 'close', link: 'L1', reason: 'second batch for lease 1 window 1' }]);
+  assert.deepEqual(actions, [{ type: 'close', channel: 'L1', reason: 'second batch for lease 1 window 1' }]);
 });
 
 test('while a window runs, a batch for the next one cannot be legitimate', () => {
@@ -74,7 +74,7 @@ test('a link that fails while awaited releases the window', () => {
   m.windowShipped();
   m.onBatch('L1', 1, 1);
   assert.deepEqual(m.missing(), ['L2']);
-  assert.deepEqual(m.onLinkFailed('L2'), [{ type: 'report', lease: 1, final: false }]);
+  assert.deepEqual(m.onChannelFailed('L2'), [{ type: 'report', lease: 1, final: false }]);
 });
 
 test('a zero-window closing lease reports at once, final', () => {
@@ -98,25 +98,25 @@ test('a rejoining member takes its first grant whatever its number', () => {
 test('a link reconnected by a rejoining neighbour is taken early and waited for from the grant that brings it up', () => {
   const m = new MemberSync(['L1', 'L2']);
   m.onGrant(grant(1, 0, 1));
-  m.onLinkFailed('L2');
+  m.onChannelFailed('L2');
   m.windowShipped();
   assert.deepEqual(m.onBatch('L1', 1, 1), [{ type: 'report', lease: 1, final: false }]);
-  m.onLinkReconnected('L2');
+  m.onChannelReconnected('L2');
   // The neighbour ran the joining lease's first window before our grant arrived.
   assert.deepEqual(m.onBatch('L2', 2, 1), []);
   const up = { ...grant(2, 100, 1), linksUp: ['L2'] };
   m.onGrant(up);
   m.windowShipped();
   assert.deepEqual(m.onBatch('L1', 2, 1), [{ type: 'report', lease: 2, final: false }], 'L2 already arrived');
-  assert.throws(() => m.onLinkReconnected('L9'), /not one of this member's links/);
-  assert.throws(() => m.onLinkReconnected('L2'), /reconnected while live/);
+  assert.throws(() => m.onChannelReconnected('L9'), /not one of this member's channels/);
+  assert.throws(() => m.onChannelReconnected('L2'), /reconnected while live/);
 });
 
 test('without a grant that brings it up, a reconnected link is not waited for', () => {
   const m = new MemberSync(['L1', 'L2']);
   m.onGrant(grant(1, 0, 1));
-  m.onLinkFailed('L2');
-  m.onLinkReconnected('L2');
+  m.onChannelFailed('L2');
+  m.onChannelReconnected('L2');
   m.windowShipped();
   assert.deepEqual(m.onBatch('L1', 1, 1), [{ type: 'report', lease: 1, final: false }]);
 });
@@ -124,10 +124,10 @@ test('without a grant that brings it up, a reconnected link is not waited for', 
 test('channels may be neighbouring members: the grant’s links brought up are named by the member they lead to', () => {
   const m = new MemberSync(['m2', 'm3']);
   m.onGrant(grant(1, 0, 1));
-  m.onLinkFailed('m3');
+  m.onChannelFailed('m3');
   m.windowShipped();
   assert.deepEqual(m.onBatch('m2', 1, 1), [{ type: 'report', lease: 1, final: false }]);
-  m.onLinkReconnected('m3');
+  m.onChannelReconnected('m3');
   // The grant lists links (h5:p0--sw2:p3, …); the runtime maps them to the pair they belong to.
   m.onGrant({ ...grant(2, 100, 1), linksUp: ['h5:p0--sw2:p3'] }, ['m3']);
   m.windowShipped();

@@ -17,29 +17,29 @@ export type MemberState = 'awaitingGrant' | 'running' | 'awaitingBatches' | 'fin
 export type MemberAction =
   /**
    * Run the engine over [`fromPs`, `untilPs`) (the window; nothing is due before `fromPs`), then
-   * ship one batch per live remote link and call `windowShipped`.
+   * ship one batch per live channel and call `windowShipped`.
    */
   | { type: 'run'; lease: number; window: number; fromPs: number; untilPs: number }
   /** Report the lease to the controller (with final stats when `final`). */
   | { type: 'report'; lease: number; final: boolean }
-  /** Close a misbehaving link with this reason. */
-  | { type: 'close'; link: string; reason: string };
+  /** Close a misbehaving channel with this reason. */
+  | { type: 'close'; channel: string; reason: string };
 
 export class MemberSync {
   private state: MemberState = 'awaitingGrant';
   private grant: Grant<TimedFault> | null = null;
   private window = 0;
   private readonly live: Set<string>;
-  /** Links reconnected by a rejoining neighbour: live from the grant that brings them up. */
+  /** Channels reconnected by a rejoining neighbour: live from the grant that brings them up. */
   private readonly joining = new Set<string>();
-  /** Links whose batch for a window arrived, keyed `lease/window`; at most two keys are live. */
+  /** Channels whose batch for a window arrived, keyed `lease/window`; at most two keys are live. */
   private readonly arrived = new Map<string, Set<string>>();
   private lastLease = 0;
   private rejoining: boolean;
 
   /**
    * `rejoin`: this member is a restarted process joining a running pod; its first grant may have
-   * any lease number, and its links are live from it on.
+   * any lease number, and its channels are live from it on.
    */
   constructor(
     private readonly known: readonly string[],
@@ -53,15 +53,15 @@ export class MemberSync {
     return this.state;
   }
 
-  get liveLinks(): string[] {
+  get liveChannels(): string[] {
     return [...this.live].sort();
   }
 
-  /** Live links whose batch for the awaited window has not arrived (empty unless awaiting batches). */
+  /** Live channels whose batch for the awaited window has not arrived (empty unless awaiting batches). */
   missing(): string[] {
     if (this.state !== 'awaitingBatches') return [];
     const arrived = this.arrived.get(`${this.grant!.lease}/${this.window}`);
-    return this.liveLinks.filter((link) => !arrived?.has(link));
+    return this.liveChannels.filter((channel) => !arrived?.has(channel));
   }
 
   /** The window being run or awaited: `{lease, window}`, window 0 between leases. */
@@ -77,9 +77,9 @@ export class MemberSync {
       this.rejoining = false;
     }
     if (grant.lease !== this.lastLease + 1) throw new Error(`member: grant ${grant.lease} after lease ${this.lastLease}`);
-    for (const link of up) {
-      if (!this.joining.delete(link)) continue;
-      this.live.add(link);
+    for (const channel of up) {
+      if (!this.joining.delete(channel)) continue;
+      this.live.add(channel);
     }
     this.grant = grant;
     this.lastLease = grant.lease;
@@ -96,42 +96,42 @@ export class MemberSync {
     return this.advanceIfComplete();
   }
 
-  /** A neighbour's batch for (`lease`, `window`) arrived on `link`. */
-  onBatch(link: string, lease: number, window: number): MemberAction[] {
-    if (!this.live.has(link) && !this.joining.has(link)) return [];
+  /** A neighbour's batch for (`lease`, `window`) arrived on `channel`. */
+  onBatch(channel: string, lease: number, window: number): MemberAction[] {
+    if (!this.live.has(channel) && !this.joining.has(channel)) return [];
     const key = `${lease}/${window}`;
     const [current, next] = this.acceptable();
     if (key !== current && key !== next) {
-      return this.fail(link, `out-of-order batch for lease ${lease} window ${window}; expected ${[current, next].filter(Boolean).join(' or ')}`);
+      return this.fail(channel, `out-of-order batch for lease ${lease} window ${window}; expected ${[current, next].filter(Boolean).join(' or ')}`);
     }
     const set = this.arrived.get(key) ?? new Set<string>();
-    if (set.has(link)) return this.fail(link, `second batch for lease ${lease} window ${window}`);
-    set.add(link);
+    if (set.has(channel)) return this.fail(channel, `second batch for lease ${lease} window ${window}`);
+    set.add(channel);
     this.arrived.set(key, set);
     return this.state === 'awaitingBatches' ? this.advanceIfComplete() : [];
   }
 
-  /** A remote link failed or was closed: stop waiting for it from now on. */
-  onLinkFailed(link: string): MemberAction[] {
-    this.joining.delete(link);
-    if (!this.live.delete(link)) return [];
+  /** A channel failed or was closed: stop waiting for it from now on. */
+  onChannelFailed(channel: string): MemberAction[] {
+    this.joining.delete(channel);
+    if (!this.live.delete(channel)) return [];
     return this.state === 'awaitingBatches' ? this.advanceIfComplete() : [];
   }
 
   /**
-   * A failed link was reconnected by a neighbour that rejoins the pod: its batches are taken
+   * A failed channel was reconnected by a neighbour that rejoins the pod: its batches are taken
    * from now on (it may run the joining lease's first window before our grant arrives), and it
    * is waited for from the grant that lists it in `linksUp`.
    */
-  onLinkReconnected(link: string): void {
-    if (!this.known.includes(link)) throw new Error(`member: ${link} is not one of this member's links`);
-    if (this.live.has(link)) throw new Error(`member: ${link} reconnected while live`);
-    this.joining.add(link);
+  onChannelReconnected(channel: string): void {
+    if (!this.known.includes(channel)) throw new Error(`member: ${channel} is not one of this member's channels`);
+    if (this.live.has(channel)) throw new Error(`member: ${channel} reconnected while live`);
+    this.joining.add(channel);
   }
 
-  private fail(link: string, reason: string): MemberAction[] {
-    const actions: MemberAction[] = [{ type: 'close', link, reason }];
-    return actions.concat(this.onLinkFailed(link));
+  private fail(channel: string, reason: string): MemberAction[] {
+    const actions: MemberAction[] = [{ type: 'close', channel, reason }];
+    return actions.concat(this.onChannelFailed(channel));
   }
 
   /** Keys of the windows a neighbour may legitimately send now: the current and, once ours is shipped, the next. */
@@ -148,7 +148,7 @@ export class MemberSync {
     const grant = this.grant!;
     const key = `${grant.lease}/${this.window}`;
     const arrived = this.arrived.get(key);
-    for (const link of this.live) if (!arrived?.has(link)) return [];
+    for (const channel of this.live) if (!arrived?.has(channel)) return [];
     this.arrived.delete(key);
     if (this.window < grant.windows) {
       this.window++;
