@@ -321,8 +321,8 @@ export class MemberProcess {
 
   private listenOn(pair: Pair, conn: Connection): void {
     conn.listen(
-      (env) => this.onLinkMessage(pair, conn, env),
-      (code, reason) => this.onLinkClosed(pair, conn, code, reason),
+      (env) => this.onPairMessage(pair, conn, env),
+      (code, reason) => this.onPairClosed(pair, conn, code, reason),
     );
     // A neighbour is given up on when it answers no ping for the hang timeout (stopped, hung),
     // not when its batch is late: one that waits for its own neighbours still answers, so a stall
@@ -334,7 +334,7 @@ export class MemberProcess {
     if (this.setupSlot.orNull?.links.allConnected) this.linksReady?.();
   }
 
-  private onLinkMessage(pair: Pair, conn: Connection, env: Envelope): void {
+  private onPairMessage(pair: Pair, conn: Connection, env: Envelope): void {
     if (env.type !== 'pair') {
       conn.close(CloseCode.protocol, `expected PairBatch on the connection to member ${pair.peer}, got ${env.type}`);
       return;
@@ -361,7 +361,7 @@ export class MemberProcess {
     this.perform(actions);
   }
 
-  private onLinkClosed(pair: Pair, conn: Connection, code: number, reason: string): void {
+  private onPairClosed(pair: Pair, conn: Connection, code: number, reason: string): void {
     if (this.finished || pair.conn !== conn) return;
     pair.conn = null;
     if (this.engine === null ? !pair.links.some((l) => l.live) : !this.links.failPair(this.engine, pair)) return;
