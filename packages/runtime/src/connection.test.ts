@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { encodeEnvelope, PROTOCOL_VERSION, type Envelope, type Hello } from '@rocelab/wire';
+import { encodeEnvelope, FrameKind, newFrame, PROTOCOL_VERSION, rdmaFields, type Envelope, type Hello } from '@rocelab/wire';
 import { pino } from 'pino';
 import WebSocket, { WebSocketServer } from 'ws';
 import { podKey } from './auth.js';
-import { CloseCode, Connection, HandshakeError, WS_OPTIONS, type HelloCheck, type Identity } from './connection.js';
+import { CloseCode, Connection, HandshakeError, MessageTooLarge, WS_OPTIONS, type HelloCheck, type Identity } from './connection.js';
 
 const lines: string[] = [];
 const log = pino({ level: 'debug' }, { write: (line: string) => lines.push(line) });
@@ -63,6 +63,22 @@ test('both sides prove the pod token, then envelopes flow both ways', async () =
   conn.send(status);
   assert.deepEqual(await echoed, status);
   assert.equal(accepted[0]?.peer?.node, 'h1');
+  conn.close(CloseCode.normal, 'done');
+});
+
+test('a message over the 4 MiB a peer accepts is refused before it leaves, naming its size, and the connection carries on', async () => {
+  const { url } = await echoServer();
+  const conn = await Connection.connect(url, KEY, client('h1'), log);
+  const echoed: Envelope[] = [];
+  conn.listen((env) => echoed.push(env), () => undefined);
+  // 40,000 frames of 128 payload bytes each: fewer than a batch may hold (65,536), more bytes than a message.
+  const frame = newFrame(FrameKind.data, { destQp: 0xffffff, psn: 0xabcdef, payloadBytes: 128, rdma: rdmaFields({ data: new Uint8Array(128).fill(7) }) });
+  const frames = Array.from({ length: 40_000 }, () => frame);
+  const huge: Envelope = { type: 'pair', pair: { lease: 1, window: 1, links: [{ link: 0, frames, arrivalPs: frames.map(() => 5), originSeq: frames.map((_, i) => i), fcsBad: frames.map(() => false) }] } };
+  assert.throws(() => conn.send(huge), (err: unknown) => err instanceof MessageTooLarge && /a pair message of \d+ bytes to srv: a peer accepts at most 4194304 bytes/.test(err.message));
+  conn.send(status);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(echoed, [status]);
   conn.close(CloseCode.normal, 'done');
 });
 

@@ -7,7 +7,7 @@
  * Handshake: the server speaks first (Hello with its nonce), the client answers (Hello with its
  * identity, its nonce and a proof over both), the server answers with its own proof.
  */
-import { decodeEnvelope, encodeEnvelope, PROTOCOL_VERSION, WireError, type Envelope, type Hello } from '@rocelab/wire';
+import { decodeEnvelope, DEFAULT_DECODE_LIMITS, encodeEnvelope, PROTOCOL_VERSION, WireError, type Envelope, type Hello } from '@rocelab/wire';
 import type { Logger } from '@rocelab/telemetry';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -32,6 +32,12 @@ export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
 export const WS_OPTIONS = { perMessageDeflate: false, maxPayload: MAX_PAYLOAD_BYTES } as const;
 
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/**
+ * A message larger than any peer accepts (`DecodeLimits.maxMessageBytes`): refused here, before
+ * it leaves, rather than by the peer, which would close the connection as misbehaving.
+ */
+export class MessageTooLarge extends Error {}
 
 export class HandshakeError extends Error {
   constructor(
@@ -156,8 +162,12 @@ export class Connection {
   /** Send one message; returns its encoded size in bytes (0 when the connection is not open). */
   send(envelope: Envelope): number {
     if (this.phase !== 'open') return 0;
-    this.corkUntilNextTick();
     const bytes = encodeEnvelope(envelope);
+    const limit = DEFAULT_DECODE_LIMITS.maxMessageBytes;
+    if (bytes.length > limit) {
+      throw new MessageTooLarge(`a ${envelope.type} message of ${bytes.length} bytes to ${this.peer?.node ?? 'the peer'}: a peer accepts at most ${limit} bytes (a pair message: fewer frames per window on the links between two members, i.e. a shorter lookahead)`);
+    }
+    this.corkUntilNextTick();
     this.ws.send(bytes);
     return bytes.length;
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Engine } from '@rocelab/sim';
 import { FrameKind, newFrame, type Envelope, type Frame } from '@rocelab/wire';
-import type { Connection } from './connection.js';
+import { MessageTooLarge, type Connection } from './connection.js';
 import { RemoteLinks } from './member-links.js';
 import { indexOf, onePod } from './testing.js';
 
@@ -91,4 +91,17 @@ test('one message per pair per window: links with frames in it, idle links absen
   links.ship(engine, 3, 9);
   assert.equal(sent.length, 2);
   assert.deepEqual(drops, [['link_down', 0, 0], ['link_down', 0, 1]]);
+});
+
+test('a link with more frames in one window than a pair message may carry is refused at the sender, naming the link and the window', () => {
+  const links = new RemoteLinks(POD, new Set([index('h1'), index('h2')]), 'w', (node) => (node === 'sw1' ? 'm-sw1' : node));
+  const pair = links.pair('m-sw1')!;
+  const sent: Envelope[] = [];
+  pair.conn = { send: (env: Envelope) => (sent.push(env), 100), flush: () => undefined } as unknown as Connection;
+  const n = 65_537;
+  const frames = Array.from({ length: n }, () => newFrame(FrameKind.data));
+  const full = { frames, arrivalPs: frames.map(() => 5), originSeq: frames.map((_, i) => i), fcsBad: frames.map(() => false) };
+  const engine = { takeOutbox: (node: number) => (node === index('h1') ? full : { frames: [], arrivalPs: [], originSeq: [], fcsBad: [] }) } as unknown as Engine;
+  assert.throws(() => links.ship(engine, 2, 4), (err: unknown) => err instanceof MessageTooLarge && /link h1:p0--sw1:p1 carried 65537 frames in window 4 of lease 2: a pair message may carry at most 65536 per link/.test(err.message));
+  assert.equal(sent.length, 0);
 });

@@ -10,8 +10,8 @@
  */
 import type { Engine, Outbox } from '@rocelab/sim';
 import type { LinkSpec, PodSpec } from '@rocelab/topology';
-import type { LinkCount, LinkFrames, PairBatch } from '@rocelab/wire';
-import type { Connection } from './connection.js';
+import { DEFAULT_DECODE_LIMITS, type LinkCount, type LinkFrames, type PairBatch } from '@rocelab/wire';
+import { MessageTooLarge, type Connection } from './connection.js';
 import { directionName, linkName } from './names.js';
 
 export interface RemoteLink {
@@ -176,6 +176,10 @@ export class RemoteLinks {
         }
         live = true;
         if (out.frames.length === 0) continue;
+        const limit = DEFAULT_DECODE_LIMITS.maxFramesPerBatch;
+        if (out.frames.length > limit) {
+          throw new MessageTooLarge(`link ${link.name} carried ${out.frames.length} frames in window ${window} of lease ${lease}: a pair message may carry at most ${limit} per link (a shorter lookahead on the links between two members makes fewer per window)`);
+        }
         carried.push({ link: link.index, ...out });
         link.sent += out.frames.length;
       }

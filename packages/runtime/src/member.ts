@@ -344,7 +344,12 @@ export class MemberProcess {
       this.early.push({ pair, batch: env.pair });
       return;
     }
-    this.takeBatch(pair, env.pair);
+    try {
+      this.takeBatch(pair, env.pair);
+    } catch (err) {
+      // A window this batch completed failed to run or ship (a message too large, a model's bug).
+      this.fail(err);
+    }
   }
 
   private takeBatch(pair: Pair, batch: PairBatch): void {

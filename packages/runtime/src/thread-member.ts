@@ -100,6 +100,7 @@ interface CrossLink {
 const SPIN_MS = 0.5;
 /** How long one wait on a ring lasts before the abort flag is looked at again. */
 const WAIT_SLICE_MS = 100;
+const TRUSTED_LIMITS = { maxMessageBytes: 2 ** 30, maxFramesPerBatch: 2 ** 30 };
 /** Bytes of a message's header: the earliest next time (f64; −1 = nothing ever). */
 const HEADER_BYTES = 8;
 
@@ -220,7 +221,8 @@ class Exchange {
       const theirs = new DataView(message.buffer, message.byteOffset).getFloat64(0, true);
       if (theirs >= 0 && theirs < next) next = theirs;
       if (message.length === HEADER_BYTES) return;
-      const envelope = decodeEnvelope(message.subarray(HEADER_BYTES));
+      // Our own thread's bytes, bounded by its ring rather than by what a peer over a socket may send.
+      const envelope = decodeEnvelope(message.subarray(HEADER_BYTES), TRUSTED_LIMITS);
       if (envelope.type !== 'pair') throw new Error(`thread ${peer} sent a ${envelope.type} message; expected a pair message`);
       for (const frames of envelope.pair.links) {
         const link = this.cross[peer]![frames.link]!;
