@@ -39,13 +39,21 @@ test('progress is reported while the threads run, at the same steps as one threa
   assert.deepEqual(seen, [50_000_000, 100_000_000]);
 });
 
-test('a thread that fails ends the run with its error, and the others stop waiting for it', async () => {
+test('a thread that fails ends the run with its error, and the others stop waiting for it', { timeout: 30_000 }, async () => {
   const pod = fixture('tree.yaml');
   const started = Date.now();
   await assert.rejects(
     runThreads(pod, 2, { seed: 1, durationPs: 1e9, threadEntry: { code: "const { workerData } = require('node:worker_threads'); if (workerData.self === 1) throw new Error('part 2 cannot start'); import(" + JSON.stringify(new URL('./thread-main.js', import.meta.url).href) + ')' } }),
     (err: unknown) => err instanceof ThreadRunError && /thread 2 of 2 failed: .*part 2 cannot start/s.test(err.message),
   );
+  assert.ok(Date.now() - started < 10_000);
+});
+
+test('a thread that fails while another computes without end: the other is stopped, and the run fails with the first one\'s error', { timeout: 30_000 }, async () => {
+  const pod = fixture('tree.yaml');
+  const started = Date.now();
+  const code = "const { workerData } = require('node:worker_threads'); if (workerData.self === 0) { for (;;) {} } throw new Error('part 2 is broken');";
+  await assert.rejects(runThreads(pod, 2, { seed: 1, durationPs: 1e9, threadEntry: { code } }), (err: unknown) => err instanceof ThreadRunError && /thread 2 of 2 failed: .*part 2 is broken/s.test(err.message));
   assert.ok(Date.now() - started < 10_000);
 });
 

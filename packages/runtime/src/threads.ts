@@ -39,6 +39,9 @@ export function defaultThreads(pod: PodSpec, cores: number): number {
   return cores > 1 && pod.nodes.length >= THREADS_MIN_NODES ? cores : 1;
 }
 
+/** How long a thread that failed leaves the others to stop by themselves before they are terminated. */
+const ABORT_GRACE_MS = 1000;
+
 /** A thread failed: the run is given up, and this says which part and why. */
 export class ThreadRunError extends Error {}
 
@@ -67,6 +70,7 @@ export async function runThreads(pod: PodSpec, threads: number, options: RunOpti
   const rings: (RingMemory | null)[][] = parts.map((_, from) => parts.map((__, to) => (from === to ? null : ThreadRing.allocate(RING_BYTES))));
   const abort = new SharedArrayBuffer(4);
   const entry = options.threadEntry ?? { file: new URL('./thread-main.js', import.meta.url) };
+  const pool: Pool = { running: new Set(), stopped: new Set() };
   const outcomes = await Promise.all(
     parts.map((_, self) => {
       const plan: ThreadPlan = {
@@ -83,7 +87,7 @@ export async function runThreads(pod: PodSpec, threads: number, options: RunOpti
         debugUncountedLoss: options.debugUncountedLoss ?? null,
         progressStepPs: self === 0 && options.onProgress !== undefined ? PROGRESS_STEP_PS : null,
       };
-      return runWorker(entry, plan, abort, options.onProgress);
+      return runWorker(entry, plan, abort, pool, options.onProgress);
     }),
   );
   const failures = outcomes.filter((o): o is { error: string; aborted: boolean } => 'error' in o);
@@ -134,25 +138,46 @@ function sum(xs: readonly number[]): number {
 
 /**
  * One thread to its end: its outcome, or `{ error }` when it failed. A thread that failed
- * sets the abort flag, so the others stop waiting for it and end with `ThreadAborted`; the
- * error reported is the first thread's own, not those.
+ * sets the abort flag, so the others stop waiting for it and end with `ThreadAborted`; one
+ * still computing (it looks at the flag only while it waits) is terminated after
+ * `ABORT_GRACE_MS`. The error reported is the first thread's own, not those.
  */
-function runWorker(entry: ThreadEntry, plan: ThreadPlan, abort: SharedArrayBuffer, onProgress?: (virtualPs: number) => void): Promise<ThreadOutcome | { error: string; aborted: boolean }> {
+function runWorker(entry: ThreadEntry, plan: ThreadPlan, abort: SharedArrayBuffer, pool: Pool, onProgress?: (virtualPs: number) => void): Promise<ThreadOutcome | { error: string; aborted: boolean }> {
   return new Promise((resolveOutcome) => {
     const worker = 'file' in entry ? new Worker(entry.file, { workerData: plan }) : new Worker(entry.code, { eval: true, workerData: plan });
+    pool.running.add(worker);
     let settled = false;
     const settle = (o: ThreadOutcome | { error: string; aborted: boolean }) => {
       if (settled) return;
       settled = true;
-      if ('error' in o) Atomics.store(new Int32Array(abort), 0, 1);
+      pool.running.delete(worker);
+      if ('error' in o && !o.aborted) {
+        Atomics.store(new Int32Array(abort), 0, 1);
+        setTimeout(() => {
+          for (const other of pool.running) {
+            pool.stopped.add(other);
+            void other.terminate();
+          }
+        }, ABORT_GRACE_MS).unref();
+      }
       resolveOutcome(o);
     };
+    const name = `thread ${plan.self + 1} of ${plan.parts.length}`;
     worker.on('message', (m: ThreadMessage) => {
       if (m.type === 'progress') onProgress?.(m.virtualPs);
       else if (m.type === 'done') settle(m.outcome);
-      else settle({ error: `thread ${plan.self + 1} of ${plan.parts.length} failed: ${m.stack}`, aborted: m.aborted });
+      else settle({ error: `${name} failed: ${m.stack}`, aborted: m.aborted });
     });
-    worker.on('error', (err) => settle({ error: `thread ${plan.self + 1} of ${plan.parts.length} failed: ${err.stack ?? err.message}`, aborted: false }));
-    worker.on('exit', (code) => settle({ error: `thread ${plan.self + 1} of ${plan.parts.length} exited (code ${code}) before it finished`, aborted: false }));
+    worker.on('error', (err) => settle({ error: `${name} failed: ${err.stack ?? err.message}`, aborted: false }));
+    worker.on('exit', (code) => {
+      const stopped = pool.stopped.has(worker);
+      settle({ error: stopped ? `${name} was stopped: another thread failed` : `${name} exited (code ${code}) before it finished`, aborted: stopped });
+    });
   });
+}
+
+/** The threads still running, and those terminated because another failed. */
+interface Pool {
+  running: Set<Worker>;
+  stopped: Set<Worker>;
 }
