@@ -33,17 +33,23 @@ function numbers(r: DrillReport) {
 }
 
 for (const file of DRILLS) {
-  test(`drill ${file}: passes inproc and procs with the same numbers`, { timeout: 900_000 }, () => {
+  test(`drill ${file}: passes inproc, in procs and (without native programs) in two threads with the same numbers`, { timeout: 900_000 }, () => {
     const outs: string[] = [];
-    const reports = ['inproc', 'procs'].map((mode) => {
+    // A drill with native programs is compared inproc and in procs only: in two threads it gave
+    // the same hash, but once, under CI's load, a program's 60 s wall-clock limit ran out
+    // (issue 27's note); that is a pace problem, not a result, and it is not yet understood.
+    const threads = readFileSync(join(ROOT, 'drills', file), 'utf8').includes('programs:') ? [] : ([['threads', ['--threads', '2']]] as const);
+    const modes = [['inproc', ['--mode', 'inproc']], ['procs', ['--mode', 'procs']], ...threads] as const;
+    const reports = modes.map(([mode, args]) => {
       const out = mkdtempSync(join(tmpdir(), `rocelab-drill-${mode}-`));
       outs.push(out);
-      const r = cli(['drill', 'run', join(ROOT, 'drills', file), '--mode', mode, '--out', out, '--json'], {}, 900_000);
+      const r = cli(['drill', 'run', join(ROOT, 'drills', file), ...args, '--out', out, '--json'], {}, 900_000);
       assert.equal(r.status, 0, `${mode}: exit ${r.status}\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(-2000)}`);
       return JSON.parse(r.stdout) as DrillReport;
     });
     assert.equal(reports[0]!.pass, true);
     assert.deepEqual(numbers(reports[1]!), numbers(reports[0]!));
+    for (const r of reports.slice(2)) assert.deepEqual(numbers(r), numbers(reports[0]!));
     if (file === 'chaos-kill-restart.yaml') chaosDraws(reports[0]!);
     if (file === 'is-lossless-mandatory.yaml') readmeDesignTable(outs[0]!, reports[0]!);
   });

@@ -55,11 +55,13 @@ test('the result counts the messages between members: one per pair of neighbouri
   assert.deepEqual([threads.mode, threads.workers, threads.linkMessages, threads.traceHash], ['threads', 2, threads.windows * 2, two.traceHash]);
 });
 
-test('--threads is for one process: with --mode procs or --workers it is refused before anything runs', () => {
+test('--threads is for one process: with --mode procs or --workers, run and drill run refuse it before anything runs', () => {
   for (const [extra, what] of [[['--mode', 'procs'], '--mode procs'], [['--workers', '2'], '--workers']] as const) {
-    const r = cli(['run', TREE, '--duration', '1ms', '--threads', '2', ...extra]);
-    assert.equal(r.status, 2);
-    assert.match(r.stderr, new RegExp(`--threads is for one process \\(--mode inproc without --workers\\), not ${what}`));
+    for (const command of [['run', TREE, '--duration', '1ms'], ['drill', 'run', join(ROOT, 'drills', 'gray-link.yaml')]]) {
+      const r = cli([...command, '--threads', '2', ...extra]);
+      assert.equal(r.status, 2, `${command.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`--threads is for one process \\(--mode inproc without --workers\\), not ${what}`));
+    }
   }
 });
 

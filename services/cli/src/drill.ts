@@ -60,6 +60,8 @@ export const BUILTIN_DRILLS = fileURLToPath(new URL('../../../drills/', import.m
 export interface DrillRunOptions {
   mode: 'inproc' | 'procs' | 'docker';
   workers: number | null;
+  /** inproc: K threads of one process; null: `defaultThreads`. */
+  threads?: number | null;
   image: string;
   variant: string | null;
   out: string | null;
@@ -143,7 +145,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
   const plots: PlotRef[] = [];
   const kept: AcrossVariantData[] = [];
   for (const variant of variants) {
-    if (!options.json) process.stderr.write(`drill ${drill.name}: variant ${variant.name} (${options.mode}${options.workers ? ` ×${options.workers}` : ''})\n`);
+    if (!options.json) process.stderr.write(`drill ${drill.name}: variant ${variant.name} (${options.mode}${options.workers ? ` ×${options.workers}` : options.threads ? `, ${options.threads} threads` : ''})\n`);
     const { result, data } = await runVariant(drill, variant, out, options, options.replays?.get(variant.name) ?? []);
     const outcomes = evaluateVariant(expectations, data);
     for (const e of across) if (comparedVariants(e).includes(variant.name)) operands.get(e)!.set(variant.name, ratioOperand(e, data));
@@ -176,7 +178,7 @@ export async function runDrill(drill: Drill, out: string, options: DrillRunOptio
     description: drill.description,
     source: drill.source,
     file: drill.file,
-    mode: options.mode === 'inproc' && options.workers !== null ? 'workers' : options.mode,
+    mode: options.mode === 'inproc' && options.workers !== null ? 'workers' : options.mode === 'inproc' && (options.threads ?? 1) > 1 ? 'threads' : options.mode,
     pass: reported.every((v) => v.pass) && acrossOutcomes.every((o) => o.pass),
     variants: reported,
     acrossVariants: acrossOutcomes,
@@ -244,6 +246,7 @@ async function runVariant(drill: Drill, variant: DrillVariant, out: string, opti
     durationPs: drill.durationPs,
     mode: options.mode,
     workers: options.workers,
+    threads: options.threads ?? null,
     image: options.image,
     dilation: 0,
     json: options.json,

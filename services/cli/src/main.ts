@@ -97,6 +97,12 @@ interface RunFlags {
   namespace?: string;
 }
 
+/** `--threads` splits one process: it has no meaning with members (`--mode procs`, `--workers`). */
+function threadsRefusal(o: { threads?: number; mode: string; workers?: number }): string | null {
+  if (o.threads === undefined || (o.mode === 'inproc' && o.workers === undefined)) return null;
+  return `error: --threads is for one process (--mode inproc without --workers), not ${o.workers !== undefined ? '--workers' : `--mode ${o.mode}`}`;
+}
+
 // `rocelab … | head` closes our stdout early: that is the reader's choice, not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
@@ -136,7 +142,8 @@ program
     if ((o.mode === 'docker' || o.mode === 'k8s') && o.debugUncountedLoss !== undefined) cmd.error(`error: --debug-uncounted-loss is not available with --mode ${o.mode}`, { exitCode: 2 });
     if (o.mode !== 'k8s' && (o.kubeconfig !== undefined || o.namespace !== undefined)) cmd.error(`error: ${o.kubeconfig !== undefined ? '--kubeconfig' : '--namespace'} needs --mode k8s`, { exitCode: 2 });
     if (o.mode === 'k8s' && (o.trace !== undefined || o.pcap !== undefined)) cmd.error(`error: ${o.trace !== undefined ? '--trace' : '--pcap'} is not available with --mode k8s: the cluster's pods cannot write to this machine's directories`, { exitCode: 2 });
-    if (o.threads !== undefined && (o.mode !== 'inproc' || o.workers !== undefined)) cmd.error(`error: --threads is for one process (--mode inproc without --workers), not ${o.workers !== undefined ? '--workers' : `--mode ${o.mode}`}`, { exitCode: 2 });
+    const threadsRefused = threadsRefusal(o);
+    if (threadsRefused !== null) cmd.error(threadsRefused, { exitCode: 2 });
     if (o.trace === undefined && o.traceInterval !== undefined) cmd.error('error: --trace-interval needs --trace DIR', { exitCode: 2 });
     if (o.pcap === undefined && (o.pcapPorts !== undefined || o.pcapSnaplen !== undefined)) cmd.error('error: --pcap-ports and --pcap-snaplen need --pcap DIR', { exitCode: 2 });
     process.exitCode = await (await commands.run()).runCommand(file, {
@@ -325,16 +332,19 @@ drill
   .argument('<file>', 'drill file (YAML)')
   .option('--mode <mode>', 'inproc (one process), procs (one process per node) or docker (one container per node)', 'inproc')
   .option('--workers <k>', 'run the nodes in K worker processes', integer('a worker count', 1))
+  .option('--threads <k>', 'inproc: run the nodes in K threads of this process (default: one per core for pods of 500 nodes or more, else 1)', integer('a thread count', 1))
   .option('--image <image>', 'the rocelab image for --mode docker', process.env.ROCELAB_IMAGE ?? 'rocelab:local')
   .option('--variant <name>', 'run only this variant')
   .option('--out <dir>', 'where the report goes (default out/drills/<drill>)')
   .option('--json', 'print the report as exactly one JSON line on stdout')
   .option('--faults <log>', "replay a live session's faults (rocelab up --fault-log) into every variant, after the variant's own (checked against each variant's pod and the drill's seed)")
   .option('--pcap [ports]', 'capture each variant into OUT/<variant>/pcap: every host port, or the node:port,… given')
-  .action(async (file: string, o: { mode: string; workers?: number; image: string; variant?: string; out?: string; json?: boolean; pcap?: string | true; faults?: string }, cmd: Command) => {
+  .action(async (file: string, o: { mode: string; workers?: number; threads?: number; image: string; variant?: string; out?: string; json?: boolean; pcap?: string | true; faults?: string }, cmd: Command) => {
     if (o.mode !== 'inproc' && o.mode !== 'procs' && o.mode !== 'docker') cmd.error(`error: --mode: expected inproc, procs or docker, got ${o.mode}`, { exitCode: 2 });
+    const threadsRefused = threadsRefusal(o);
+    if (threadsRefused !== null) cmd.error(threadsRefused, { exitCode: 2 });
     const pcap = o.pcap === undefined ? null : { ports: o.pcap === true ? null : o.pcap.split(',').map((p) => p.trim()).filter(Boolean) };
-    process.exitCode = await (await commands.drill()).drillRunCommand(file, { mode: o.mode, workers: o.workers ?? null, image: o.image, variant: o.variant ?? null, out: o.out ?? null, json: o.json === true, pcap, faults: o.faults ?? null });
+    process.exitCode = await (await commands.drill()).drillRunCommand(file, { mode: o.mode, workers: o.workers ?? null, threads: o.threads ?? null, image: o.image, variant: o.variant ?? null, out: o.out ?? null, json: o.json === true, pcap, faults: o.faults ?? null });
   });
 drill
   .command('list')
