@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FrameKind, pfcFrame } from '@rocelab/wire';
-import { combineTraceHashes, TraceHash, TraceRecord } from './trace-hash.js';
+import { combineTraceHashes, littleEndianRecords, TraceHash, TraceRecord } from './trace-hash.js';
 import { dataFrame, scriptedPod } from './testing.js';
 
 const hex = (d: Uint8Array): string => Buffer.from(d).toString('hex');
@@ -72,4 +72,17 @@ test('the run hash covers node names and order', () => {
   assert.match(h, /^[0-9a-f]{64}$/);
   assert.notEqual(h, combineTraceHashes([{ name: 'b', digest: d2 }, { name: 'a', digest: d1 }]));
   assert.notEqual(h, combineTraceHashes([{ name: 'a', digest: d1 }, { name: 'c', digest: d2 }]));
+});
+
+test('a big-endian machine hashes the same bytes: each record field reversed back to little-endian', () => {
+  // Two records written field by field in each byte order, as a DataView would on either machine.
+  const write = (little: boolean): Uint8Array => {
+    const view = new DataView(new ArrayBuffer(80));
+    for (let r = 0; r < 2; r++) {
+      view.setFloat64(r * 40, 123_456_789.5 + r, little);
+      for (let w = 0; w < 8; w++) view.setUint32(r * 40 + 8 + 4 * w, 0x01020304 * (w + 1) + r, little);
+    }
+    return new Uint8Array(view.buffer);
+  };
+  assert.deepEqual(littleEndianRecords(write(false)), write(true));
 });
