@@ -11,30 +11,21 @@
  *
  * PSNs are unwrapped inside: `seq` counts packets from `initialPsn` (seq 0), so comparisons are
  * plain integer ones; only the wire sees 24-bit PSNs.
+ *
+ * Around it: its configuration and its check (rc-requester-config.ts), the work requests,
+ * packets and completions it speaks in (work-request.ts), and the packets cut from a work
+ * request by position (segmentation.ts `requestPacket`).
  */
-import { Opcode } from '@rocelab/wire';
-import { NAK_INVALID_REQUEST, NAK_PSN_SEQUENCE_ERROR, NAK_REMOTE_ACCESS_ERROR, rnrTimerPs, syndromeKind, syndromeValue } from './aeth.js';
+import { NAK_PSN_SEQUENCE_ERROR, rnrTimerPs, syndromeKind, syndromeValue } from './aeth.js';
 import { PSN_MASK, psnAdd, psnDiff } from './psn.js';
-import { packetCount, payloadOf, sendOpcode, writeOpcode } from './segmentation.js';
-import { SelectiveRepeatSender, type SelectiveRepeatConfig } from './selective-repeat.js';
+import { packetCount, requestPacket } from './segmentation.js';
+import { SelectiveRepeatSender } from './selective-repeat.js';
+import { DEFAULT_MAX_RD_ATOMIC, RNR_RETRY_INFINITE, checkRequesterConfig, type RequesterConfig } from './rc-requester-config.js';
+import { completion, isAtomic, isReadOrAtomic, remoteErrorStatus, type Completion, type CompletionStatus, type Message, type RequesterPacket, type WorkRequest } from './work-request.js';
 
-/**
- * go-back-N resends from the lost packet; go-back-0 resends the whole message (Guo et al.,
- * SIGCOMM 2016); selectiveRepeat resends only the holes the responder's SACKs show, under a BDP
- * cap on packets in flight (IRN, Mittal et al., SIGCOMM 2018; selective-repeat.ts).
- */
-export type Recovery = 'goBackN' | 'goBack0' | 'selectiveRepeat';
-
-/** Retransmission default: go-back-N (DESIGN §9). The other RC defaults are in defaults.ts. */
-export const DEFAULT_RECOVERY: Recovery = 'goBackN';
-/**
- * READs in flight at once (IB `max_rd_atomic`, the initiator depth): 16, what mlx5 devices
- * report as `max_qp_rd_atom` (`1 << log_max_ra_req_qp`, 4 on ConnectX-4/5).
- */
-export const DEFAULT_MAX_RD_ATOMIC = 16;
-
-/** `rnrRetry` 7 means retry forever (IBTA; PHYSICS §5.2; Linux rxe `rnr_retry != 7`). */
-export const RNR_RETRY_INFINITE = 7;
+// The requester's vocabulary, from the modules that define it, where importers have always found it.
+export { DEFAULT_MAX_RD_ATOMIC, DEFAULT_RECOVERY, RNR_RETRY_INFINITE, type Recovery, type RequesterConfig } from './rc-requester-config.js';
+export { isReadOrAtomic, type AtomicOperands, type Completion, type CompletionStatus, type RequesterPacket, type WorkOpcode, type WorkRequest } from './work-request.js';
 
 /**
  * At most 2^23 − 1 PSNs outstanding: beyond that the responder could no longer tell a
@@ -42,99 +33,7 @@ export const RNR_RETRY_INFINITE = 7;
  */
 const MAX_OUTSTANDING = 0x7fffff;
 
-export interface RequesterConfig {
-  /** Payload bytes per packet. */
-  mtu: number;
-  recovery: Recovery;
-  /** Local ACK timeout; null = none (hpcc-ns3 has no RTO, PHYSICS §5.3). */
-  ackTimeoutPs: number | null;
-  /** 0..7: RTO retransmissions allowed; the expiry after the last one errors the QP (IB `retry_cnt`). */
-  retryCount: number;
-  /** 0..7: RNR retries allowed, 7 = infinite (IB `rnr_retry`). */
-  rnrRetry: number;
-  /** 24-bit PSN of the first packet. */
-  initialPsn: number;
-  /** 0..255: READs whose responses have not all come (IB `max_rd_atomic`); default 16. */
-  maxRdAtomic?: number;
-  /** With `recovery: selectiveRepeat`: the BDP cap and IRN's two timeouts (they replace `ackTimeoutPs`). */
-  selectiveRepeat?: SelectiveRepeatConfig;
-}
-
-export type WorkOpcode = 'write' | 'send' | 'read' | 'fetchAdd' | 'compareSwap';
-
-/** What an atomic carries to the responder (the AtomicETH): the word's address and rkey, the add or compare operand, the swap value. */
-export interface AtomicOperands {
-  address: bigint;
-  rkey: number;
-  operand: bigint;
-  swap: bigint;
-}
-
-export interface WorkRequest {
-  id: number;
-  opcode: WorkOpcode;
-  /** An atomic's is 8. */
-  sizeBytes: number;
-  postedPs: number;
-  /** Atomics only. */
-  atomic?: AtomicOperands;
-  /**
-   * WRITE and SEND only: 32 bits of immediate data on the last packet (WRITE or SEND with
-   * immediate). The responder hands it to the receive it consumes, which a WRITE otherwise needs none of.
-   */
-  immediate?: number;
-}
-
-/** READs and atomics: answered by responses rather than ACKs, and limited by `maxRdAtomic`. */
-export const isReadOrAtomic = (opcode: WorkOpcode): boolean => opcode === 'read' || opcode === 'fetchAdd' || opcode === 'compareSwap';
-const isAtomic = (opcode: WorkOpcode): boolean => opcode === 'fetchAdd' || opcode === 'compareSwap';
-
-/** One packet to transmit; the NIC adds addresses, IP ID, DSCP and pacing. */
-export interface RequesterPacket {
-  psn: number;
-  opcode: number;
-  payloadBytes: number;
-  /** The RETH's DMA length: a WRITE's first packet (the message), a READ request (what it asks for); else 0. */
-  dmaLength: number;
-  /** Where in the message this packet's bytes start (a READ request: the first byte it asks for). */
-  offsetBytes: number;
-  /** Set on the last packet of a message. */
-  ackReq: boolean;
-  wrId: number;
-  /** This PSN went out before (the PSN is below the highest ever sent). */
-  retransmission: boolean;
-  /** An atomic request's AtomicETH. */
-  atomic?: AtomicOperands;
-  /** The immediate data on the last packet of a WRITE or SEND with immediate. */
-  immediate?: number;
-}
-
-/**
- * IB work-completion statuses: the WR that hit the error gets its cause; the QP then errors and
- * every other posted WR is `flushed` (`IBV_WC_WR_FLUSH_ERR`).
- */
-export type CompletionStatus = 'success' | 'retryExceeded' | 'rnrRetryExceeded' | 'remoteInvalidRequest' | 'remoteAccessError' | 'remoteOperationalError' | 'flushed';
-
-export interface Completion {
-  wrId: number;
-  opcode: WorkOpcode;
-  sizeBytes: number;
-  postedPs: number;
-  completedPs: number;
-  status: CompletionStatus;
-  /** A successful atomic: the word as it was before the operation. */
-  atomicOriginal?: bigint;
-}
-
 export type RequesterState = 'ready' | 'error';
-
-interface Message {
-  wr: WorkRequest;
-  firstSeq: number;
-  count: number;
-  /** An atomic's Atomic ACK value, once it came. */
-  original?: bigint;
-}
 
 export class RcRequester {
   readonly stats = {
@@ -180,7 +79,7 @@ export class RcRequester {
   private readonly sr: SelectiveRepeatSender | null;
 
   constructor(private readonly config: RequesterConfig) {
-    checkConfig(config);
+    checkRequesterConfig(config);
     this.retryLeft = config.retryCount;
     this.rnrLeft = config.rnrRetry;
     this.maxRdAtomic = config.maxRdAtomic ?? DEFAULT_MAX_RD_ATOMIC;
@@ -309,34 +208,11 @@ export class RcRequester {
 
   /** The packet `seq` of message `m` (a retransmission when it was sent before). */
   private packetAt(seq: number, m: Message): RequesterPacket {
-    const i = seq - m.firstSeq;
-    const write = m.wr.opcode === 'write';
     const retransmission = seq < this.sentEnd;
     this.sentEnd = Math.max(this.sentEnd, this.nxt);
     this.stats.packetsSent++;
     if (retransmission) this.stats.retransmittedPackets++;
-    const offsetBytes = i * this.config.mtu;
-    if (m.wr.opcode === 'read') {
-      return { psn: this.psnOf(seq), opcode: Opcode.readRequest, payloadBytes: 0, dmaLength: m.wr.sizeBytes - offsetBytes, offsetBytes, ackReq: false, wrId: m.wr.id, retransmission };
-    }
-    if (isAtomic(m.wr.opcode)) {
-      const opcode = m.wr.opcode === 'fetchAdd' ? Opcode.fetchAdd : Opcode.compareSwap;
-      return { psn: this.psnOf(seq), opcode, payloadBytes: 0, dmaLength: 8, offsetBytes: 0, ackReq: true, wrId: m.wr.id, retransmission, atomic: m.wr.atomic! };
-    }
-    const last = i === m.count - 1;
-    const immediate = m.wr.immediate !== undefined;
-    const packet: RequesterPacket = {
-      psn: this.psnOf(seq),
-      opcode: write ? writeOpcode(i, m.count, immediate) : sendOpcode(i, m.count, immediate),
-      payloadBytes: payloadOf(i, m.wr.sizeBytes, this.config.mtu),
-      dmaLength: write && i === 0 ? m.wr.sizeBytes : 0,
-      offsetBytes,
-      ackReq: last,
-      wrId: m.wr.id,
-      retransmission,
-    };
-    if (immediate && last) packet.immediate = m.wr.immediate!;
-    return packet;
+    return requestPacket(m.wr, seq - m.firstSeq, m.count, this.psnOf(seq), this.config.mtu, retransmission);
   }
 
   /**
@@ -600,31 +476,4 @@ export class RcRequester {
     if (m === undefined || seq < m.firstSeq || seq >= m.firstSeq + m.count) throw new Error(`RC requester: no message holds seq ${seq}`);
     return lo;
   }
-}
-
-function completion(m: Message, nowPs: number, status: CompletionStatus): Completion {
-  const c: Completion = { wrId: m.wr.id, opcode: m.wr.opcode, sizeBytes: m.wr.sizeBytes, postedPs: m.wr.postedPs, completedPs: nowPs, status };
-  if (status === 'success' && m.original !== undefined) c.atomicOriginal = m.original;
-  return c;
-}
-
-/** NAK code → completion status, as Linux rxe maps them (unknown codes are remote operational errors). */
-function remoteErrorStatus(syndrome: number): CompletionStatus {
-  if (syndrome === NAK_INVALID_REQUEST) return 'remoteInvalidRequest';
-  if (syndrome === NAK_REMOTE_ACCESS_ERROR) return 'remoteAccessError';
-  return 'remoteOperationalError';
-}
-
-function checkConfig(c: RequesterConfig): void {
-  const bad: string[] = [];
-  const inRange = (v: number, lo: number, hi: number): boolean => Number.isInteger(v) && v >= lo && v <= hi;
-  if (!(Number.isSafeInteger(c.mtu) && c.mtu > 0)) bad.push(`mtu must be a positive integer, got ${c.mtu}`);
-  if (c.recovery !== 'goBackN' && c.recovery !== 'goBack0' && c.recovery !== 'selectiveRepeat') bad.push(`recovery must be goBackN, goBack0 or selectiveRepeat, got ${String(c.recovery)}`);
-  if (c.recovery === 'selectiveRepeat' && c.selectiveRepeat === undefined) bad.push('recovery selectiveRepeat needs its selectiveRepeat parameters (BDP cap, timeouts)');
-  if (c.ackTimeoutPs !== null && !(Number.isSafeInteger(c.ackTimeoutPs) && c.ackTimeoutPs > 0)) bad.push(`ackTimeoutPs must be null or a positive integer, got ${c.ackTimeoutPs}`);
-  if (!inRange(c.retryCount, 0, 7)) bad.push(`retryCount must be 0..7, got ${c.retryCount}`);
-  if (!inRange(c.rnrRetry, 0, 7)) bad.push(`rnrRetry must be 0..7, got ${c.rnrRetry}`);
-  if (!inRange(c.initialPsn, 0, PSN_MASK)) bad.push(`initialPsn must be 0..0xFFFFFF, got ${c.initialPsn}`);
-  if (c.maxRdAtomic !== undefined && !inRange(c.maxRdAtomic, 0, 255)) bad.push(`maxRdAtomic must be 0..255, got ${c.maxRdAtomic}`);
-  if (bad.length > 0) throw new RangeError(`RC requester config: ${bad.join('; ')}`);
 }
