@@ -165,25 +165,10 @@ export class RemoteLinks {
    */
   ship(engine: Engine, lease: number, window: number): void {
     for (const pair of this.pairs.values()) {
-      const carried: LinkFrames[] = [];
-      let live = false;
-      for (const link of pair.links) {
-        const out: Outbox = engine.takeOutbox(link.localNode, link.localPort);
-        if (!link.live || pair.conn === null) {
-          // Emitted before the link broke, never shipped: lost on the dead link.
-          engine.context(link.localNode).stats.countDrops('link_down', link.localPort, out.frames.length);
-          continue;
-        }
-        live = true;
-        if (out.frames.length === 0) continue;
-        const limit = DEFAULT_DECODE_LIMITS.maxFramesPerBatch;
-        if (out.frames.length > limit) {
-          throw new MessageTooLarge(`link ${link.name} carried ${out.frames.length} frames in window ${window} of lease ${lease}: a pair message may carry at most ${limit} per link (a shorter lookahead on the links between two members makes fewer per window)`);
-        }
-        carried.push({ link: link.index, ...out });
-        link.sent += out.frames.length;
-      }
-      if (!live) continue;
+      const connected = pair.conn !== null;
+      const carried = packPair(engine, pair.links, connected, lease, window, DEFAULT_DECODE_LIMITS.maxFramesPerBatch);
+      // No live link left: the pair is down, and its neighbour waits for no message on it.
+      if (!connected || !pair.links.some((l) => l.live)) continue;
       this.bytes += pair.conn!.send({ type: 'pair', pair: { lease, window, links: carried } });
       pair.conn!.flush();
       this.messages++;
@@ -249,4 +234,33 @@ function countsOf(l: RemoteLink, sentBase: number, acceptedBase: number): LinkCo
     { link: l.outName, sender: true, frames: l.sent - sentBase },
     { link: l.inName, sender: false, frames: l.accepted - acceptedBase },
   ];
+}
+
+/**
+ * A pair's frames of the window just run, taken from its `links`' outboxes: the `LinkFrames` of
+ * each link that emitted any, numbered by its index among the pair's links, counted as sent. What
+ * a link that no longer carries frames (not live, or its pair not `connected`) emitted never
+ * leaves: it is counted `link_down`. Members and threads both ship with it, so both number and
+ * bound a pair's links alike.
+ *
+ * A link with more than `maxFrames` (what the receiver decodes per link) is refused here, by the
+ * sender, which can name the link and window; the receiver could only drop the message.
+ */
+export function packPair(engine: Engine, links: readonly RemoteLink[], connected: boolean, lease: number, window: number, maxFrames: number): LinkFrames[] {
+  const carried: LinkFrames[] = [];
+  for (const link of links) {
+    const out: Outbox = engine.takeOutbox(link.localNode, link.localPort);
+    if (!link.live || !connected) {
+      // Emitted before the link broke, never shipped: lost on the dead link.
+      engine.context(link.localNode).stats.countDrops('link_down', link.localPort, out.frames.length);
+      continue;
+    }
+    if (out.frames.length === 0) continue;
+    if (out.frames.length > maxFrames) {
+      throw new MessageTooLarge(`link ${link.name} carried ${out.frames.length} frames in window ${window} of lease ${lease}: a pair message may carry at most ${maxFrames} per link (a shorter lookahead on the links between two members makes fewer per window)`);
+    }
+    carried.push({ link: link.index, ...out });
+    link.sent += out.frames.length;
+  }
+  return carried;
 }

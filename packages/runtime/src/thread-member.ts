@@ -14,14 +14,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Outbox } from '@rocelab/sim';
 import type { PodSpec } from '@rocelab/topology';
-import { decodeEnvelope, encodeEnvelope, type Fault, type LinkFrames } from '@rocelab/wire';
+import { decodeEnvelope, encodeEnvelope, type Fault } from '@rocelab/wire';
 import { scheduleFault } from './faults.js';
 import { scheduleWireFault } from './fault-wire.js';
 import { nodeMemory } from './memory.js';
 import { buildEngine, type ModelFactory } from './models.js';
-import { linkName } from './names.js';
+import { packPair, RemoteLinks, type RemoteLink } from './member-links.js';
 import { podContext, prepareApps } from './pod-context.js';
 import type { PodEngine } from './pod-model.js';
 import { attachRecording, NO_RECORDING, type RecordingOptions } from './recording.js';
@@ -87,12 +86,6 @@ export async function threadMain(): Promise<void> {
   }
 }
 
-/** A link between this thread's part and another's, numbered by its place among the pair's links sorted by name (both ends agree). */
-interface CrossLink {
-  localNode: number;
-  localPort: number;
-}
-
 /**
  * How long a thread spins for the others' message before it sleeps: longer than a window's
  * usual imbalance between two threads, short enough not to starve a third process of a core.
@@ -100,6 +93,7 @@ interface CrossLink {
 const SPIN_MS = 0.5;
 /** How long one wait on a ring lasts before the abort flag is looked at again. */
 const WAIT_SLICE_MS = 100;
+/** Our own threads' messages are bounded by their ring, not by what a peer over a socket may send. */
 const TRUSTED_LIMITS = { maxMessageBytes: 2 ** 30, maxFramesPerBatch: 2 ** 30 };
 /** Bytes of a message's header: the earliest next time (f64; −1 = nothing ever). */
 const HEADER_BYTES = 8;
@@ -114,11 +108,11 @@ export async function runThread(plan: ThreadPlan, options: { models?: ModelFacto
   for (const fault of pod.faults) scheduleFault(engine, pc, fault, hostedSet);
   for (const fault of plan.faults) scheduleWireFault(engine, pc, fault, hostedSet);
   const recording = attachRecording(engine, pc, hosted, plan.recording ?? NO_RECORDING);
-  const cross = crossLinks(pod, plan.parts, self);
+  const links = partLinks(pod, plan.parts, self);
   const abort = new Int32Array(plan.abort);
   const out = plan.rings[self]!.map((m) => (m === null ? null : new ThreadRing(m)));
   const inbound = plan.rings.map((row) => (row[self] === null ? null : new ThreadRing(row[self]!)));
-  const exchange = new Exchange(engine, cross, out, inbound, abort, SPIN_MS);
+  const exchange = new Exchange(engine, links, out, inbound, abort, SPIN_MS);
 
   // Everyone built: the windows start together, so no thread's wall time counts another's start-up.
   exchange.swap(0, Infinity);
@@ -156,20 +150,21 @@ export async function runThread(plan: ThreadPlan, options: { models?: ModelFacto
   };
 }
 
-/** The links between `self`'s part and each other part, in the order both ends number them. */
-export function crossLinks(pod: PodSpec, parts: readonly (readonly number[])[], self: number): CrossLink[][] {
+/** Each node's part, by node name. */
+export function partsByName(pod: PodSpec, parts: readonly (readonly number[])[]): Map<string, number> {
   const partOf = new Map<string, number>();
   parts.forEach((part, p) => part.forEach((i) => partOf.set(pod.nodes[i]!.name, p)));
-  const byPeer: { name: string; link: CrossLink }[][] = parts.map(() => []);
-  for (const link of pod.links) {
-    const a = partOf.get(link.a.node)!;
-    const b = partOf.get(link.b.node)!;
-    if (a === b || (a !== self && b !== self)) continue;
-    const [end, peer] = a === self ? [link.a, b] : [link.b, a];
-    const node = pod.nodes.find((n) => n.name === end.node)!;
-    byPeer[peer]!.push({ name: linkName(link), link: { localNode: node.index, localPort: node.ports.find((p) => p.name === end.port)!.index } });
-  }
-  return byPeer.map((links) => links.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0)).map((l) => l.link));
+  return partOf;
+}
+
+/**
+ * `self`'s links to each other part, grouped, sorted and numbered as a member's are (`RemoteLinks`,
+ * the part's number as its member id): empty for itself and for a part it shares no link with.
+ */
+export function partLinks(pod: PodSpec, parts: readonly (readonly number[])[], self: number): RemoteLink[][] {
+  const partOf = partsByName(pod, parts);
+  const links = new RemoteLinks(pod, new Set(parts[self]!), String(self), (node) => String(partOf.get(node)));
+  return parts.map((_, p) => links.pair(String(p))?.links ?? []);
 }
 
 /** One message to and from every other thread per window. */
@@ -180,7 +175,7 @@ class Exchange {
 
   constructor(
     private readonly engine: PodEngine,
-    private readonly cross: CrossLink[][],
+    private readonly links: readonly (readonly RemoteLink[])[],
     private readonly out: (ThreadRing | null)[],
     private readonly inbound: (ThreadRing | null)[],
     private readonly abort: Int32Array,
@@ -193,15 +188,11 @@ class Exchange {
    */
   swap(window: number, nextPs: number): number {
     let earliest = nextPs;
-    const payloads = this.cross.map((links, peer) => {
+    const payloads = this.links.map((links, peer) => {
       if (this.out[peer] === null) return null;
-      const carried: LinkFrames[] = [];
-      links.forEach((link, index) => {
-        const box: Outbox = this.engine.takeOutbox(link.localNode, link.localPort);
-        if (box.frames.length === 0) return;
-        for (const t of box.arrivalPs) if (t < earliest) earliest = t;
-        carried.push({ link: index, ...box });
-      });
+      // Rings do not break: every link carries. A thread has no leases (0).
+      const carried = packPair(this.engine, links, true, 0, window, TRUSTED_LIMITS.maxFramesPerBatch);
+      for (const frames of carried) for (const t of frames.arrivalPs) if (t < earliest) earliest = t;
       return carried;
     });
     payloads.forEach((carried, peer) => {
@@ -221,11 +212,10 @@ class Exchange {
       const theirs = new DataView(message.buffer, message.byteOffset).getFloat64(0, true);
       if (theirs >= 0 && theirs < next) next = theirs;
       if (message.length === HEADER_BYTES) return;
-      // Our own thread's bytes, bounded by its ring rather than by what a peer over a socket may send.
       const envelope = decodeEnvelope(message.subarray(HEADER_BYTES), TRUSTED_LIMITS);
       if (envelope.type !== 'pair') throw new Error(`thread ${peer} sent a ${envelope.type} message; expected a pair message`);
       for (const frames of envelope.pair.links) {
-        const link = this.cross[peer]![frames.link]!;
+        const link = this.links[peer]![frames.link]!;
         this.engine.deliverRemote(link.localNode, link.localPort, frames);
       }
     });
