@@ -20,6 +20,7 @@ export * from './liveness.js';
 export * from './report-wire.js';
 export * from './models.js';
 export * from './pod-context.js';
+export * from './window.js';
 export * from './pod-model.js';
 export * from './memory.js';
 export * from './names.js';

@@ -6,18 +6,18 @@
  */
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { lookaheadPs } from '@rocelab/sim';
 import { partitionPod, type PodSpec } from '@rocelab/topology';
 import { faultToWire } from './fault-wire.js';
 import { idealFctLookup } from './ideal-paths.js';
 import type { RunOptions } from './inproc.js';
 import { PROGRESS_STEP_PS } from './inproc.js';
 import { torsOfHosts } from './node-report.js';
-import { podContext, wireModelFor } from './pod-context.js';
+import { podContext } from './pod-context.js';
 import { NO_RECORDING } from './recording.js';
 import { assembleResult, type RunResult } from './result.js';
-import type { ThreadMessage, ThreadOutcome, ThreadPlan } from './thread-member.js';
+import { partsByName, type ThreadMessage, type ThreadOutcome, type ThreadPlan } from './thread-member.js';
 import { ThreadRing, type RingMemory } from './thread-ring.js';
+import { placementWindow } from './window.js';
 
 /**
  * Bytes of each ring: a window's message must fit whole (a thread writes before it reads).
@@ -45,18 +45,6 @@ const ABORT_GRACE_MS = 1000;
 /** A thread failed: the run is given up, and this says which part and why. */
 export class ThreadRunError extends Error {}
 
-/** The window: the smallest lookahead of a link between two parts (1 ms when none crosses, as the controller does). */
-export function threadWindowPs(pod: PodSpec, parts: readonly (readonly number[])[]): number {
-  const wire = wireModelFor(pod.profile);
-  const partOf = partsByName(pod, parts);
-  let windowPs = Infinity;
-  for (const link of pod.links) {
-    if (partOf.get(link.a.node) === partOf.get(link.b.node)) continue;
-    windowPs = Math.min(windowPs, lookaheadPs(link.aToB, wire), lookaheadPs(link.bToA, wire));
-  }
-  return Number.isFinite(windowPs) ? windowPs : 1e9;
-}
-
 /**
  * What each worker thread runs: a module file (default: `thread-main.js` beside this one), or
  * code to evaluate (the CLI's, which calls `threadMain` from its one-file bundle).
@@ -66,7 +54,7 @@ export type ThreadEntry = { file: URL } | { code: string };
 export async function runThreads(pod: PodSpec, threads: number, options: RunOptions & { threadEntry?: ThreadEntry }): Promise<RunResult> {
   const building = performance.timeOrigin + performance.now();
   const parts = partitionPod(pod, threads);
-  const windowPs = threadWindowPs(pod, parts);
+  const { windowPs, crossLinks } = placementWindow(pod, partsByName(pod, parts));
   const rings: (RingMemory | null)[][] = parts.map((_, from) => parts.map((__, to) => (from === to ? null : ThreadRing.allocate(RING_BYTES))));
   const abort = new SharedArrayBuffer(4);
   const entry = options.threadEntry ?? { file: new URL('./thread-main.js', import.meta.url) };
@@ -114,22 +102,11 @@ export async function runThreads(pod: PodSpec, threads: number, options: RunOpti
       idealFctPs: idealFctLookup(pc),
       detail: options.detail === true,
       linkTraffic: { messages: sum(done.map((o) => o.messages)), bytes: sum(done.map((o) => o.bytes)) },
-      placement: { members: parts.length, crossLinks: crossLinkCount(pod, parts), links: pod.links.length, windowNs: windowPs / 1000 },
+      placement: { members: parts.length, crossLinks, links: pod.links.length, windowNs: windowPs / 1000 },
       threadTimes: done.map((o) => ({ runMs: Math.round(o.runMs), waitMs: Math.round(o.waitMs) })),
       faultLog: [...pod.faults.map((f) => ({ ...faultToWire(f), source: 'topology' as const })), ...(options.faults ?? []).map((f) => ({ ...f, source: 'live' as const }))],
     },
   );
-}
-
-function crossLinkCount(pod: PodSpec, parts: readonly (readonly number[])[]): number {
-  const partOf = partsByName(pod, parts);
-  return pod.links.filter((l) => partOf.get(l.a.node) !== partOf.get(l.b.node)).length;
-}
-
-function partsByName(pod: PodSpec, parts: readonly (readonly number[])[]): Map<string, number> {
-  const partOf = new Map<string, number>();
-  parts.forEach((part, p) => part.forEach((i) => partOf.set(pod.nodes[i]!.name, p)));
-  return partOf;
 }
 
 function sum(xs: readonly number[]): number {

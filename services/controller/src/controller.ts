@@ -10,7 +10,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { lookaheadPs } from '@rocelab/sim';
 import { AutoPace, Coordinator, DEFAULT_AUTO_PACE, DEFAULT_LEASE_SIZING, lagSeconds, leaseWindowsFor, maxLeasePsForDilation, MIN_MEASURED_WINDOWS, releaseAtWallMs, type AutoPaceConfig, type AutoPaceView, type Grant as SyncGrant, type Step } from '@rocelab/sync';
 import type { Logger } from '@rocelab/telemetry';
 import type { PodSpec } from '@rocelab/topology';
@@ -30,10 +29,10 @@ import {
   linkName,
   mergeLives,
   podContext,
+  placementWindow,
   podKey,
   torsOfHosts,
   toSyncReport,
-  wireModelFor,
   type FaultLogEntry,
   type HttpLimits,
   type Mode,
@@ -317,16 +316,8 @@ export class Controller {
   /** Everyone is here: the window is the smallest lookahead of any link between members. */
   private sendDirectory(): void {
     const { pod } = this.options;
-    const wire = wireModelFor(pod.profile);
-    let windowPs = Infinity;
-    let crossLinks = 0;
-    for (const link of pod.links) {
-      if (this.claimed.get(link.a.node) === this.claimed.get(link.b.node)) continue;
-      crossLinks++;
-      windowPs = Math.min(windowPs, lookaheadPs(link.aToB, wire), lookaheadPs(link.bToA, wire));
-    }
-    // With no link between members any width is safe; 1 ms keeps the reports (hashes) regular.
-    this.windowPs = Number.isFinite(windowPs) ? windowPs : 1e9;
+    const { windowPs, crossLinks } = placementWindow(pod, this.claimed);
+    this.windowPs = windowPs;
     this.placement = { members: this.members.size, crossLinks, links: pod.links.length, windowNs: this.windowPs / 1000 };
     const directory = this.directory();
     for (const m of this.members.values()) m.conn.send({ type: 'directory', directory });
