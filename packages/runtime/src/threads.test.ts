@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { loadTopologyFile } from '@rocelab/topology';
+import { loadTopologyFile, partitionPod } from '@rocelab/topology';
 import { runInproc } from './inproc.js';
+import { partLinks, partsByName } from './thread-member.js';
 import { defaultThreads, runThreads, THREADS_MIN_NODES, ThreadRunError } from './threads.js';
+import { placementWindow } from './window.js';
 
 const fixture = (name: string) => loadTopologyFile(fileURLToPath(new URL(`../../../test/fixtures/${name}`, import.meta.url)));
 
@@ -61,4 +63,20 @@ test('by default a pod runs in one thread per core from THREADS_MIN_NODES nodes 
   const small = fixture('perf/clos-permutation.yaml');
   const large = { ...small, nodes: Array.from({ length: THREADS_MIN_NODES }, (_, i) => ({ ...small.nodes[0]!, index: i })) };
   assert.deepEqual([defaultThreads(small, 2), defaultThreads(large, 1), defaultThreads(large, 2), defaultThreads(large, 4)], [1, 1, 2, 4]);
+});
+
+test('both ends of a pair of threads number its links alike, sorted by name, with the window\'s count of crossing links', () => {
+  const pod = fixture('perf/clos-permutation.yaml');
+  const parts = partitionPod(pod, 3);
+  const links = parts.map((_, self) => partLinks(pod, parts, self).map((pair) => pair.map((l) => l.name)));
+  for (let p = 0; p < parts.length; p++) {
+    assert.deepEqual(links[p]![p], []);
+    for (let q = 0; q < parts.length; q++) {
+      assert.deepEqual(links[p]![q], links[q]![p]);
+      assert.deepEqual(links[p]![q], [...links[p]![q]!].sort());
+    }
+  }
+  const crossing = links.flat(2).length / 2;
+  assert.ok(crossing > 0);
+  assert.equal(crossing, placementWindow(pod, partsByName(pod, parts)).crossLinks);
 });
