@@ -15,7 +15,8 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PodSpec } from '@rocelab/topology';
-import { decodeEnvelope, encodeEnvelope, type Fault } from '@rocelab/wire';
+import type { Outbox } from '@rocelab/sim';
+import { RecordReader, RecordWriter, type Fault, type Frame } from '@rocelab/wire';
 import { scheduleFault } from './faults.js';
 import { scheduleWireFault } from './fault-wire.js';
 import { nodeMemory } from './memory.js';
@@ -93,10 +94,8 @@ export async function threadMain(): Promise<void> {
 const SPIN_MS = 0.5;
 /** How long one wait on a ring lasts before the abort flag is looked at again. */
 const WAIT_SLICE_MS = 100;
-/** Our own threads' messages are bounded by their ring, not by what a peer over a socket may send. */
-const TRUSTED_LIMITS = { maxMessageBytes: 2 ** 30, maxFramesPerBatch: 2 ** 30 };
-/** Bytes of a message's header: the earliest next time (f64; −1 = nothing ever). */
-const HEADER_BYTES = 8;
+/** Our own threads' messages are bounded by their ring, not by a per-link count as a peer over a socket is. */
+const MAX_FRAMES_PER_LINK = 2 ** 30;
 
 export async function runThread(plan: ThreadPlan, options: { models?: ModelFactory; onProgress?: (virtualPs: number) => void } = {}): Promise<ThreadOutcome> {
   const { pod, self } = plan;
@@ -167,7 +166,12 @@ export function partLinks(pod: PodSpec, parts: readonly (readonly number[])[], s
   return parts.map((_, p) => links.pair(String(p))?.links ?? []);
 }
 
-/** One message to and from every other thread per window. */
+/**
+ * One message to and from every other thread per window: the earliest time anything can happen
+ * next on the sender's side (−1: nothing ever), then, for each link that carried frames, its
+ * number among the pair's links and its frame count, and per frame its arrival time, origin
+ * sequence, bad-FCS flag and the frame's record (`@rocelab/wire` frame-record.ts).
+ */
 class Exchange {
   messages = 0;
   bytes = 0;
@@ -182,6 +186,9 @@ class Exchange {
     private readonly spinMs: number,
   ) {}
 
+  /** Reused for every message: a window's records are copied into the ring as they are. */
+  private readonly writer = new RecordWriter();
+
   /**
    * Ships this window's frames with `nextPs` (this side's next event), takes in every other
    * thread's, and returns the earliest time anything can happen next anywhere.
@@ -191,32 +198,46 @@ class Exchange {
     const payloads = this.links.map((links, peer) => {
       if (this.out[peer] === null) return null;
       // Rings do not break: every link carries. A thread has no leases (0).
-      const carried = packPair(this.engine, links, true, 0, window, TRUSTED_LIMITS.maxFramesPerBatch);
+      const carried = packPair(this.engine, links, true, 0, window, MAX_FRAMES_PER_LINK);
       for (const frames of carried) for (const t of frames.arrivalPs) if (t < earliest) earliest = t;
       return carried;
     });
+    const w = this.writer;
     payloads.forEach((carried, peer) => {
       if (carried === null) return;
-      const body = carried.length === 0 ? new Uint8Array(0) : encodeEnvelope({ type: 'pair', pair: { lease: 0, window, links: carried } });
-      const message = new Uint8Array(HEADER_BYTES + body.length);
-      new DataView(message.buffer).setFloat64(0, Number.isFinite(earliest) ? earliest : -1, true);
-      message.set(body, HEADER_BYTES);
-      this.out[peer]!.write(message);
+      w.reset();
+      w.f64(Number.isFinite(earliest) ? earliest : -1);
+      for (const link of carried) {
+        w.u32(link.link);
+        w.u32(link.frames.length);
+        for (let i = 0; i < link.frames.length; i++) {
+          w.f64(link.arrivalPs[i]!);
+          w.f64(link.originSeq[i]!);
+          w.u32(link.fcsBad[i]! ? 1 : 0);
+          w.frame(link.frames[i]!);
+        }
+      }
+      this.out[peer]!.write(w.written);
       this.messages++;
-      this.bytes += message.length;
+      this.bytes += w.length;
     });
     let next = earliest;
     this.inbound.forEach((ring, peer) => {
       if (ring === null) return;
-      const message = this.receive(ring, peer);
-      const theirs = new DataView(message.buffer, message.byteOffset).getFloat64(0, true);
+      const r = new RecordReader(this.receive(ring, peer));
+      const theirs = r.f64();
       if (theirs >= 0 && theirs < next) next = theirs;
-      if (message.length === HEADER_BYTES) return;
-      const envelope = decodeEnvelope(message.subarray(HEADER_BYTES), TRUSTED_LIMITS);
-      if (envelope.type !== 'pair') throw new Error(`thread ${peer} sent a ${envelope.type} message; expected a pair message`);
-      for (const frames of envelope.pair.links) {
-        const link = this.links[peer]![frames.link]!;
-        this.engine.deliverRemote(link.localNode, link.localPort, frames);
+      while (!r.done) {
+        const link = this.links[peer]![r.u32()]!;
+        const n = r.u32();
+        const batch: Outbox = { frames: new Array<Frame>(n), arrivalPs: new Array<number>(n), originSeq: new Array<number>(n), fcsBad: new Array<boolean>(n) };
+        for (let i = 0; i < n; i++) {
+          batch.arrivalPs[i] = r.f64();
+          batch.originSeq[i] = r.f64();
+          batch.fcsBad[i] = r.u32() === 1;
+          batch.frames[i] = r.frame();
+        }
+        this.engine.deliverRemote(link.localNode, link.localPort, batch);
       }
     });
     return next;

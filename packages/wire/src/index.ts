@@ -16,6 +16,8 @@ export * from './errors.js';
 export * from './limits.js';
 export { encodeEnvelope, decodeEnvelope } from './codec.js';
 export { validateEnvelope } from './validate.js';
+// Frames between the threads of one process: trusted fixed records, not protobuf.
+export { RecordReader, RecordWriter } from './frame-record.js';
 // Real bytes of a frame and classic pcap records, for captures Wireshark opens.
 export * from './packet-bytes.js';
 export * from './pcap.js';
